@@ -1,0 +1,1 @@
+"""One module per `ser-prove` command; see `prover/cli.py`."""

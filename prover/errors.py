@@ -1,0 +1,108 @@
+"""The prover's exception hierarchy.
+
+Every error the prover raises on bad input derives from `SerError`, carries a stable
+machine-readable `code` and, where it is known, a source location. The CLI turns
+these into one clear message and exit code 2; anything else escaping is a bug.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SourceLocation:
+    """A position in a model file (1-based line and column)."""
+
+    path: str
+    line: int
+    column: int
+    line_text: str = ""
+
+    def render(self) -> str:
+        """`path:line:col`, then the offending line with a caret under the column."""
+        head = f"{self.path}:{self.line}:{self.column}"
+        if not self.line_text:
+            return head
+        caret = " " * (self.column - 1) + "^"
+        return f"{head}\n  {self.line_text}\n  {caret}"
+
+
+class SerError(Exception):
+    """Root of all prover errors. `code` is stable and documented."""
+
+    code = "E_SER"
+
+    def __init__(self, message: str, location: SourceLocation | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.location = location
+
+    def render(self) -> str:
+        if self.location is None:
+            return f"error[{self.code}]: {self.message}"
+        return f"{self.location.render().splitlines()[0]}: error[{self.code}]: {self.message}" + (
+            "\n" + "\n".join(self.location.render().splitlines()[1:])
+            if self.location.line_text
+            else ""
+        )
+
+
+class InputFileError(SerError):
+    """The model file cannot be read, is empty, or has an unknown extension."""
+
+    code = "E_INPUT"
+
+
+class SerSyntaxError(SerError):
+    """Lexical or syntax error in a Ser program."""
+
+    code = "E_SYNTAX"
+
+
+class CompileError(SerError):
+    """The Ser program cannot be compiled to a network system."""
+
+    code = "E_COMPILE"
+
+
+class ExitReachedError(CompileError):
+    """`exit` is reachable; the language leaves its meaning undefined, so we reject it."""
+
+    code = "E_EXIT"
+
+
+class StateBoundError(CompileError):
+    """Compilation produced more states than the configured bound."""
+
+    code = "E_STATE_BOUND"
+
+
+class IntegerRangeError(CompileError):
+    """An integer literal or computed value leaves the signed 64-bit range."""
+
+    code = "E_INT_RANGE"
+
+
+class NetworkSystemFormatError(SerError):
+    """A network-system JSON file is malformed or violates its schema."""
+
+    code = "E_NS_FORMAT"
+
+
+class UsageError(SerError):
+    """Bad command-line usage."""
+
+    code = "E_USAGE"
+
+
+class BudgetExceeded(SerError):
+    """An engine ran out of its time or size budget (not an input error)."""
+
+    code = "E_BUDGET"
+
+
+class CertificateError(SerError):
+    """A certificate could not be produced or written."""
+
+    code = "E_CERT"

@@ -1,0 +1,1 @@
+"""Petri nets: the interleaving net of a network system, slicing."""

@@ -1,0 +1,1 @@
+"""The serial side: serial automaton, its Parikh image S, membership."""
