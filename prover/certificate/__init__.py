@@ -1,0 +1,2 @@
+"""Certificates: the v1 JSON envelope and evidence writers (`write`), explanations
+(`explain`)."""

@@ -1,0 +1,190 @@
+"""Writing `ser-certificate/1` certificates (docs/certificates.md).
+
+The envelope (format, model, verdict, producer) is shared by every engine:
+`make_certificate` builds it around one evidence member (`counterexample` or `proof`),
+`dump_certificate` serialises it deterministically. The same model and evidence give the
+same bytes on every run: keys are written in the contract's order, lists in the stated
+orders, and nothing run-dependent is included unless the caller asks for it
+(`producer(..., wall_time_s=...)` is optional and off by default for that reason).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from typing import Any, Literal, Protocol
+
+from prover import __version__
+from prover.engines import Counterexample, Event
+from prover.errors import CertificateError
+from prover.serial.membership import Multiset
+
+FORMAT = "ser-certificate/1"
+
+Verdict = Literal["serializable", "not_serializable"]
+EvidenceName = Literal["counterexample", "proof"]
+
+
+class ModelLike(Protocol):
+    """What the writer needs of a loaded model (e.g. `prover.frontend.load.LoadedModel`)."""
+
+    @property
+    def path(self) -> str: ...
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def source(self) -> str: ...
+
+
+def sha256_text(source: str) -> str:
+    return hashlib.sha256(source.encode("utf-8")).hexdigest()
+
+
+def model_section(kind: str, path: str | None, source: str) -> dict[str, str]:
+    """`{"kind", "path", "source", "sha256"}`; `path` is reduced to its file name so that
+    the bytes do not depend on the working directory."""
+    if kind not in ("ser", "ns-json"):
+        raise CertificateError(f"unknown model kind {kind!r}")
+    out: dict[str, str] = {"kind": kind}
+    if path:
+        out["path"] = os.path.basename(path)
+    out["source"] = source
+    out["sha256"] = sha256_text(source)
+    return out
+
+
+def producer(
+    engine: str,
+    *,
+    solver: str = "none",
+    solver_version: str = "",
+    wall_time_s: float | None = None,
+) -> dict[str, Any]:
+    out: dict[str, Any] = {"tool": "ser-prove", "version": __version__, "engine": engine}
+    if wall_time_s is not None:
+        out["wall_time_s"] = round(max(wall_time_s, 0.0), 3)
+    out["solver"] = solver
+    out["solver_version"] = solver_version
+    return out
+
+
+def make_certificate(
+    model: ModelLike | Mapping[str, str],
+    verdict: Verdict,
+    evidence_name: EvidenceName,
+    evidence: Mapping[str, Any],
+    producer_info: Mapping[str, Any],
+) -> dict[str, Any]:
+    """The full certificate. `model` is a loaded model or an already built model section."""
+    expected = "counterexample" if verdict == "not_serializable" else "proof"
+    if evidence_name != expected:
+        raise CertificateError(f"verdict {verdict} needs evidence {expected!r}")
+    if isinstance(model, Mapping):
+        section = model_section(model["kind"], model.get("path"), model["source"])
+    else:
+        section = model_section(model.kind, model.path, model.source)
+    return {
+        "format": FORMAT,
+        "model": section,
+        "verdict": verdict,
+        "producer": dict(producer_info),
+        evidence_name: dict(evidence),
+    }
+
+
+def vector_json(multiset: Multiset) -> list[dict[str, Any]]:
+    """A sparse (request, response, count) vector, sorted by request then response."""
+    return [
+        {"request": r, "response": v, "count": n}
+        for (r, v), n in sorted(multiset)
+        if n > 0
+    ]
+
+
+def event_json(ev: Event) -> dict[str, Any]:
+    if ev.kind == "spawn":
+        return {"event": "spawn", "instance": ev.instance, "request": ev.request,
+                "local": ev.local}
+    if ev.kind == "step":
+        return {"event": "step", "instance": ev.instance,
+                "from": [ev.local, ev.global_], "to": [ev.to_local, ev.to_global]}
+    return {"event": "respond", "instance": ev.instance, "local": ev.local,
+            "response": ev.response}
+
+
+def counterexample_evidence(cex: Counterexample) -> dict[str, Any]:
+    return {
+        "events": [event_json(e) for e in cex.events],
+        "completed": vector_json(cex.completed),
+    }
+
+
+def counterexample_certificate(model: ModelLike, cex: Counterexample) -> dict[str, Any]:
+    return make_certificate(
+        model, "not_serializable", "counterexample", counterexample_evidence(cex),
+        producer(cex.engine, solver="z3" if cex.engine == "bmc" else "none"),
+    )
+
+
+def dump_certificate(cert: Mapping[str, Any]) -> str:
+    """Deterministic text: two-space indentation, UTF-8 kept as is, final newline.
+
+    Short lists of scalars (event `from`/`to` pairs, edges) stay on one line to keep
+    certificates readable."""
+    return _dump(cert, 0) + "\n"
+
+
+def _dump(value: Any, level: int) -> str:
+    if isinstance(value, bool) or value is None or isinstance(value, int | float | str):
+        return json.dumps(value, ensure_ascii=False, allow_nan=False)
+    pad = "  " * (level + 1)
+    end = "  " * level
+    if isinstance(value, Mapping):
+        if not value:
+            return "{}"
+        if level >= 2 and len(value) <= 4 and all(_flat(v) for v in value.values()):
+            inner = ", ".join(
+                f"{json.dumps(str(k), ensure_ascii=False)}: {_dump(v, level + 1)}"
+                for k, v in value.items()
+            )
+            return "{" + inner + "}"
+        items = [
+            f"{pad}{json.dumps(str(k), ensure_ascii=False)}: {_dump(v, level + 1)}"
+            for k, v in value.items()
+        ]
+        return "{\n" + ",\n".join(items) + "\n" + end + "}"
+    if isinstance(value, list | tuple):
+        if not value:
+            return "[]"
+        if all(not isinstance(v, Mapping | list | tuple) for v in value):
+            return "[" + ", ".join(_dump(v, level + 1) for v in value) + "]"
+        items = [f"{pad}{_dump(v, level + 1)}" for v in value]
+        return "[\n" + ",\n".join(items) + "\n" + end + "]"
+    raise CertificateError(f"cannot serialise {type(value).__name__} in a certificate")
+
+
+def _flat(value: Any) -> bool:
+    if isinstance(value, list | tuple):
+        return all(not isinstance(v, Mapping | list | tuple) for v in value)
+    return not isinstance(value, Mapping)
+
+
+def write_certificate(cert: Mapping[str, Any], path: str) -> str:
+    """Write the certificate atomically (temporary file + rename); returns the text."""
+    text = dump_certificate(cert)
+    tmp = f"{path}.tmp{os.getpid()}"
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except OSError as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise CertificateError(f"cannot write certificate {path}: {exc.strerror}") from exc
+    return text

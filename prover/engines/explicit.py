@@ -1,0 +1,340 @@
+"""Explicit interleaving search for non-serializable executions.
+
+The search runs over the *counter abstraction* of the interleaving Petri net
+(ser-reference §4.2): a state is
+
+    (global state, multiset of in-flight (request, local) tokens, multiset of completed
+     (request, response) pairs)
+
+which is exactly a reachable marking of the net. A state with no token in flight is
+*quiescent*; its completed multiset is checked with the exact serial-membership oracle
+(prover/serial/membership.py). A quiescent state whose multiset is not serial is a
+counterexample; the path to it is turned into a concrete trace with numbered instances.
+
+Shortest first. States are explored in *layers* by the number of requests spawned so
+far (= tokens in flight + pairs completed, a function of the state). Layer k is closed
+under non-spawn moves before any state of layer k+1 is expanded, and quiescent states
+are tested only when they are expanded, in layer order. So when the first
+counterexample is found in layer k, every execution with fewer than k requests has been
+explored: the counterexample uses the fewest requests possible (`lower_bound`).
+
+Reductions (each keeps every reachable quiescent marking reachable, so no violation is
+lost, and adds no behaviour, so nothing spurious is found):
+
+1. **Symmetry (counters).** Instances of the same request in the same local state are
+   interchangeable: every transition of the net depends only on the token counts. The
+   state keeps counts, not identities; instance numbers are re-created when a path is
+   turned into a trace (any instance at the right local state can take the step).
+2. **Lazy spawning.** A spawn has an empty preset, so it is independent of every other
+   transition: moving it later never disables anything in between, and the token it
+   creates is touched only by its own instance. Every finished execution can therefore
+   be reordered so that each spawn happens immediately before its instance's first
+   step (or its immediate response). The search only spawns fused with that first
+   move; tokens never wait in their initial local state.
+3. **Eager responses.** A respond transition consumes its own instance's token and
+   produces a response token that no transition consumes. Moving a respond earlier, to
+   right after the instance's last step, keeps every transition in between enabled
+   (none of them used that token) and reaches the same marking. So after every step the
+   search either responds at once (one successor per available response) or keeps the
+   instance in flight, and the latter only if the instance can still make a step that
+   leads, in the NS local graph, to a state with a response. An instance that cannot is
+   in flight forever (tokens leave only by responding), so its state never becomes
+   quiescent: dropping it loses no quiescent marking. Keeping an instance in a state
+   from which its only way out is responding right there is the same as responding now.
+4. **No duplicate states.** States are identified by value across all layers
+   (breadth-first visited set); a revisit adds no new reachable marking.
+
+Optional *concurrency bound* `max_inflight`: only states with at most that many tokens in
+flight between moves are kept. Because spawns and responses are fused with steps, an
+atomic request (one step, then respond) never counts. This restricts the executions
+searched (sound for finding counterexamples, but then `lower_bound` only speaks about
+the unbounded layers explored before; see `find_counterexample`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from prover.engines import Counterexample, Event, replay
+from prover.ns import NetworkSystem
+from prover.serial.automaton import SerialAutomaton, build_serial_automaton
+from prover.serial.membership import Multiset, SerialMembership
+
+# Move kinds (stored in the parent map, turned into events by `_trace`).
+_STEP = 0  # an in-flight token steps (then maybe responds)
+_SPAWN = 1  # a new instance spawns and steps (then maybe responds)
+_SPAWN_RESPOND = 2  # a new instance spawns and responds at once (initial local answers)
+
+State = tuple[int, tuple[int, ...], tuple[int, ...]]
+"""(global id, sorted in-flight token ids, sorted completed pair ids)."""
+
+Move = tuple[int, int, int, int]
+"""(kind, token id or request-entry index, step target index or -1, pair id or -1)."""
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """Outcome of one explicit search.
+
+    `counterexample` is None when none was found. `exhausted_requests` is the largest k
+    such that every execution with at most k requests was explored (under the
+    concurrency bound, if any). `complete` is True when the search space under the
+    given bounds was explored entirely. `stop_reason`: "found", "bound", "time",
+    "states".
+    """
+
+    counterexample: Counterexample | None
+    exhausted_requests: int
+    complete: bool
+    states: int
+    stop_reason: str
+
+
+class _Tables:
+    """Integer-indexed view of an NS for fast successor generation."""
+
+    def __init__(self, ns: NetworkSystem) -> None:
+        self.ns = ns
+        self.globals = list(ns.global_states)
+        self.gid = {g: i for i, g in enumerate(self.globals)}
+        self.locals = list(ns.local_states)
+        self.lid = {s: i for i, s in enumerate(self.locals)}
+        # steps[(local id, global id)] -> ((to local id, to global id), ...)
+        self.steps: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {}
+        for (loc, g), ts in ns.transitions_from.items():
+            self.steps[(self.lid[loc], self.gid[g])] = tuple(
+                (self.lid[t.to_local], self.gid[t.to_global]) for t in ts
+            )
+        self.responses: dict[int, tuple[str, ...]] = {
+            self.lid[loc]: vs for loc, vs in ns.responses_of.items()
+        }
+        # Local graph ignoring globals; can_finish = some response reachable (≥ 0 steps).
+        succ: dict[int, set[int]] = {}
+        for t in ns.transitions:
+            succ.setdefault(self.lid[t.from_local], set()).add(self.lid[t.to_local])
+        pred: dict[int, set[int]] = {}
+        for a, bs in succ.items():
+            for b in bs:
+                pred.setdefault(b, set()).add(a)
+        can_finish = set(self.responses)
+        todo = list(can_finish)
+        while todo:
+            b = todo.pop()
+            for a in pred.get(b, ()):
+                if a not in can_finish:
+                    can_finish.add(a)
+                    todo.append(a)
+        # Keeping a token in flight at l is useful only if some step from l leads on to a
+        # state that can finish (reduction 3).
+        self.keep = frozenset(
+            a for a, bs in succ.items() if any(b in can_finish for b in bs)
+        )
+        # Tokens: (request name, local id) -> token id; pairs: (request, response) -> id.
+        self.tokens: list[tuple[str, int]] = []
+        self.tid: dict[tuple[str, int], int] = {}
+        self.pairs: list[tuple[str, str]] = []
+        self.pid: dict[tuple[str, str], int] = {}
+        self.entries = [(r.request, self.lid[r.local]) for r in ns.requests]
+
+    def token(self, request: str, local: int) -> int:
+        key = (request, local)
+        t = self.tid.get(key)
+        if t is None:
+            t = len(self.tokens)
+            self.tid[key] = t
+            self.tokens.append(key)
+        return t
+
+    def pair(self, request: str, response: str) -> int:
+        key = (request, response)
+        p = self.pid.get(key)
+        if p is None:
+            p = len(self.pairs)
+            self.pid[key] = p
+            self.pairs.append(key)
+        return p
+
+    def multiset(self, completed: tuple[int, ...]) -> Multiset:
+        counts: dict[tuple[str, str], int] = {}
+        for p in completed:
+            key = self.pairs[p]
+            counts[key] = counts.get(key, 0) + 1
+        return tuple(sorted(counts.items()))
+
+
+def _insert(items: tuple[int, ...], x: int) -> tuple[int, ...]:
+    lst = list(items)
+    lo, hi = 0, len(lst)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if lst[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    lst.insert(lo, x)
+    return tuple(lst)
+
+
+def _remove(items: tuple[int, ...], x: int) -> tuple[int, ...]:
+    lst = list(items)
+    lst.remove(x)
+    return tuple(lst)
+
+
+def search(
+    ns: NetworkSystem,
+    *,
+    automaton: SerialAutomaton | None = None,
+    membership: SerialMembership | None = None,
+    max_requests: int = 64,
+    max_inflight: int | None = None,
+    max_states: int = 2_000_000,
+    deadline: float | None = None,
+    lower_bound_known: int = 0,
+    progress: Callable[[str], None] | None = None,
+) -> SearchResult:
+    """Layered breadth-first search for a counterexample (see the module docstring).
+
+    `deadline` is a `time.monotonic()` value. `lower_bound_known` is a number of requests
+    below which no counterexample exists (from an earlier exhaustive search); it only
+    feeds the reported lower bound.
+    """
+    if membership is None:
+        membership = SerialMembership(automaton or build_serial_automaton(ns))
+    tab = _Tables(ns)
+    serial_cache: dict[tuple[int, ...], bool] = {}
+    start: State = (tab.gid[ns.initial_global], (), ())
+    parent: dict[State, tuple[State, Move] | None] = {start: None}
+    layer: deque[State] = deque([start])
+    k = 0  # requests spawned in the current layer
+    expanded = 0
+    bounded = max_inflight is not None
+    cap = max_inflight if max_inflight is not None else 1 << 30
+
+    while layer:
+        nxt_layer: deque[State] = deque()
+        if progress is not None:
+            progress(f"explicit: {k} requests, {len(parent)} states")
+        while layer:
+            state = layer.popleft()
+            expanded += 1
+            if expanded & 1023 == 0:
+                if deadline is not None and time.monotonic() > deadline:
+                    return SearchResult(None, k - 1, False, len(parent), "time")
+                if len(parent) > max_states:
+                    return SearchResult(None, k - 1, False, len(parent), "states")
+            g, inflight, completed = state
+            if not inflight and completed:
+                ok = serial_cache.get(completed)
+                if ok is None:
+                    ok = membership.is_serial(tab.multiset(completed))
+                    serial_cache[completed] = ok
+                if not ok:
+                    lb = k if not bounded else lower_bound_known
+                    cex = _trace(tab, parent, state, lb, "explicit")
+                    return SearchResult(cex, k - 1, False, len(parent), "found")
+            # Successors: in-flight steps (same layer).
+            prev = -1
+            for tok in inflight:
+                if tok == prev:
+                    continue
+                prev = tok
+                req, loc = tab.tokens[tok]
+                targets = tab.steps.get((loc, g), ())
+                if not targets:
+                    continue
+                rest = _remove(inflight, tok)
+                for ti, (l2, g2) in enumerate(targets):
+                    for resp in tab.responses.get(l2, ()):
+                        p = tab.pair(req, resp)
+                        s2: State = (g2, rest, _insert(completed, p))
+                        if s2 not in parent:
+                            parent[s2] = (state, (_STEP, tok, ti, p))
+                            layer.append(s2)
+                    if l2 in tab.keep and len(rest) < cap:
+                        s2 = (g2, _insert(rest, tab.token(req, l2)), completed)
+                        if s2 not in parent:
+                            parent[s2] = (state, (_STEP, tok, ti, -1))
+                            layer.append(s2)
+            # Spawns (next layer), fused with the instance's first move.
+            if k >= max_requests:
+                continue
+            for ei, (req, l0) in enumerate(tab.entries):
+                for resp in tab.responses.get(l0, ()):
+                    p = tab.pair(req, resp)
+                    s2 = (g, inflight, _insert(completed, p))
+                    if s2 not in parent:
+                        parent[s2] = (state, (_SPAWN_RESPOND, ei, -1, p))
+                        nxt_layer.append(s2)
+                for ti, (l2, g2) in enumerate(tab.steps.get((l0, g), ())):
+                    for resp in tab.responses.get(l2, ()):
+                        p = tab.pair(req, resp)
+                        s2 = (g2, inflight, _insert(completed, p))
+                        if s2 not in parent:
+                            parent[s2] = (state, (_SPAWN, ei, ti, p))
+                            nxt_layer.append(s2)
+                    if l2 in tab.keep and len(inflight) < cap:
+                        s2 = (g2, _insert(inflight, tab.token(req, l2)), completed)
+                        if s2 not in parent:
+                            parent[s2] = (state, (_SPAWN, ei, ti, -1))
+                            nxt_layer.append(s2)
+        layer = nxt_layer
+        k += 1
+    return SearchResult(None, min(k - 1, max_requests), True, len(parent), "bound")
+
+
+def _trace(
+    tab: _Tables,
+    parent: dict[State, tuple[State, Move] | None],
+    final: State,
+    lower_bound: int,
+    engine: str,
+) -> Counterexample:
+    """Turn the parent chain into a concrete trace with numbered instances."""
+    path: list[tuple[State, Move]] = []
+    state = final
+    while True:
+        link = parent[state]
+        if link is None:
+            break
+        prev, move = link
+        path.append((prev, move))
+        state = prev
+    path.reverse()
+    events: list[Event] = []
+    at: dict[tuple[str, int], list[int]] = {}  # token -> instances there (sorted)
+    next_instance = 1
+    for prev, (kind, a, ti, p) in path:
+        g = prev[0]
+        if kind == _STEP:
+            req, loc = tab.tokens[a]
+            inst = at[(req, loc)].pop(0)
+        else:
+            req, loc = tab.entries[a]
+            inst = next_instance
+            next_instance += 1
+            events.append(Event("spawn", inst, req, tab.locals[loc]))
+        if kind != _SPAWN_RESPOND:
+            l2, g2 = tab.steps[(loc, g)][ti]
+            events.append(
+                Event(
+                    "step", inst, req, tab.locals[loc],
+                    global_=tab.globals[g], to_local=tab.locals[l2], to_global=tab.globals[g2],
+                )
+            )
+            loc = l2
+        if p >= 0:
+            events.append(
+                Event("respond", inst, req, tab.locals[loc], response=tab.pairs[p][1])
+            )
+        else:
+            lst = at.setdefault((req, loc), [])
+            lst.append(inst)
+            lst.sort()
+    trace = tuple(events)
+    completed = replay(tab.ns, trace)  # a trace we cannot replay is a bug: raise
+    requests = next_instance - 1
+    return Counterexample(trace, completed, requests, lower_bound, engine)
