@@ -1,0 +1,1 @@
+"""Front end: Ser parser and compiler, NS JSON loader. Public API: `prover.frontend.load`."""

@@ -1,0 +1,320 @@
+"""Ser expression trees, smart constructors (ser-reference §1.4) and canonical text.
+
+Nodes are immutable. Source positions (`line`, `col`) are carried for messages and
+explanations only: they are excluded from equality, so two residuals that differ only
+in where they came from are the same local state.
+
+Every node that the parser or the compiler builds goes through the `mk_*` smart
+constructors, which fold literals exactly as the reference does (including quirk Q1:
+`n && B` and `n || B` fold to `B` itself, not normalised to 0/1).
+
+Identity of residuals is decided by their canonical text (`docs/naming.md`), which is
+injective on trees: the compiler keys local states by text and never hashes trees.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from prover.errors import IntegerRangeError
+
+I64_MIN = -(2**63)
+I64_MAX = 2**63 - 1
+
+
+def check_i64(value: int, what: str) -> int:
+    """Values are signed 64-bit (ser-reference §2.5); leaving the range is an error."""
+    if value < I64_MIN or value > I64_MAX:
+        raise IntegerRangeError(f"{what} {value} is outside the signed 64-bit range")
+    return value
+
+
+def is_local_name(name: str) -> bool:
+    """A variable is local iff its first character is a lowercase ASCII letter (§1.5)."""
+    return "a" <= name[0] <= "z"
+
+
+@dataclass(frozen=True)
+class Expr:
+    """Base class of all expression nodes."""
+
+    line: int = field(default=0, compare=False, kw_only=True)
+    col: int = field(default=0, compare=False, kw_only=True)
+
+    # Precedence level of the node for canonical printing (docs/naming.md).
+    LEVEL = 8
+
+    @cached_property
+    def text(self) -> str:
+        """Canonical text (docs/naming.md); cached because residuals are compared by it."""
+        return render(self)
+
+
+@dataclass(frozen=True)
+class Num(Expr):
+    value: int
+
+
+@dataclass(frozen=True)
+class Var(Expr):
+    name: str
+
+
+@dataclass(frozen=True)
+class Nondet(Expr):
+    """`?`: nondeterministically 0 or 1."""
+
+
+@dataclass(frozen=True)
+class Yield(Expr):
+    pass
+
+
+@dataclass(frozen=True)
+class Exit(Expr):
+    pass
+
+
+@dataclass(frozen=True)
+class If(Expr):
+    cond: Expr
+    then: Expr
+    orelse: Expr
+
+
+@dataclass(frozen=True)
+class While(Expr):
+    cond: Expr
+    body: Expr
+
+
+@dataclass(frozen=True)
+class Not(Expr):
+    arg: Expr
+    LEVEL = 7
+
+
+@dataclass(frozen=True)
+class Add(Expr):
+    left: Expr
+    right: Expr
+    LEVEL = 6
+
+
+@dataclass(frozen=True)
+class Sub(Expr):
+    left: Expr
+    right: Expr
+    LEVEL = 6
+
+
+@dataclass(frozen=True)
+class Eq(Expr):
+    left: Expr
+    right: Expr
+    LEVEL = 5
+
+
+@dataclass(frozen=True)
+class And(Expr):
+    left: Expr
+    right: Expr
+    LEVEL = 4
+
+
+@dataclass(frozen=True)
+class Or(Expr):
+    left: Expr
+    right: Expr
+    LEVEL = 3
+
+
+@dataclass(frozen=True)
+class Assign(Expr):
+    name: str
+    value: Expr
+    LEVEL = 2
+
+
+@dataclass(frozen=True)
+class Seq(Expr):
+    first: Expr
+    rest: Expr
+    LEVEL = 1
+
+
+@dataclass(frozen=True)
+class Request:
+    """One `request NAME { BODY }` block (or the whole file when it is an expression)."""
+
+    name: str
+    body: Expr
+    line: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True)
+class Program:
+    requests: tuple[Request, ...]
+
+
+# ---- smart constructors (§1.4) -----------------------------------------------------
+
+
+def _pos(node: Expr) -> dict[str, int]:
+    return {"line": node.line, "col": node.col}
+
+
+def mk_num(value: int, line: int = 0, col: int = 0) -> Num:
+    return Num(check_i64(value, "integer"), line=line, col=col)
+
+
+def mk_eq(a: Expr, b: Expr, line: int, col: int) -> Expr:
+    if isinstance(a, Num) and isinstance(b, Num):
+        return Num(1 if a.value == b.value else 0, line=line, col=col)
+    return Eq(a, b, line=line, col=col)
+
+
+def mk_add(a: Expr, b: Expr, line: int, col: int) -> Expr:
+    if isinstance(a, Num) and isinstance(b, Num):
+        return mk_num(a.value + b.value, line, col)
+    return Add(a, b, line=line, col=col)
+
+
+def mk_sub(a: Expr, b: Expr, line: int, col: int) -> Expr:
+    if isinstance(a, Num) and isinstance(b, Num):
+        return mk_num(a.value - b.value, line, col)
+    return Sub(a, b, line=line, col=col)
+
+
+def mk_not(a: Expr, line: int, col: int) -> Expr:
+    if isinstance(a, Num):
+        return Num(1 if a.value == 0 else 0, line=line, col=col)
+    return Not(a, line=line, col=col)
+
+
+def mk_and(a: Expr, b: Expr, line: int, col: int) -> Expr:
+    if isinstance(a, Num):
+        # Quirk Q1: a true literal folds to B itself, not to B normalised to 0/1.
+        return Num(0, line=line, col=col) if a.value == 0 else b
+    return And(a, b, line=line, col=col)
+
+
+def mk_or(a: Expr, b: Expr, line: int, col: int) -> Expr:
+    if isinstance(a, Num):
+        return b if a.value == 0 else Num(1, line=line, col=col)
+    return Or(a, b, line=line, col=col)
+
+
+def mk_seq(a: Expr, b: Expr, line: int, col: int) -> Expr:
+    if isinstance(a, Num):
+        return b
+    return Seq(a, b, line=line, col=col)
+
+
+def mk_if(c: Expr, t: Expr, e: Expr, line: int, col: int) -> Expr:
+    if isinstance(c, Num):
+        return e if c.value == 0 else t
+    return If(c, t, e, line=line, col=col)
+
+
+def mk_while(c: Expr, b: Expr, line: int, col: int) -> Expr:
+    # Only `while (0)` folds; a non-zero constant condition is kept (the loop runs).
+    if isinstance(c, Num) and c.value == 0:
+        return Num(0, line=line, col=col)
+    return While(c, b, line=line, col=col)
+
+
+def mk_assign(name: str, value: Expr, line: int, col: int) -> Expr:
+    return Assign(name, value, line=line, col=col)
+
+
+def rebuild_binary(node: Add | Sub | Eq, a: Expr, b: Expr) -> Expr:
+    """The same binary operator as `node` over new operands, through its smart constructor."""
+    if isinstance(node, Add):
+        return mk_add(a, b, node.line, node.col)
+    if isinstance(node, Sub):
+        return mk_sub(a, b, node.line, node.col)
+    return mk_eq(a, b, node.line, node.col)
+
+
+# ---- canonical text (docs/naming.md) -------------------------------------------------
+
+
+def _wrap(e: Expr, minimum: int) -> str:
+    return e.text if e.LEVEL >= minimum else f"({e.text})"
+
+
+def render(e: Expr) -> str:
+    if isinstance(e, Num):
+        return str(e.value)
+    if isinstance(e, Var):
+        return e.name
+    if isinstance(e, Nondet):
+        return "?"
+    if isinstance(e, Yield):
+        return "yield"
+    if isinstance(e, Exit):
+        return "exit"
+    if isinstance(e, If):
+        return f"if({e.cond.text}){{{e.then.text}}}else{{{e.orelse.text}}}"
+    if isinstance(e, While):
+        return f"while({e.cond.text}){{ {e.body.text} }}"
+    if isinstance(e, Not):
+        return "!" + _wrap(e.arg, 7)
+    if isinstance(e, Add):
+        return f"{_wrap(e.left, 6)} + {_wrap(e.right, 7)}"
+    if isinstance(e, Sub):
+        return f"{_wrap(e.left, 6)} - {_wrap(e.right, 7)}"
+    if isinstance(e, Eq):
+        return f"{_wrap(e.left, 6)} == {_wrap(e.right, 6)}"
+    if isinstance(e, And):
+        return f"{_wrap(e.left, 4)} && {_wrap(e.right, 5)}"
+    if isinstance(e, Or):
+        return f"{_wrap(e.left, 3)} || {_wrap(e.right, 4)}"
+    if isinstance(e, Assign):
+        return f"{e.name} := {_wrap(e.value, 2)}"
+    if isinstance(e, Seq):
+        # Iterate along the right spine so that long statement lists do not recurse.
+        parts: list[str] = []
+        cur: Expr = e
+        while isinstance(cur, Seq):
+            parts.append(_wrap(cur.first, 2))
+            cur = cur.rest
+        parts.append(cur.text)
+        return "; ".join(parts)
+    raise TypeError(f"not an expression node: {e!r}")
+
+
+def env_text(env: tuple[tuple[str, int], ...]) -> str:
+    """`{A=100,B=50}`: the non-zero variables sorted by name (env tuples are sorted)."""
+    return "{" + ",".join(f"{k}={v}" for k, v in env) + "}"
+
+
+def local_text(env: tuple[tuple[str, int], ...], expr: Expr) -> str:
+    return f"({env_text(env)}, {expr.text})"
+
+
+def nesting_depth(e: Expr) -> int:
+    """Nesting depth, not counting the right spine of sequences (those are iterated)."""
+    best = 0
+    stack: list[tuple[Expr, int]] = [(e, 1)]
+    while stack:
+        node, d = stack.pop()
+        if d > best:
+            best = d
+        if isinstance(node, Seq):
+            stack.append((node.first, d + 1))
+            stack.append((node.rest, d))
+        elif isinstance(node, (Add, Sub, Eq, And, Or)):
+            stack.append((node.left, d + 1))
+            stack.append((node.right, d + 1))
+        elif isinstance(node, Not):
+            stack.append((node.arg, d + 1))
+        elif isinstance(node, Assign):
+            stack.append((node.value, d + 1))
+        elif isinstance(node, If):
+            stack.extend([(node.cond, d + 1), (node.then, d + 1), (node.orelse, d + 1)])
+        elif isinstance(node, While):
+            stack.extend([(node.cond, d + 1), (node.body, d + 1)])
+    return best

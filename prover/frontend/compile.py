@@ -1,0 +1,357 @@
+"""Compiler Ser -> network system (ser-reference §2).
+
+`run` executes a residual expression from a (local env, global env) pair up to the
+next `yield` or to its end and returns every outcome (`?` forks). One outcome is one
+atomic NS transition. The NS is the reference's closure: every seen local state is
+paired with every seen global state (§2.4), so that sizes match the reference.
+
+Deliberate differences from the reference (DESIGN.md):
+* a `while` whose condition yields resumes the condition and then re-tests the
+  ORIGINAL condition on the next iteration (the reference keeps the residual: Q2);
+* reaching `exit` raises `ExitReachedError`;
+* more than `state_bound` local x global pairs (or loop-head states inside one
+  atomic step, or outcomes of one step) raises `StateBoundError` naming the request
+  and the variables that keep growing, instead of running forever.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from prover.errors import CompileError, ExitReachedError, IntegerRangeError, StateBoundError
+from prover.frontend import ast
+from prover.frontend.ast import Expr, env_text, is_local_name, local_text
+from prover.frontend.parser import location
+from prover.ns import NetworkSystem, RequestEntry, ResponseEntry, StepOrigin, Transition
+
+DEFAULT_STATE_BOUND = 100_000
+
+Env = tuple[tuple[str, int], ...]
+Lines = frozenset[int]
+# An outcome: (residual or None when the expression returned, value, local, global, lines)
+Outcome = tuple[Expr | None, int, Env, Env, Lines]
+
+EMPTY: Env = ()
+
+
+def env_get(env: Env, name: str) -> int:
+    for k, v in env:
+        if k == name:
+            return v
+    return 0
+
+
+def env_set(env: Env, name: str, value: int) -> Env:
+    """Zero-valued entries are dropped, so unset and 0 are the same state (§2.1)."""
+    rest = [kv for kv in env if kv[0] != name]
+    if value != 0:
+        rest.append((name, value))
+        rest.sort()
+    return tuple(rest)
+
+
+class _Bound(Exception):
+    """Internal: a bound was exceeded inside `run`; the closure adds the context."""
+
+    def __init__(self, what: str, states: Iterable[tuple[Env, Env]]) -> None:
+        super().__init__(what)
+        self.what = what
+        self.states = list(states)
+
+
+class _ExitHit(Exception):
+    def __init__(self, node: Expr) -> None:
+        super().__init__("exit")
+        self.node = node
+
+
+@dataclass
+class _Runner:
+    """The step function of §2.2, with the bound applied to loops and forks."""
+
+    bound: int
+
+    def run(self, e: Expr, loc: Env, glo: Env, lines: Lines) -> list[Outcome]:
+        if e.line and e.line not in lines:
+            lines = lines | {e.line}
+        if isinstance(e, ast.Num):
+            return [(None, e.value, loc, glo, lines)]
+        if isinstance(e, ast.Var):
+            env = loc if is_local_name(e.name) else glo
+            return [(None, env_get(env, e.name), loc, glo, lines)]
+        if isinstance(e, ast.Nondet):
+            return [(None, 0, loc, glo, lines), (None, 1, loc, glo, lines)]
+        if isinstance(e, ast.Yield):
+            return [(ast.Num(0, line=e.line, col=e.col), 0, loc, glo, lines)]
+        if isinstance(e, ast.Exit):
+            raise _ExitHit(e)
+        if isinstance(e, ast.Assign):
+            return self._assign(e, loc, glo, lines)
+        if isinstance(e, (ast.Add, ast.Sub, ast.Eq)):
+            return self._binary(e, loc, glo, lines)
+        if isinstance(e, ast.Not):
+            out: list[Outcome] = []
+            for r, v, l2, g2, ln in self.run(e.arg, loc, glo, lines):
+                if r is not None:
+                    out.append((ast.mk_not(r, e.line, e.col), 0, l2, g2, ln))
+                else:
+                    out.append((None, 1 if v == 0 else 0, l2, g2, ln))
+            return out
+        if isinstance(e, (ast.And, ast.Or)):
+            return self._logic(e, loc, glo, lines)
+        if isinstance(e, ast.Seq):
+            return self._seq(e, loc, glo, lines)
+        if isinstance(e, ast.If):
+            out = []
+            for r, v, l2, g2, ln in self.run(e.cond, loc, glo, lines):
+                if r is not None:
+                    out.append((ast.mk_if(r, e.then, e.orelse, e.line, e.col), 0, l2, g2, ln))
+                else:
+                    out.extend(self.run(e.then if v != 0 else e.orelse, l2, g2, ln))
+            self._check_fork(out)
+            return out
+        if isinstance(e, ast.While):
+            return self._while(e, loc, glo, lines)
+        raise TypeError(f"not an expression node: {e!r}")
+
+    def _check_fork(self, out: list[Outcome]) -> None:
+        if len(out) > self.bound:
+            raise _Bound(
+                f"one atomic step has more than {self.bound} outcomes",
+                ((o[2], o[3]) for o in out),
+            )
+
+    def _assign(self, e: ast.Assign, loc: Env, glo: Env, lines: Lines) -> list[Outcome]:
+        out: list[Outcome] = []
+        local = is_local_name(e.name)
+        for r, v, l2, g2, ln in self.run(e.value, loc, glo, lines):
+            if r is not None:
+                out.append((ast.mk_assign(e.name, r, e.line, e.col), 0, l2, g2, ln))
+            elif local:
+                out.append((None, v, env_set(l2, e.name, v), g2, ln))
+            else:
+                out.append((None, v, l2, env_set(g2, e.name, v), ln))
+        return out
+
+    def _binary(
+        self, e: ast.Add | ast.Sub | ast.Eq, loc: Env, glo: Env, lines: Lines
+    ) -> list[Outcome]:
+        out: list[Outcome] = []
+        for r, n, l2, g2, ln in self.run(e.left, loc, glo, lines):
+            if r is not None:
+                out.append((ast.rebuild_binary(e, r, e.right), 0, l2, g2, ln))
+                continue
+            for r2, m, l3, g3, ln3 in self.run(e.right, l2, g2, ln):
+                if r2 is not None:
+                    lit = ast.Num(n, line=e.line, col=e.col)
+                    out.append((ast.rebuild_binary(e, lit, r2), 0, l3, g3, ln3))
+                elif isinstance(e, ast.Add):
+                    out.append((None, ast.check_i64(n + m, "value"), l3, g3, ln3))
+                elif isinstance(e, ast.Sub):
+                    out.append((None, ast.check_i64(n - m, "value"), l3, g3, ln3))
+                else:
+                    out.append((None, 1 if n == m else 0, l3, g3, ln3))
+        self._check_fork(out)
+        return out
+
+    def _logic(self, e: ast.And | ast.Or, loc: Env, glo: Env, lines: Lines) -> list[Outcome]:
+        is_and = isinstance(e, ast.And)
+        out: list[Outcome] = []
+        for r, n, l2, g2, ln in self.run(e.left, loc, glo, lines):
+            if r is not None:
+                mk = ast.mk_and if is_and else ast.mk_or
+                out.append((mk(r, e.right, e.line, e.col), 0, l2, g2, ln))
+            elif (n == 0) if is_and else (n != 0):
+                # short circuit: `&&` gives 0, `||` gives 1
+                out.append((None, 0 if is_and else 1, l2, g2, ln))
+            else:
+                for r2, m, l3, g3, ln3 in self.run(e.right, l2, g2, ln):
+                    # Quirk Q3: if the right operand yields, the wrapper is dropped.
+                    out.append((r2, 0, l3, g3, ln3) if r2 is not None
+                               else (None, 1 if m != 0 else 0, l3, g3, ln3))
+        self._check_fork(out)
+        return out
+
+    def _seq(self, e: ast.Seq, loc: Env, glo: Env, lines: Lines) -> list[Outcome]:
+        # A statement list is iterated along its right spine (no recursion per statement).
+        out: list[Outcome] = []
+        pending: list[tuple[Env, Env, Lines]] = [(loc, glo, lines)]
+        node: Expr = e
+        while isinstance(node, ast.Seq) and pending:
+            nxt: list[tuple[Env, Env, Lines]] = []
+            for lo, gl, ln in pending:
+                for r, _v, l2, g2, ln2 in self.run(node.first, lo, gl, ln):
+                    if r is not None:
+                        out.append((ast.mk_seq(r, node.rest, node.line, node.col), 0, l2, g2, ln2))
+                    else:
+                        nxt.append((l2, g2, ln2))
+            pending = nxt
+            if len(pending) + len(out) > self.bound:
+                raise _Bound(
+                    f"one atomic step has more than {self.bound} outcomes",
+                    [(p[0], p[1]) for p in pending],
+                )
+            node = node.rest
+        for lo, gl, ln in pending:
+            out.extend(self.run(node, lo, gl, ln))
+        self._check_fork(out)
+        return out
+
+    def _while(self, e: ast.While, loc: Env, glo: Env, lines: Lines) -> list[Outcome]:
+        out: list[Outcome] = []
+        visited: set[tuple[Env, Env]] = set()
+        work: list[tuple[Env, Env, Lines]] = [(loc, glo, lines)]
+        while work:
+            lo, gl, ln = work.pop()
+            if (lo, gl) in visited:
+                # Revisiting a loop-head state: this path never terminates and is dropped.
+                continue
+            visited.add((lo, gl))
+            if len(visited) > self.bound:
+                raise _Bound(
+                    f"a loop without yield visited more than {self.bound} states in one step",
+                    visited,
+                )
+            for r, v, l2, g2, ln2 in self.run(e.cond, lo, gl, ln):
+                if r is not None:
+                    # Deliberate difference (DESIGN.md): finish the condition, then re-test
+                    # the ORIGINAL condition: `if (r) { body; while (c) {body} } else {0}`.
+                    again = ast.mk_seq(e.body, e, e.line, e.col)
+                    out.append((ast.mk_if(r, again, ast.Num(0, line=e.line), e.line, e.col),
+                                0, l2, g2, ln2))
+                elif v == 0:
+                    out.append((None, 0, l2, g2, ln2))
+                else:
+                    for rb, _vb, l3, g3, ln3 in self.run(e.body, l2, g2, ln2):
+                        if rb is not None:
+                            out.append((ast.mk_seq(rb, e, e.line, e.col), 0, l3, g3, ln3))
+                        else:
+                            work.append((l3, g3, ln3))
+        self._check_fork(out)
+        return out
+
+
+def _growing_variables(states: Iterable[tuple[Env, Env]]) -> list[str]:
+    """Variables with the most distinct values among `states`: the ones that keep growing."""
+    values: dict[str, set[int]] = {}
+    for loc, glo in states:
+        for k, v in loc + glo:
+            values.setdefault(k, set()).add(v)
+    if not values:
+        return []
+    top = max(len(v) for v in values.values())
+    if top < 2:
+        return []
+    keep = [k for k, v in values.items() if len(v) * 2 >= top]
+    keep.sort(key=lambda k: (-len(values[k]), k))
+    return [f"{k} ({len(values[k])} values)" for k in keep[:5]]
+
+
+@dataclass(frozen=True)
+class _Local:
+    env: Env
+    expr: Expr
+    text: str
+    request: str
+
+
+def compile_program(
+    program: ast.Program,
+    *,
+    source: str = "",
+    path: str = "<string>",
+    state_bound: int = DEFAULT_STATE_BOUND,
+) -> NetworkSystem:
+    """The NS of a Ser program: closure over seen local states x seen global states."""
+    runner = _Runner(state_bound)
+    requests: list[RequestEntry] = []
+    responses: list[ResponseEntry] = []
+    transitions: list[Transition] = []
+    origins: dict[Transition, set[int]] = {}
+    seen_locals: dict[str, _Local] = {}
+    seen_globals: dict[Env, str] = {EMPTY: env_text(EMPTY)}
+    stack: list[tuple[_Local, Env]] = []
+
+    for req in program.requests:
+        start = _Local(EMPTY, req.body, local_text(EMPTY, req.body), req.name)
+        requests.append(RequestEntry(req.name, start.text))
+        if start.text not in seen_locals:
+            seen_locals[start.text] = start
+        stack.append((start, EMPTY))
+
+    def over_bound(request: str, what: str, states: Iterable[tuple[Env, Env]]) -> StateBoundError:
+        growing = _growing_variables(states)
+        tail = f"; variables that keep growing: {', '.join(growing)}" if growing else ""
+        return StateBoundError(
+            f"compiling request '{request}': {what} (state bound {state_bound}){tail}"
+        )
+
+    while stack:
+        cur, glo = stack.pop()
+        gtext = seen_globals[glo]
+        if isinstance(cur.expr, ast.Num):
+            responses.append(ResponseEntry(cur.text, str(cur.expr.value)))
+            continue
+        try:
+            outcomes = runner.run(cur.expr, cur.env, glo, frozenset())
+        except _Bound as exc:
+            raise over_bound(cur.request, exc.what, exc.states) from None
+        except _ExitHit as exc:
+            raise ExitReachedError(
+                f"request '{cur.request}' reaches 'exit', whose meaning is undefined",
+                location(source, path, exc.node.line, exc.node.col) if exc.node.line else None,
+            ) from None
+        except IntegerRangeError as exc:
+            raise IntegerRangeError(
+                f"request '{cur.request}': {exc.message} (arithmetic overflow)"
+            ) from None
+        except RecursionError:
+            raise CompileError(f"request '{cur.request}' is nested too deeply") from None
+        new_globals: list[Env] = []
+        new_locals: list[_Local] = []
+        for resid, value, l2, g2, lines in outcomes:
+            expr = resid if resid is not None else ast.Num(value)
+            ltext = local_text(l2, expr)
+            g2text = seen_globals.get(g2)
+            if g2text is None:
+                g2text = env_text(g2)
+                seen_globals[g2] = g2text
+                new_globals.append(g2)
+            if ltext not in seen_locals:
+                nl = _Local(l2, expr, ltext, cur.request)
+                seen_locals[ltext] = nl
+                new_locals.append(nl)
+            t = Transition(cur.text, gtext, ltext, g2text)
+            if t not in origins:
+                transitions.append(t)
+                origins[t] = set()
+            origins[t].update(lines)
+        if new_globals or new_locals:
+            if len(seen_locals) * len(seen_globals) > state_bound:
+                states = [(lo.env, g) for lo in seen_locals.values() for g in (EMPTY,)]
+                states += [(EMPTY, g) for g in seen_globals]
+                raise over_bound(
+                    cur.request,
+                    f"{len(seen_locals)} local states x {len(seen_globals)} global states",
+                    states,
+                )
+            # Every new global is paired with every local seen so far (incl. new ones
+            # not yet: those are paired below with all globals, the new ones included).
+            new_texts = {nl.text for nl in new_locals}
+            for g in new_globals:
+                for lo in seen_locals.values():
+                    if lo.text not in new_texts:
+                        stack.append((lo, g))
+            for nl in new_locals:
+                for g in seen_globals:
+                    stack.append((nl, g))
+
+    return NetworkSystem.make(
+        initial_global=env_text(EMPTY),
+        requests=requests,
+        responses=responses,
+        transitions=transitions,
+        kind="ser",
+        origins={t: StepOrigin(tuple(sorted(ls))) for t, ls in origins.items()},
+    )

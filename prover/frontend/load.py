@@ -1,0 +1,81 @@
+"""Loading a model: a Ser program (`.ser`) or a network system in JSON (`.json`).
+
+This is the front end's public API:
+
+    load_model(path)                 -> LoadedModel   (dispatch on the extension)
+    load_source(source, kind, path)  -> LoadedModel   (kind "ser" or "ns-json")
+
+Every bad input raises a `prover.errors.SerError` subclass with one clear message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from prover.errors import InputFileError
+from prover.frontend.compile import DEFAULT_STATE_BOUND, compile_program
+from prover.frontend.nsjson import load_ns_json
+from prover.frontend.parser import parse
+from prover.ns import NetworkSystem
+
+__all__ = ["DEFAULT_STATE_BOUND", "LoadedModel", "load_model", "load_source"]
+
+_KINDS: dict[str, Literal["ser", "ns-json"]] = {".ser": "ser", ".json": "ns-json"}
+
+
+@dataclass(frozen=True)
+class LoadedModel:
+    path: str
+    kind: Literal["ser", "ns-json"]
+    source: str
+    ns: NetworkSystem
+    # Non-fatal remarks about the input (e.g. unknown top-level keys of an NS JSON file).
+    warnings: tuple[str, ...] = ()
+
+
+def load_source(
+    source: str,
+    kind: str,
+    path: str = "<string>",
+    *,
+    state_bound: int = DEFAULT_STATE_BOUND,
+) -> LoadedModel:
+    """Build the NS of a model given as text. `kind` is "ser" or "ns-json"."""
+    if not source.strip():
+        raise InputFileError(f"{path}: the model is empty")
+    if kind == "ser":
+        program = parse(source, path)
+        ns = compile_program(program, source=source, path=path, state_bound=state_bound)
+        return LoadedModel(path, "ser", source, ns)
+    if kind == "ns-json":
+        ns, warnings = load_ns_json(source, path)
+        return LoadedModel(path, "ns-json", source, ns, warnings)
+    raise InputFileError(f"{path}: unknown model kind {kind!r} (expected 'ser' or 'ns-json')")
+
+
+def load_model(path: str | Path, *, state_bound: int = DEFAULT_STATE_BOUND) -> LoadedModel:
+    """Read and build a model file; `.ser` is a Ser program, `.json` a network system."""
+    p = Path(path)
+    name = str(path)
+    kind = _KINDS.get(p.suffix.lower())
+    if kind is None:
+        raise InputFileError(
+            f"{name}: unknown model extension {p.suffix or '(none)'!r} (expected .ser or .json)"
+        )
+    try:
+        data = p.read_bytes()
+    except IsADirectoryError:
+        raise InputFileError(f"{name}: is a directory, not a model file") from None
+    except FileNotFoundError:
+        raise InputFileError(f"{name}: no such file") from None
+    except OSError as exc:
+        raise InputFileError(f"{name}: cannot read ({exc.strerror or exc})") from None
+    try:
+        source = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputFileError(f"{name}: not UTF-8 text (byte {exc.start})") from None
+    if source.startswith("\ufeff"):  # a byte-order mark is not part of the model
+        source = source[1:]
+    return load_source(source, kind, name, state_bound=state_bound)

@@ -1,0 +1,169 @@
+"""Network systems given as JSON (ser-reference §3), validated by
+`schemas/network-system.schema.json`.
+
+Every schema violation is reported with its JSON path (`transitions[3][2]: expected a
+string`); malformed JSON with line and column. Unknown top-level members and repeated
+entries are accepted with a warning (the reference ignores the former; repeated
+entries do not change the semantics, and the NS keeps each entry once).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
+
+from prover.errors import NetworkSystemFormatError
+from prover.frontend.parser import location
+from prover.ns import NetworkSystem, RequestEntry, ResponseEntry, Transition
+
+SCHEMA_PATH = Path(__file__).resolve().parents[2] / "schemas" / "network-system.schema.json"
+KNOWN_KEYS = ("initial_global", "requests", "responses", "transitions")
+MAX_REPORTED = 20
+
+_TYPE_NAMES = {
+    "string": "a string",
+    "array": "an array",
+    "object": "an object",
+    "integer": "an integer",
+    "number": "a number",
+    "boolean": "a boolean",
+    "null": "null",
+}
+
+
+@lru_cache(maxsize=1)
+def _validator() -> Draft202012Validator:
+    try:
+        schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    except OSError as exc:  # an installation problem, not the user's input
+        raise NetworkSystemFormatError(f"cannot read the NS schema {SCHEMA_PATH}: {exc}") from None
+    return Draft202012Validator(schema)
+
+
+def json_path(parts: Sequence[object]) -> str:
+    """`transitions[3][2]`; the document itself is `(top level)`."""
+    out = ""
+    for p in parts:
+        if isinstance(p, int):
+            out += f"[{p}]"
+        else:
+            out += f".{p}" if out else str(p)
+    return out or "(top level)"
+
+
+def _json_type(value: object) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return "null"
+
+
+def _describe(err: ValidationError) -> str:
+    v = err.validator
+    if v == "type":
+        expected = err.validator_value
+        names = [expected] if isinstance(expected, str) else list(expected)
+        want = " or ".join(_TYPE_NAMES.get(n, n) for n in names)
+        return f"expected {want}, got {_json_type(err.instance)}"
+    if v == "required":
+        missing = [k for k in err.validator_value if k not in err.instance]
+        return "missing required member " + ", ".join(f"'{k}'" for k in missing)
+    if v in ("minItems", "maxItems"):
+        n = len(err.instance) if isinstance(err.instance, list) else 0
+        lo, hi = err.schema.get("minItems"), err.schema.get("maxItems")
+        if lo == hi:
+            exact = f"exactly {lo}"
+        else:
+            exact = f"at least {lo}" if v == "minItems" else f"at most {hi}"
+        return f"expected {exact} items, got {n}"
+    return err.message
+
+
+def _sort_key(err: ValidationError) -> tuple[tuple[int, str, int], ...]:
+    return tuple((0, "", p) if isinstance(p, int) else (1, str(p), 0) for p in err.absolute_path)
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _decode(source: str, path: str) -> tuple[object, list[str]]:
+    duplicates: list[str] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for k, v in items:
+            if k in out:
+                duplicates.append(k)
+            out[k] = v
+        return out
+
+    try:
+        doc = json.loads(source, object_pairs_hook=pairs, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise NetworkSystemFormatError(
+            f"malformed JSON: {exc.msg}", location(source, path, exc.lineno, exc.colno)
+        ) from None
+    except (ValueError, RecursionError) as exc:
+        raise NetworkSystemFormatError(f"malformed JSON: {exc}") from None
+    warnings = [f"{path}: member '{k}' appears more than once; the last one is used"
+                for k in dict.fromkeys(duplicates)]
+    return doc, warnings
+
+
+def _repeats(kind: str, rows: list[tuple[str, ...]], path: str) -> list[str]:
+    first: dict[tuple[str, ...], int] = {}
+    out: list[str] = []
+    for i, row in enumerate(rows):
+        if row in first:
+            out.append(f"{path}: {kind}[{i}] repeats {kind}[{first[row]}]; it is counted once")
+        else:
+            first[row] = i
+    return out
+
+
+def load_ns_json(source: str, path: str = "<string>") -> tuple[NetworkSystem, tuple[str, ...]]:
+    """Parse and validate an NS JSON document; returns the NS and the warnings."""
+    doc, warnings = _decode(source, path)
+    errors = sorted(_validator().iter_errors(doc), key=_sort_key)
+    if errors:
+        lines = [f"{json_path(list(e.absolute_path))}: {_describe(e)}" for e in errors]
+        shown = lines[:MAX_REPORTED]
+        if len(lines) > MAX_REPORTED:
+            shown.append(f"... and {len(lines) - MAX_REPORTED} more")
+        head = f"{path}: not a valid network system ({len(lines)} schema violation"
+        head += "s)" if len(lines) != 1 else ")"
+        raise NetworkSystemFormatError(head + ":\n  " + "\n  ".join(shown))
+    assert isinstance(doc, dict)
+    for key in doc:
+        if key not in KNOWN_KEYS:
+            warnings.append(f"{path}: unknown top-level member '{key}' is ignored")
+    reqs = [tuple(r) for r in doc["requests"]]
+    resps = [tuple(r) for r in doc["responses"]]
+    trans = [tuple(t) for t in doc["transitions"]]
+    warnings += _repeats("requests", reqs, path)
+    warnings += _repeats("responses", resps, path)
+    warnings += _repeats("transitions", trans, path)
+    ns = NetworkSystem.make(
+        initial_global=doc["initial_global"],
+        requests=[RequestEntry(r[0], r[1]) for r in reqs],
+        responses=[ResponseEntry(r[0], r[1]) for r in resps],
+        transitions=[Transition(t[0], t[1], t[2], t[3]) for t in trans],
+        kind="ns-json",
+    )
+    return ns, tuple(warnings)
