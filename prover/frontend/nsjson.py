@@ -142,7 +142,10 @@ def load_ns_json(source: str, path: str = "<string>") -> tuple[NetworkSystem, tu
     doc, warnings = _decode(source, path)
     errors = sorted(_validator().iter_errors(doc), key=_sort_key)
     if errors:
-        lines = [f"{json_path(list(e.absolute_path))}: {_describe(e)}" for e in errors]
+        # dict.fromkeys: one `required` violation per missing key, all described at once.
+        lines = list(dict.fromkeys(
+            f"{json_path(list(e.absolute_path))}: {_describe(e)}" for e in errors
+        ))
         shown = lines[:MAX_REPORTED]
         if len(lines) > MAX_REPORTED:
             shown.append(f"... and {len(lines) - MAX_REPORTED} more")
