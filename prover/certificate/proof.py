@@ -1,0 +1,48 @@
+"""The `proof` evidence of a certificate: the serial set S with its witnesses and the
+inductive invariant with its witness updates (docs/certificates.md, "Proof")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from prover.petri.net import NetTransition, PetriNet
+from prover.serial.parikh import SerialSet, serial_set_to_json
+from prover.smt.formula import formula_json, term_json
+from prover.smt.invariant import Invariant
+
+
+def transition_json(t: NetTransition) -> dict[str, Any]:
+    if t.kind == "spawn":
+        return {"kind": "spawn", "request": t.request, "local": t.local}
+    if t.kind == "respond":
+        return {"kind": "respond", "request": t.request, "local": t.local, "response": t.response}
+    return {
+        "kind": "step",
+        "request": t.request,
+        "from": [t.local, t.global_],
+        "to": [t.to_local, t.to_global],
+    }
+
+
+def invariant_json(net: PetriNet, inv: Invariant) -> dict[str, Any]:
+    return {
+        "aux": list(inv.aux),
+        "initial_aux": dict(inv.initial_aux),
+        "formula": formula_json(inv.formula),
+        "updates": [
+            {
+                "transition": transition_json(net.transitions[ti]),
+                "assign": {name: term_json(term) for name, term in assign},
+            }
+            for ti, assign in inv.updates
+            if assign
+        ],
+    }
+
+
+def proof_evidence(net: PetriNet, serial_set: SerialSet, inv: Invariant) -> dict[str, Any]:
+    """`{"serial_set": ..., "invariant": ...}` in the key order of the contract."""
+    return {
+        "serial_set": serial_set_to_json(serial_set),
+        "invariant": invariant_json(net, inv),
+    }

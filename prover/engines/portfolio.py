@@ -1,0 +1,148 @@
+"""The proof portfolio: run the proof engines under one time budget, self-check every
+invariant with z3 (initiation, consecution on every transition of the full net,
+refutation), and return the `proof` evidence of the first one that passes.
+
+Never claims anything it has not checked itself; the pipeline then runs the trusted
+checker (cvc5) on the certificate. On failure `attempt_proof` says which engines ran and
+how far each got; `find_proof` is the short form returning None.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from prover.certificate.proof import proof_evidence
+from prover.ns import NetworkSystem
+from prover.petri.build import build_interleaving_net
+from prover.petri.net import PetriNet
+from prover.serial.automaton import build_serial_automaton
+from prover.serial.parikh import SerialSet, compute_serial_set
+from prover.smt.formula import size
+from prover.smt.invariant import Invariant, self_check
+from prover.target import Target
+
+
+class _HasNS(Protocol):
+    @property
+    def ns(self) -> NetworkSystem: ...
+
+
+@dataclass(frozen=True)
+class EngineAttempt:
+    engine: str
+    proved: bool
+    seconds: float
+    detail: str
+
+
+@dataclass(frozen=True)
+class ProofOutcome:
+    """`proof` is the certificate's `proof` member (JSON-ready, deterministic)."""
+
+    proof: dict[str, Any]
+    engine: str
+    stats: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ProofAttempt:
+    outcome: ProofOutcome | None
+    attempts: tuple[EngineAttempt, ...]
+
+    @property
+    def reason(self) -> str:
+        if self.outcome is not None:
+            return ""
+        if not self.attempts:
+            return "no proof engine ran (budget exhausted before start)"
+        return "; ".join(f"{a.engine}: {a.detail} ({a.seconds:.2f} s)" for a in self.attempts)
+
+
+def build_target(net: PetriNet, serial_set: SerialSet) -> Target:
+    from prover import target as target_module
+
+    builder = getattr(target_module, "build_target", None)
+    if builder is None:  # pragma: no cover - until the target construction lands
+        raise NotImplementedError("prover.target.build_target is not available yet")
+    result: Target = builder(net, serial_set)
+    return result
+
+
+def attempt_proof(
+    model: _HasNS | NetworkSystem,
+    *,
+    budget_s: float,
+    net: PetriNet | None = None,
+    serial_set: SerialSet | None = None,
+    target: Target | None = None,
+) -> ProofAttempt:
+    start = time.monotonic()
+    deadline = start + max(0.0, budget_s)
+    ns = model if isinstance(model, NetworkSystem) else model.ns
+    if net is None:
+        net = build_interleaving_net(ns)
+    if serial_set is None:
+        serial_set = compute_serial_set(build_serial_automaton(ns).reachable())
+    if target is None:
+        target = build_target(net, serial_set)
+    attempts: list[EngineAttempt] = []
+
+    from prover.engines.state_equation import prove_state_equation
+
+    t0 = time.monotonic()
+    se = prove_state_equation(net, target, deadline=deadline)
+    if se.invariant is None:
+        attempts.append(EngineAttempt("state-equation", False, time.monotonic() - t0, se.reason))
+    else:
+        outcome = _finish(
+            net, serial_set, target, se.invariant, "state-equation",
+            {
+                "iterations": se.stats.iterations,
+                "traps": se.stats.traps,
+                "topological": se.stats.topological,
+                "connectivity": se.stats.connectivity,
+                "live_transitions": se.stats.live_transitions,
+            },
+            deadline,
+        )
+        if isinstance(outcome, ProofOutcome):
+            return ProofAttempt(outcome, tuple(attempts))
+        attempts.append(EngineAttempt("state-equation", False, time.monotonic() - t0, outcome))
+    return ProofAttempt(None, tuple(attempts))
+
+
+def find_proof(
+    model: _HasNS | NetworkSystem,
+    *,
+    budget_s: float,
+    net: PetriNet | None = None,
+    serial_set: SerialSet | None = None,
+    target: Target | None = None,
+) -> ProofOutcome | None:
+    """The `proof` evidence of a self-checked invariant, or None ("unknown")."""
+    return attempt_proof(
+        model, budget_s=budget_s, net=net, serial_set=serial_set, target=target
+    ).outcome
+
+
+def _finish(
+    net: PetriNet,
+    serial_set: SerialSet,
+    target: Target,
+    inv: Invariant,
+    engine: str,
+    stats: dict[str, Any],
+    deadline: float,
+) -> ProofOutcome | str:
+    remaining_ms = int(max(0.0, deadline - time.monotonic()) * 1000)
+    check = self_check(net, inv, target, timeout_ms=max(1000, remaining_ms))
+    if not check.ok:
+        # A failed self-check is a bug in an engine, never a result.
+        return f"invariant failed its z3 self-check: {check.failed}"
+    full = dict(stats)
+    full["aux"] = len(inv.aux)
+    full["formula_size"] = size(inv.formula)
+    full["self_check_s"] = round(check.seconds, 3)
+    return ProofOutcome(proof_evidence(net, serial_set, inv), engine, full)

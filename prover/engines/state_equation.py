@@ -1,0 +1,417 @@
+"""State equation with trap, topological and connectivity refinement (CEGAR).
+
+The invariant, over place counters M and one auxiliary counter x_t per *live* transition
+(witness update x_t' = x_t + 1, initial value 0):
+
+    SE:     M(p) = M0(p) + Σ_t C(p,t)·x_t  for every place p,   x_t ≥ 0
+    traps:  Σ_{p∈Q} M(p) ≥ 1                 (Q a trap of the live net, initially marked)
+    topo:   x_t ≥ 1 ⇒ Σ_{u≠t, C(p,u)>0} x_u ≥ 1   (p an input of t not marked enough at M0)
+    conn:   the global places form a one-token state machine; the fired global moves form
+            a walk from the initial global (visited flags v_g, first-visit ranks d_g):
+              M(G g) ≤ v_g,  0 ≤ v_g ≤ 1,  x_t ≥ 1 ⇒ v_src = 1 ∧ v_tgt = 1,
+              v_g = 1 ⇒ ∨_{t: g'→g, g'≠g} (x_t ≥ 1 ∧ d_g' < d_g)   (g not initial)
+            updates on a move g→g': v_g' := 1, d_g' := ite(v_g' = 1, d_g', d_g + 1).
+
+Transitions that are structurally dead (an input place that no firing sequence can ever
+mark, by the usual forward fixpoint) get no counter: x_t is 0, so the SE rows of dead
+places read M(p) = 0 and every dead transition is disabled under the invariant, which
+keeps consecution valid on the *full* net.
+
+Each conjunct is inductive on its own given SE (standard arguments, recalled in the
+comments of the builders), so the conjunction is inductive for every transition of the
+full net with the updates above. The refinement loop asks z3 for a marking satisfying
+the invariant and the target; on a solution it adds the first applicable refinement
+(trap, then topological, then connectivity) and repeats; when the query is unsat the
+invariant refutes the target.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from dataclasses import dataclass, field
+
+import z3
+
+from prover.petri.net import PetriNet, Place
+from prover.smt.formula import (
+    FALSE,
+    Aux,
+    Formula,
+    PlaceVar,
+    Term,
+    cmp,
+    conj,
+    const,
+    disj,
+    implies,
+    linear,
+)
+from prover.smt.invariant import Invariant
+from prover.target import Target, target_to_z3
+
+
+@dataclass(frozen=True)
+class SEStats:
+    iterations: int = 0
+    traps: int = 0
+    topological: int = 0
+    connectivity: bool = False
+    live_transitions: int = 0
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class SEResult:
+    invariant: Invariant | None
+    stats: SEStats
+    reason: str = ""
+
+
+# ---------------------------------------------------------------- structure
+
+
+def live_structure(net: PetriNet) -> tuple[frozenset[int], tuple[int, ...]]:
+    """(places that may ever be marked, live transitions) by the forward fixpoint: a
+    transition is live when all its input places may be marked."""
+    markable = {i for i, w in net.initial if w > 0}
+    live: set[int] = set()
+    changed = True
+    while changed:
+        changed = False
+        for ti, t in enumerate(net.transitions):
+            if ti in live:
+                continue
+            if all(p in markable for p, _ in t.pre):
+                live.add(ti)
+                changed = True
+                for p, w in t.post:
+                    if w > 0:
+                        markable.add(p)
+    return frozenset(markable), tuple(sorted(live))
+
+
+def _incidence(net: PetriNet) -> list[dict[int, int]]:
+    """Per place: transition index -> C(p, t) (non-zero only)."""
+    rows: list[dict[int, int]] = [{} for _ in net.places]
+    for ti, t in enumerate(net.transitions):
+        for p, w in t.pre:
+            rows[p][ti] = rows[p].get(ti, 0) - w
+        for p, w in t.post:
+            rows[p][ti] = rows[p].get(ti, 0) + w
+    for r in rows:
+        for k in [k for k, v in r.items() if v == 0]:
+            del r[k]
+    return rows
+
+
+def _global_moves(net: PetriNet) -> dict[int, tuple[int, int]] | None:
+    """For nets whose global places form a one-token state machine: transition index ->
+    (source global place, target global place) for every transition touching a global
+    place. None if the structure does not hold."""
+    glob = {i for i, p in enumerate(net.places) if p.kind == "global"}
+    if sum(w for i, w in net.initial if i in glob) != 1:
+        return None
+    moves: dict[int, tuple[int, int]] = {}
+    for ti, t in enumerate(net.transitions):
+        ins = [(p, w) for p, w in t.pre if p in glob]
+        outs = [(p, w) for p, w in t.post if p in glob]
+        if not ins and not outs:
+            continue
+        if len(ins) != 1 or len(outs) != 1 or ins[0][1] != 1 or outs[0][1] != 1:
+            return None
+        moves[ti] = (ins[0][0], outs[0][0])
+    return moves
+
+
+# ---------------------------------------------------------------- the engine
+
+
+@dataclass
+class _Builder:
+    net: PetriNet
+    live: tuple[int, ...]
+    markable: frozenset[int]
+    m: dict[int, z3.ArithRef] = field(default_factory=dict)
+    x: dict[int, z3.ArithRef] = field(default_factory=dict)
+    lemmas: list[Formula] = field(default_factory=list)
+    z3_lemmas: list[z3.BoolRef] = field(default_factory=list)
+    aux_names: dict[int, str] = field(default_factory=dict)
+
+    def xterm(self, ti: int) -> Term:
+        return Aux(self.aux_names[ti])
+
+    def place_term(self, pi: int) -> Term:
+        return PlaceVar(self.net.places[pi])
+
+
+def prove_state_equation(
+    net: PetriNet, target: Target, *, deadline: float, max_iterations: int = 400
+) -> SEResult:
+    start = time.monotonic()
+    markable, live = live_structure(net)
+    live_set = set(live)
+    rows = _incidence(net)
+    m0 = net.initial_vector()
+    b = _Builder(net, live, markable)
+    for ti in live:
+        b.aux_names[ti] = f"x{ti}"
+    b.m = {i: z3.Int(f"m{i}") for i in range(len(net.places))}
+    b.x = {ti: z3.Int(f"x{ti}") for ti in live}
+    xv = b.x
+    mv = b.m
+
+    solver = z3.Solver()
+    solver.add([v >= 0 for v in mv.values()])
+    # SE rows (AST and z3)
+    se_ast: list[Formula] = []
+    for pi in range(len(net.places)):
+        items = [(c, ti) for ti, c in sorted(rows[pi].items()) if ti in live_set]
+        rhs = linear([(c, b.xterm(ti)) for c, ti in items], m0[pi])
+        se_ast.append(cmp("=", b.place_term(pi), rhs))
+        solver.add(mv[pi] == m0[pi] + z3.Sum([z3.IntVal(0)] + [c * xv[ti] for c, ti in items]))
+    for ti in live:
+        se_ast.append(cmp(">=", b.xterm(ti), const(0)))
+        solver.add(xv[ti] >= 0)
+    solver.add(target_to_z3(target, mv, prefix="tk"))
+
+    moves = _global_moves(net)
+    traps = 0
+    topo_added: set[tuple[int, int]] = set()
+    conn_lemmas: list[Formula] = []
+    conn_aux: list[str] = []
+    conn_updates: dict[int, list[tuple[str, Term]]] = {}
+    iterations = 0
+    reason = ""
+    proved = False
+    while iterations < max_iterations:
+        iterations += 1
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            reason = f"budget exhausted after {iterations - 1} refinements"
+            break
+        solver.set("timeout", max(1, int(remaining * 1000)))
+        r = solver.check()
+        if r == z3.unsat:
+            proved = True
+            break
+        if r != z3.sat:
+            reason = f"z3 answered {r} after {iterations - 1} refinements"
+            break
+        model = solver.model()
+        mval = [model.eval(mv[i], model_completion=True).as_long() for i in range(len(mv))]
+        xval = {ti: model.eval(xv[ti], model_completion=True).as_long() for ti in live}
+        # 1. trap
+        q = _maximal_trap(net, live, markable, {i for i, v in enumerate(mval) if v > 0})
+        if any(m0[i] > 0 for i in q):
+            traps += 1
+            qs = sorted(q)
+            b.lemmas.append(cmp(">=", linear([(1, b.place_term(i)) for i in qs]), const(1)))
+            solver.add(z3.Sum([mv[i] for i in qs]) >= 1)
+            continue
+        # 2. topological
+        new_topo = _topological_violations(net, live, rows, m0, xval, topo_added)
+        if new_topo:
+            for ti, pi in new_topo:
+                topo_added.add((ti, pi))
+                feeders = [
+                    u for u, c in sorted(rows[pi].items()) if c > 0 and u != ti and u in live_set
+                ]
+                fired = cmp(">=", b.xterm(ti), const(1))
+                if feeders:
+                    fed = cmp(">=", linear([(1, b.xterm(u)) for u in feeders]), const(1))
+                    b.lemmas.append(implies(fired, fed))
+                    solver.add(z3.Implies(xv[ti] >= 1, z3.Sum([xv[u] for u in feeders]) >= 1))
+                else:
+                    b.lemmas.append(cmp("=", b.xterm(ti), const(0)))
+                    solver.add(xv[ti] == 0)
+            continue
+        # 3. connectivity of the global walk
+        if (
+            moves is not None
+            and not conn_lemmas
+            and not _walk_connected(net, moves, live, mval, xval)
+        ):
+            conn_lemmas, conn_aux, conn_updates, conn_z3 = _connectivity(net, moves, b)
+            solver.add(conn_z3)
+            continue
+        reason = (
+            f"spurious state-equation solution with no trap, topological or connectivity "
+            f"refinement after {iterations - 1} refinements"
+        )
+        break
+    stats = SEStats(
+        iterations=iterations,
+        traps=traps,
+        topological=len(topo_added),
+        connectivity=bool(conn_lemmas),
+        live_transitions=len(live),
+        seconds=time.monotonic() - start,
+    )
+    if not proved:
+        return SEResult(None, stats, reason or f"no proof after {max_iterations} refinements")
+    aux = tuple(b.aux_names[ti] for ti in live) + tuple(conn_aux)
+    formula = conj(se_ast + b.lemmas + conn_lemmas)
+    updates: list[tuple[int, tuple[tuple[str, Term], ...]]] = []
+    for ti in live:
+        assign: list[tuple[str, Term]] = [(b.aux_names[ti], linear([(1, b.xterm(ti))], 1))]
+        assign.extend(conn_updates.get(ti, []))
+        updates.append((ti, tuple(assign)))
+    inv = Invariant(aux, tuple((a, 0) for a in aux), formula, tuple(updates))
+    return SEResult(inv, stats)
+
+
+def _maximal_trap(
+    net: PetriNet, live: tuple[int, ...], markable: frozenset[int], marked: set[int]
+) -> set[int]:
+    """The largest trap of the live net inside the markable places unmarked in the
+    solution (a union of traps is a trap, so it is unique)."""
+    q = {i for i in markable if i not in marked}
+    changed = True
+    while changed:
+        changed = False
+        for ti in live:
+            t = net.transitions[ti]
+            if any(p in q for p, _ in t.pre) and not any(p in q for p, _ in t.post):
+                for p, _ in t.pre:
+                    if p in q:
+                        q.discard(p)
+                        changed = True
+    return q
+
+
+def _topological_violations(
+    net: PetriNet,
+    live: tuple[int, ...],
+    rows: list[dict[int, int]],
+    m0: list[int],
+    xval: dict[int, int],
+    done: set[tuple[int, int]],
+) -> list[tuple[int, int]]:
+    # Inductive given SE: when t fires for the first time (x_t = 0 before), its input p
+    # holds ≥ Pre(t,p) > M0(p) tokens, and M(p) = M0(p) + Σ_{u≠t} C(p,u)·x_u, so some u
+    # with C(p,u) > 0 has x_u ≥ 1. Counters never decrease afterwards.
+    out: list[tuple[int, int]] = []
+    for ti in live:
+        if xval[ti] < 1:
+            continue
+        for pi, w in net.transitions[ti].pre:
+            if m0[pi] >= w or (ti, pi) in done:
+                continue
+            fed = sum(xval.get(u, 0) for u, c in rows[pi].items() if c > 0 and u != ti)
+            if fed == 0:
+                out.append((ti, pi))
+    return out
+
+
+def _walk_connected(
+    net: PetriNet,
+    moves: dict[int, tuple[int, int]],
+    live: tuple[int, ...],
+    mval: list[int],
+    xval: dict[int, int],
+) -> bool:
+    init = next(i for i, w in net.initial if w > 0 and net.places[i].kind == "global")
+    adj: dict[int, set[int]] = {}
+    used: list[tuple[int, int]] = []
+    for ti in live:
+        if ti in moves and xval[ti] > 0:
+            s, d = moves[ti]
+            used.append((s, d))
+            adj.setdefault(s, set()).add(d)
+            adj.setdefault(d, set()).add(s)
+    seen = {init}
+    todo = deque([init])
+    while todo:
+        s = todo.popleft()
+        for d in adj.get(s, ()):
+            if d not in seen:
+                seen.add(d)
+                todo.append(d)
+    if any(s not in seen for s, _ in used):
+        return False
+    return all(
+        mval[i] == 0 or i in seen for i, p in enumerate(net.places) if p.kind == "global"
+    )
+
+
+def _connectivity(
+    net: PetriNet, moves: dict[int, tuple[int, int]], b: _Builder
+) -> tuple[list[Formula], list[str], dict[int, list[tuple[str, Term]]], list[z3.BoolRef]]:
+    init = next(i for i, w in net.initial if w > 0 and net.places[i].kind == "global")
+    live_moves = [ti for ti in b.live if ti in moves]
+    globals_ = sorted(
+        {moves[ti][0] for ti in live_moves} | {moves[ti][1] for ti in live_moves} | {init}
+    )
+    vname = {g: f"v{g}" for g in globals_ if g != init}
+    dname = {g: f"d{g}" for g in globals_ if g != init}
+    vz = {g: z3.Int(n) for g, n in vname.items()}
+    dz = {g: z3.Int(n) for g, n in dname.items()}
+
+    def v_t(g: int) -> Term:
+        return const(1) if g == init else Aux(vname[g])
+
+    def d_t(g: int) -> Term:
+        return const(0) if g == init else Aux(dname[g])
+
+    def v_z(g: int) -> z3.ArithRef:
+        return z3.IntVal(1) if g == init else vz[g]
+
+    def d_z(g: int) -> z3.ArithRef:
+        return z3.IntVal(0) if g == init else dz[g]
+
+    lem: list[Formula] = []
+    zl: list[z3.BoolRef] = []
+    for g in globals_:
+        if g == init:
+            continue
+        lem.append(cmp(">=", v_t(g), const(0)))
+        lem.append(cmp("<=", v_t(g), const(1)))
+        lem.append(cmp("<=", b.place_term(g), v_t(g)))
+        zl += [vz[g] >= 0, vz[g] <= 1, b.m[g] <= vz[g]]
+    for ti in live_moves:
+        s, d = moves[ti]
+        fired = cmp(">=", b.xterm(ti), const(1))
+        seen = [cmp("=", v_t(g), const(1)) for g in sorted({s, d}) if g != init]
+        if seen:
+            lem.append(implies(fired, conj(seen)))
+            zl.append(z3.Implies(b.x[ti] >= 1, z3.And([v_z(g) == 1 for g in sorted({s, d})])))
+    for g in globals_:
+        if g == init:
+            continue
+        preds = [ti for ti in live_moves if moves[ti][1] == g and moves[ti][0] != g]
+        options = [
+            conj([cmp(">=", b.xterm(ti), const(1)), cmp("<", d_t(moves[ti][0]), d_t(g))])
+            for ti in preds
+        ]
+        lem.append(implies(cmp("=", v_t(g), const(1)), disj(options) if options else FALSE))
+        zl.append(
+            z3.Implies(
+                vz[g] == 1,
+                z3.Or([z3.And(b.x[ti] >= 1, d_z(moves[ti][0]) < dz[g]) for ti in preds]),
+            )
+        )
+    updates: dict[int, list[tuple[str, Term]]] = {}
+    for ti in live_moves:
+        s, d = moves[ti]
+        if d == s or d == init:
+            continue
+        updates[ti] = [
+            (vname[d], const(1)),
+            (
+                dname[d],
+                _ite_visited(v_t(d), d_t(d), linear([(1, d_t(s))], 1)),
+            ),
+        ]
+    aux = [vname[g] for g in globals_ if g != init] + [dname[g] for g in globals_ if g != init]
+    return lem, aux, updates, zl
+
+
+def _ite_visited(v: Term, keep: Term, new: Term) -> Term:
+    from prover.smt.formula import Ite
+
+    return Ite(cmp("=", v, const(1)), keep, new)
+
+
+def place_of(net: PetriNet, i: int) -> Place:
+    return net.places[i]
