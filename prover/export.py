@@ -137,9 +137,9 @@ def ns_to_dot(ns: NetworkSystem, name: str = "model") -> str:
     for k, r in enumerate(ns.requests):
         out.append(f"  q{k} [shape=box, label={dot_string(r.request)}];")
         out.append(f"  q{k} -> l{locals_[r.local]} [style=dashed];")
-    for k, r in enumerate(ns.responses):
-        out.append(f"  a{k} [shape=plaintext, label={dot_string(r.response)}];")
-        out.append(f"  l{locals_[r.local]} -> a{k} [style=dashed];")
+    for k, a in enumerate(ns.responses):
+        out.append(f"  a{k} [shape=plaintext, label={dot_string(a.response)}];")
+        out.append(f"  l{locals_[a.local]} -> a{k} [style=dashed];")
     for t in ns.transitions:
         label = dot_string(f"{t.from_global} -> {t.to_global}")
         out.append(f"  l{locals_[t.from_local]} -> l{locals_[t.to_local]} [label={label}];")
