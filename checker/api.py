@@ -1,0 +1,137 @@
+"""`check_certificate`: the one entry point of the trusted checker."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from checker import certificate
+from checker.certificate import Limits
+from checker.errors import CheckerError, Invalid, LimitError
+from checker.model import load_model
+from checker.obligations import Model, check_structure, counterexample, make_model, proof
+
+EXIT_CODES = {"valid": 0, "invalid": 1, "unusable": 2, "undecided": 3}
+
+
+@dataclass(frozen=True)
+class ObligationResult:
+    name: str
+    result: str  # "ok" | "failed" | "undecided" | "error"
+    seconds: float
+    detail: str
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    status: str  # "valid" | "invalid" | "undecided" | "unusable"
+    code: str | None  # stable error code (docs/certificates.md), None when valid
+    message: str  # the first failure, or a one-line summary when valid
+    obligations: tuple[ObligationResult, ...]
+    verdict: str | None  # the verdict the certificate claims (if it could be read)
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_CODES[self.status]
+
+
+def check_certificate(
+    cert: dict[str, Any] | str | bytes,
+    *,
+    model_text: str | bytes | None = None,
+    timeout_s: float = 30.0,
+    limits: Limits | None = None,
+) -> CheckResult:
+    """Check a certificate; never raises. `model_text`: the model file, whose SHA-256 must
+    equal the embedded one."""
+    limits = limits or Limits()
+    done: list[ObligationResult] = []
+    verdict: str | None = None
+    try:
+        for name, thunk in _obligations(cert, model_text, timeout_s, limits):
+            start = time.perf_counter()
+            try:
+                detail = thunk()
+            except CheckerError as exc:
+                result = {"invalid": "failed", "undecided": "undecided"}.get(exc.status, "error")
+                done.append(ObligationResult(name, result, time.perf_counter() - start, str(exc)))
+                raise
+            done.append(ObligationResult(name, "ok", time.perf_counter() - start, detail))
+            if name == "certificate":
+                verdict = detail
+    except CheckerError as exc:
+        where = done[-1].name if done else "checker"
+        return CheckResult(exc.status, exc.code, f"{where}: {exc}", tuple(done), verdict)
+    except Exception as exc:  # outside any obligation: still never a traceback
+        msg = f"internal error {type(exc).__name__}: {exc}"
+        return CheckResult("unusable", "E-INTERNAL", msg, tuple(done), verdict)
+    total = sum(o.seconds for o in done)
+    summary = f"{len(done)} obligations discharged in {total:.2f} s"
+    return CheckResult("valid", None, summary, tuple(done), verdict)
+
+
+def _obligations(
+    cert: dict[str, Any] | str | bytes, model_text: str | bytes | None, timeout_s: float,
+    limits: Limits,
+) -> Iterator[tuple[str, Callable[[], str]]]:  # fmt: skip
+    state: dict[str, Any] = {}
+
+    def read() -> str:
+        data = certificate.parse(cert, limits)
+        check_structure(data, limits)
+        state["cert"] = data
+        return str(data["verdict"])
+
+    def model_hash() -> str:
+        m = state["cert"]["model"]
+        try:
+            digest = hashlib.sha256(m["source"].encode("utf-8")).hexdigest()
+        except UnicodeEncodeError:
+            raise Invalid("model.source is not valid Unicode", code="E-HASH") from None
+        if digest != m["sha256"]:
+            raise Invalid(f"model.sha256 is {m['sha256']}, the source hashes to {digest}",
+                          code="E-HASH")  # fmt: skip
+        if model_text is not None:
+            raw = model_text.encode("utf-8") if isinstance(model_text, str) else model_text
+            if hashlib.sha256(raw).hexdigest() != digest:
+                raise Invalid("the model file differs from the embedded model", code="E-MODEL-FILE")
+        return digest
+
+    def build() -> str:
+        m = state["cert"]["model"]
+        model = make_model(load_model(m["kind"], m["source"]))
+        state["model"] = model
+        return f"{len(model.net.places)} places, {len(model.net.transitions)} transitions, " \
+            f"{len(model.aut.edges)} serial edges"
+
+    yield "certificate", _guard(read)
+    yield "model-hash", _guard(model_hash)
+    yield "model", _guard(build)
+    model: Model = state["model"]
+    data = state["cert"]
+    if "counterexample" in data:
+        steps = counterexample(model, data["counterexample"])
+    else:
+        steps = proof(model, data["proof"], timeout_s)
+    for name, thunk in steps:
+        yield name, _guard(thunk)
+
+
+def _guard(thunk: Callable[[], str]) -> Callable[[], str]:
+    """Turn every failure into a CheckerError: fail closed, never a traceback."""
+
+    def run() -> str:
+        try:
+            return thunk()
+        except CheckerError:
+            raise
+        except (RecursionError, MemoryError) as exc:
+            raise LimitError(f"resource limit: {type(exc).__name__}") from None
+        except Exception as exc:  # a checker bug must still reject, never accept
+            raise CheckerError(f"internal error {type(exc).__name__}: {exc}",
+                               code="E-INTERNAL") from None  # fmt: skip
+
+    return run

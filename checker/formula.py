@@ -1,0 +1,195 @@
+"""Invariant formulas: resolution of names, exact evaluation, translation to pySMT / cvc5.
+
+A formula is walked as data (never evaluated as code). Translation goes through one
+walker with two back ends: exact Python integers (initiation) and pySMT terms
+(solver queries). Only cvc5 is used: pySMT's `constants` module imports z3 when it
+can, so z3 is blocked while pySMT is first imported (the checker must never load it).
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from checker.errors import LimitError, SchemaError, Undecided
+from checker.net import Place
+
+
+class _BlockZ3(importlib.abc.MetaPathFinder):
+    def find_spec(self, name: str, path: Any, target: Any = None) -> None:
+        if name == "z3" or name.startswith("z3."):
+            raise ImportError("the certificate checker never loads z3")
+        return None
+
+
+_blocker = _BlockZ3()
+sys.meta_path.insert(0, _blocker)
+try:
+    from pysmt.environment import Environment
+    from pysmt.exceptions import SolverReturnedUnknownResultError
+    from pysmt.fnode import FNode
+    from pysmt.logics import QF_LIA
+    from pysmt.solvers.cvcfive import CVC5Solver
+    from pysmt.typing import INT
+finally:
+    sys.meta_path.remove(_blocker)
+
+Json = Any
+Resolve = Callable[[Json], Place]  # place JSON -> net place, raises Invalid(E-NAME)
+
+
+def check_shape(inv: Json, declared: Sequence[str], max_nodes: int, max_vars: int) -> None:
+    """Declared aux only, initial values for exactly the declared ones, size limits."""
+    if len(declared) > max_vars:
+        raise LimitError(f"{len(declared)} auxiliary variables, limit {max_vars}")
+    if set(inv["initial_aux"]) != set(declared):
+        raise SchemaError("initial_aux must give a value to exactly the declared aux variables")
+    nodes, todo = 0, [inv["formula"], [u["assign"] for u in inv["updates"]]]
+    while todo:
+        node = todo.pop()
+        nodes += 1
+        if nodes > max_nodes:
+            raise LimitError(f"invariant has more than {max_nodes} nodes")
+        if isinstance(node, dict):
+            if "aux" in node and isinstance(node["aux"], str) and node["aux"] not in declared:
+                raise SchemaError(f"aux variable {node['aux']!r} is not declared")
+            if "place" not in node:  # place objects are names, not sub-formulas
+                todo.extend(node.values())
+        elif isinstance(node, list):
+            todo.extend(node)
+    for u in inv["updates"]:
+        for name in u["assign"]:
+            if name not in declared:
+                raise SchemaError(f"update assigns undeclared aux variable {name!r}")
+
+
+class Backend:
+    """Exact evaluation over Python integers and booleans."""
+
+    def const(self, n: int) -> Any:
+        return n
+
+    def lin(self, terms: list[tuple[int, Any]]) -> Any:
+        return sum(c * t for c, t in terms)
+
+    def ite(self, c: Any, a: Any, b: Any) -> Any:
+        return a if c else b
+
+    def boolean(self, v: bool) -> Any:
+        return v
+
+    def conj(self, xs: list[Any]) -> Any:
+        return all(xs)
+
+    def disj(self, xs: list[Any]) -> Any:
+        return any(xs)
+
+    def neg(self, x: Any) -> Any:
+        return not x
+
+    def cmp(self, op: str, a: Any, b: Any) -> Any:
+        return {"<=": a <= b, "<": a < b, "=": a == b, ">=": a >= b, ">": a > b}[op]
+
+
+class Smt(Backend):
+    """pySMT terms in a private environment (never the global one, never its factory)."""
+
+    def __init__(self) -> None:
+        self.env = Environment()
+        self.m = self.env.formula_manager
+
+    def var(self, name: str) -> FNode:
+        return self.m.Symbol(name, INT)
+
+    def const(self, n: int) -> FNode:
+        return self.m.Int(n)
+
+    def lin(self, terms: list[tuple[int, Any]]) -> FNode:
+        parts = [t if c == 1 else self.m.Times(self.m.Int(c), t) for c, t in terms if c != 0]
+        return self.m.Plus(parts) if parts else self.m.Int(0)
+
+    def ite(self, c: Any, a: Any, b: Any) -> FNode:
+        return self.m.Ite(c, a, b)
+
+    def boolean(self, v: bool) -> FNode:
+        return self.m.Bool(v)
+
+    def conj(self, xs: list[Any]) -> FNode:
+        return self.m.And(xs)
+
+    def disj(self, xs: list[Any]) -> FNode:
+        return self.m.Or(xs)
+
+    def neg(self, x: Any) -> FNode:
+        return self.m.Not(x)
+
+    def cmp(self, op: str, a: Any, b: Any) -> FNode:
+        m = self.m
+        return {"<=": m.LE, "<": m.LT, "=": m.Equals, ">=": m.GE, ">": m.GT}[op](a, b)
+
+
+class Translator:
+    """FORMULA / TERM JSON → back-end values. Depth is bounded by the JSON depth limit."""
+
+    def __init__(
+        self, be: Backend, places: Callable[[Place], Any], aux: Mapping[str, Any], resolve: Resolve
+    ) -> None:
+        self.be, self.places, self.aux, self.resolve = be, places, aux, resolve
+
+    def term(self, t: Json) -> Any:
+        be = self.be
+        if "const" in t:
+            return be.const(t["const"])
+        if "aux" in t:
+            return self.aux[t["aux"]]
+        if "place" in t:
+            return self.places(self.resolve(t["place"]))
+        if "sum" in t:
+            return be.lin([(c, self.term(s)) for c, s in t["sum"]])
+        c, a, b = t["ite"]
+        return be.ite(self.form(c), self.term(a), self.term(b))
+
+    def form(self, f: Json) -> Any:
+        be = self.be
+        if isinstance(f, bool):
+            return be.boolean(f)
+        if "and" in f:
+            return be.conj([self.form(g) for g in f["and"]])
+        if "or" in f:
+            return be.disj([self.form(g) for g in f["or"]])
+        if "not" in f:
+            return be.neg(self.form(f["not"]))
+        return be.cmp(f["cmp"], self.term(f["lhs"]), self.term(f["rhs"]))
+
+
+class Query:
+    """One cvc5 solver, QF_LIA, with a per-query time limit; push/pop per obligation."""
+
+    def __init__(self, smt: Smt, timeout_s: float) -> None:
+        self.smt = smt
+        self.solver = CVC5Solver(smt.env, QF_LIA)
+        self.solver.cvc5.setOption("tlimit-per", str(max(1, int(timeout_s * 1000))))
+
+    def add(self, f: FNode) -> None:
+        self.solver.add_assertion(f)
+
+    def unsat(self, f: FNode, shown: Mapping[str, FNode]) -> str | None:
+        """None when `f` (with the assertions) is unsat; else the counter-model as text.
+        unknown/timeout/solver error raises Undecided: only unsat discharges."""
+        self.solver.push()
+        try:
+            self.solver.add_assertion(f)
+            try:
+                sat = self.solver.solve()
+            except SolverReturnedUnknownResultError:
+                raise Undecided("cvc5 answered unknown (timeout or incompleteness)") from None
+            except Exception as exc:  # a solver failure is never a proof
+                raise Undecided(f"cvc5 failed: {exc}") from None
+            if not sat:
+                return None
+            values = [(k, self.solver.get_value(v).constant_value()) for k, v in shown.items()]
+            return ", ".join(f"{k}={v}" for k, v in values if v != 0) or "all variables 0"
+        finally:
+            self.solver.pop()

@@ -1,0 +1,74 @@
+"""The interleaving Petri net of an NS (ser-reference §4.2), rebuilt by the checker.
+
+Places are tuples: ("global", g), ("local", request, l), ("response", request, v).
+Transition keys: ("spawn", r, l), ("respond", r, l, v), ("step", r, l, g, l2, g2).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from checker.model import NS
+
+Place = tuple[str, ...]
+TKey = tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Transition:
+    key: TKey
+    pre: tuple[tuple[Place, int], ...]
+    post: tuple[tuple[Place, int], ...]
+
+
+@dataclass(frozen=True)
+class Net:
+    initial: Place
+    places: tuple[Place, ...]
+    transitions: tuple[Transition, ...]
+    request_names: tuple[str, ...]
+
+    def by_key(self) -> dict[TKey, Transition]:
+        return {t.key: t for t in self.transitions}
+
+
+def _bag(*places: Place) -> tuple[tuple[Place, int], ...]:
+    counts: dict[Place, int] = {}
+    for p in places:
+        counts[p] = counts.get(p, 0) + 1
+    return tuple(counts.items())
+
+
+def build_net(ns: NS) -> Net:
+    names = tuple(dict.fromkeys(r for r, _ in ns.requests))
+    ts: dict[TKey, Transition] = {}  # identical transitions are merged
+    for r, l in ns.requests:
+        ts.setdefault(("spawn", r, l), Transition(("spawn", r, l), (), _bag(("local", r, l))))
+    # respond and step exist for every request name, reachable or not (§4.2, C7)
+    for r in names:
+        for l, v in ns.responses:
+            key = ("respond", r, l, v)
+            ts.setdefault(key, Transition(key, _bag(("local", r, l)), _bag(("response", r, v))))
+    for r in names:
+        for l, g, l2, g2 in ns.transitions:
+            key = ("step", r, l, g, l2, g2)
+            pre = _bag(("local", r, l), ("global", g))
+            ts.setdefault(key, Transition(key, pre, _bag(("local", r, l2), ("global", g2))))
+    places: dict[Place, None] = {("global", ns.initial): None}
+    for t in ts.values():
+        for p, _ in t.pre + t.post:
+            places[p] = None
+    return Net(("global", ns.initial), tuple(places), tuple(ts.values()), names)
+
+
+def transition_text(key: TKey) -> str:
+    """Human-readable name of a transition for reports."""
+    if key[0] == "spawn":
+        return f"spawn {key[1]} at {key[2]}"
+    if key[0] == "respond":
+        return f"respond {key[1]} at {key[2]} with {key[3]}"
+    return f"step {key[1]} ({key[2]}, {key[3]}) -> ({key[4]}, {key[5]})"
+
+
+def place_text(p: Place) -> str:
+    return f"{p[0].capitalize()}({', '.join(p[1:])})"

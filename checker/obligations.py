@@ -1,0 +1,425 @@
+"""The obligations the checker generates itself, from its own NS, net and automaton.
+
+Each obligation is a (name, thunk) pair; a thunk returns a short detail on success and
+raises a CheckerError (Invalid with a stable code, or Undecided) on failure. The thunks
+of one certificate run in order and share state through closures.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from fractions import Fraction
+from math import lcm
+from typing import Any
+
+from checker.certificate import Limits
+from checker.errors import Invalid, LimitError, SchemaError
+from checker.formula import Backend, Query, Smt, Translator, check_shape
+from checker.model import NS
+from checker.net import Net, Place, TKey, build_net, place_text, transition_text
+from checker.serial import Edge, Serial, build_serial, is_serial
+
+Json = Any
+Thunk = Callable[[], str]
+Vector = dict[tuple[str, str], int]
+
+
+@dataclass(frozen=True)
+class Model:
+    ns: NS
+    net: Net
+    aut: Serial
+    locals_: frozenset[str]
+    globals_: frozenset[str]
+    requests: frozenset[str]
+    responses: frozenset[str]
+
+
+def make_model(ns: NS) -> Model:
+    locs = {l for _, l in ns.requests} | {l for l, _ in ns.responses}
+    locs |= {l for t in ns.transitions for l in (t[0], t[2])}
+    globs = {ns.initial} | {g for t in ns.transitions for g in (t[1], t[3])}
+    return Model(
+        ns, build_net(ns), build_serial(ns), frozenset(locs), frozenset(globs),
+        frozenset(r for r, _ in ns.requests), frozenset(v for _, v in ns.responses),
+    )  # fmt: skip
+
+
+def invalid(code: str, message: str) -> Invalid:
+    return Invalid(message, code=code)
+
+
+def _known(kind: str, name: str, pool: frozenset[str], where: str) -> None:
+    if name not in pool:
+        raise invalid("E-NAME", f"{where}: unknown {kind} {name!r}")
+
+
+def vector(entries: list[Json], where: str) -> Vector:
+    """Sparse vector; the format demands strictly sorted (request, response) pairs."""
+    keys = [(e["request"], e["response"]) for e in entries]
+    if any(a >= b for a, b in zip(keys, keys[1:], strict=False)):
+        raise SchemaError(f"{where}: entries not sorted by (request, response) or repeated")
+    return {k: e["count"] for k, e in zip(keys, entries, strict=True)}
+
+
+def check_structure(cert: Json, limits: Limits) -> None:
+    """Rules of docs/certificates.md that the JSON Schema cannot express."""
+    if "counterexample" in cert:
+        ce = cert["counterexample"]
+        if len(ce["events"]) > limits.max_events:
+            raise LimitError(f"{len(ce['events'])} events, limit {limits.max_events}")
+        vector(ce["completed"], "completed")
+        return
+    proof = cert["proof"]
+    for i, comp in enumerate(proof["serial_set"]["components"]):
+        vector(comp["base"], f"component {i} base")
+        for j, p in enumerate(comp["periods"]):
+            vector(p, f"component {i} period {j}")
+        if len(comp["circulations"]) != len(comp["periods"]):
+            raise SchemaError(f"component {i}: one circulation per period required")
+        for part in [comp["walk"], *comp["circulations"]]:
+            edges = [tuple(e["edge"]) for e in part["edges"]]
+            if len(set(edges)) != len(edges):
+                raise SchemaError(f"component {i}: an edge is listed twice")
+    inv = proof["invariant"]
+    check_shape(inv, inv["aux"], limits.max_nodes, limits.max_vars)
+    seen = [json.dumps(u["transition"], sort_keys=True) for u in inv["updates"]]
+    if len(set(seen)) != len(seen):
+        raise SchemaError("invariant.updates: a transition is listed twice")
+
+
+# --------------------------------------------------------------------------- counterexample
+
+
+def counterexample(m: Model, ce: Json) -> Iterator[tuple[str, Thunk]]:
+    ns = m.ns
+    req_entries, resp_entries, steps = set(ns.requests), set(ns.responses), set(ns.transitions)
+    inflight: dict[int, tuple[str, str]] = {}  # instance -> (request, local)
+    done: Vector = {}
+
+    def replay() -> str:
+        used: set[int] = set()
+        glob = ns.initial
+        for i, ev in enumerate(ce["events"], 1):
+            n, where = ev["instance"], f"event {i} ({ev['event']} of instance {ev['instance']})"
+            if ev["event"] == "spawn":
+                _known("request", ev["request"], m.requests, where)
+                _known("local state", ev["local"], m.locals_, where)
+                if n in used:
+                    raise invalid("E-REPLAY", f"{where}: instance {n} was used before")
+                if (ev["request"], ev["local"]) not in req_entries:
+                    raise invalid("E-REPLAY", f"{where}: not a request entry")
+                used.add(n)
+                inflight[n] = (ev["request"], ev["local"])
+                continue
+            if ev["event"] == "step":
+                (l, g), (l2, g2) = ev["from"], ev["to"]
+                for s in (l, l2):
+                    _known("local state", s, m.locals_, where)
+                for s in (g, g2):
+                    _known("global state", s, m.globals_, where)
+            else:
+                l = ev["local"]
+                _known("local state", l, m.locals_, where)
+                _known("response", ev["response"], m.responses, where)
+            if n not in inflight or inflight[n][1] != l:
+                raise invalid("E-REPLAY", f"{where}: instance {n} is not in flight at {l}")
+            req = inflight[n][0]
+            if ev["event"] == "step":
+                if g != glob:
+                    raise invalid("E-REPLAY", f"{where}: the global state is {glob}, not {g}")
+                if (l, g, l2, g2) not in steps:
+                    raise invalid("E-REPLAY", f"{where}: not an NS transition")
+                inflight[n], glob = (req, l2), g2
+            else:
+                if (l, ev["response"]) not in resp_entries:
+                    raise invalid("E-REPLAY", f"{where}: not a response entry")
+                del inflight[n]
+                done[(req, ev["response"])] = done.get((req, ev["response"]), 0) + 1
+        return f"{len(ce['events'])} events replayed"
+
+    def quiescent() -> str:
+        if inflight:
+            left = ", ".join(f"{n} at {l}" for n, (_, l) in sorted(inflight.items()))
+            raise invalid("E-QUIESCENT", f"instances still in flight: {left}")
+        return "nothing in flight"
+
+    def completed() -> str:
+        claimed = vector(ce["completed"], "completed")
+        if claimed != done:
+            raise invalid("E-COMPLETED", f"claimed {_vtext(claimed)}, replay gives {_vtext(done)}")
+        return _vtext(done)
+
+    def not_serial() -> str:
+        if is_serial(m.aut, done):
+            raise invalid("E-SERIAL", f"{_vtext(done)} is produced by a serial execution")
+        return f"no serial walk produces {_vtext(done)}"
+
+    yield "replay", replay
+    yield "quiescent", quiescent
+    yield "completed", completed
+    yield "not-serial", not_serial
+
+
+def _vtext(v: Vector) -> str:
+    return " ".join(f"{r}/{s}^{c}" for (r, s), c in sorted(v.items())) or "(empty)"
+
+
+# --------------------------------------------------------------------------- serial set
+
+
+def _pivots(rows: list[list[Fraction]]) -> list[int]:
+    """Pivot columns of the row-echelon form (their number is the exact rank)."""
+    rows = [r[:] for r in rows]
+    pivots: list[int] = []
+    for col in range(len(rows[0]) if rows else 0):
+        r = next((i for i in range(len(pivots), len(rows)) if rows[i][col] != 0), None)
+        if r is None:
+            continue
+        k = len(pivots)
+        rows[k], rows[r] = rows[r], rows[k]
+        for i in range(len(rows)):
+            if i != k and rows[i][col] != 0:
+                f = rows[i][col] / rows[k][col]
+                rows[i] = [a - f * b for a, b in zip(rows[i], rows[k], strict=True)]
+        pivots.append(col)
+    return pivots
+
+
+def _inverse(a: list[list[Fraction]]) -> list[list[Fraction]]:
+    n = len(a)
+    aug = [row[:] + [Fraction(int(i == j)) for j in range(n)] for i, row in enumerate(a)]
+    for col in range(n):
+        r = next(i for i in range(col, n) if aug[i][col] != 0)  # invertible by construction
+        aug[col], aug[r] = aug[r], aug[col]
+        aug[col] = [x / aug[col][col] for x in aug[col]]
+        for i in range(n):
+            if i != col and aug[i][col] != 0:
+                f = aug[i][col]
+                aug[i] = [x - f * y for x, y in zip(aug[i], aug[col], strict=True)]
+    return [row[n:] for row in aug]
+
+
+def _resolve_edges(m: Model, part: Json, where: str) -> dict[Edge, int]:
+    flow: dict[Edge, int] = {}
+    for e in part["edges"]:
+        g, r, v, g2 = edge = tuple(e["edge"])
+        for s in (g, g2):
+            _known("state", s, frozenset(m.aut.states), where)
+        _known("request", r, m.requests, where)
+        _known("response", v, m.responses, where)
+        if edge not in m.aut.edges:
+            raise invalid("E-WITNESS", f"{where}: {list(edge)} is not a serial-automaton edge")
+        flow[edge] = e["count"]  # type: ignore[index]
+    return flow
+
+
+def _labels(flow: dict[Edge, int]) -> Vector:
+    out: Vector = {}
+    for (_, r, v, _), c in flow.items():
+        out[(r, v)] = out.get((r, v), 0) + c
+    return out
+
+
+def _imbalance(flow: dict[Edge, int]) -> dict[str, int]:
+    """out-degree minus in-degree, per state, zeros dropped."""
+    bal: dict[str, int] = {}
+    for (g, _, _, g2), c in flow.items():
+        bal[g] = bal.get(g, 0) + c
+        bal[g2] = bal.get(g2, 0) - c
+    return {s: d for s, d in bal.items() if d != 0}
+
+
+def _components(flow: dict[Edge, int]) -> list[set[str]]:
+    """Weakly connected components of the support, by union-find."""
+    parent: dict[str, str] = {}
+
+    def find(s: str) -> str:
+        while parent.setdefault(s, s) != s:
+            s = parent[s]
+        return s
+
+    for g, _, _, g2 in flow:
+        parent[find(g)] = find(g2)
+    groups: dict[str, set[str]] = {}
+    for s in list(parent):
+        groups.setdefault(find(s), set()).add(s)
+    return list(groups.values())
+
+
+def check_component(m: Model, i: int, comp: Json) -> str:
+    where = f"component {i}"
+    keys = {(p[1], p[2]) for p in m.net.places if p[0] == "response"}
+    vecs = [vector(comp["base"], where)] + [vector(p, where) for p in comp["periods"]]
+    for k in (k for v in vecs for k in v):
+        if k not in keys:
+            raise invalid("E-NAME", f"{where}: {k[0]}/{k[1]} is not a Response place")
+    base, periods = vecs[0], vecs[1:]
+    coords = sorted(keys)
+    rows = [[Fraction(p.get(k, 0)) for k in coords] for p in periods]
+    if len(_pivots(rows)) < len(periods):
+        raise invalid("E-WITNESS", f"{where}: periods are linearly dependent")
+    init = m.aut.initial
+    end = comp["walk"]["end"]
+    _known("state", end, frozenset(m.aut.states), where)
+    walk = _resolve_edges(m, comp["walk"], f"{where} walk")
+    if _labels(walk) != base:
+        raise invalid("E-WITNESS", f"{where}: walk labels {_vtext(_labels(walk))} != base")
+    want = {} if end == init else {init: 1, end: -1}
+    if _imbalance(walk) != want:
+        raise invalid("E-WITNESS", f"{where}: walk is not balanced as a walk {init} -> {end}")
+    parts = _components(walk)
+    if walk and (len(parts) != 1 or init not in parts[0]):
+        raise invalid("E-WITNESS", f"{where}: walk support not connected to the initial state")
+    if not walk and end != init:
+        raise invalid("E-WITNESS", f"{where}: an empty walk must end at the initial state")
+    anchor = {init}.union(*parts)
+    for j, (p, circ) in enumerate(zip(periods, comp["circulations"], strict=True)):
+        flow = _resolve_edges(m, circ, f"{where} circulation {j}")
+        if _labels(flow) != p:
+            raise invalid("E-WITNESS", f"{where}: circulation {j} labels != period {j}")
+        if _imbalance(flow):
+            raise invalid("E-WITNESS", f"{where}: circulation {j} is not balanced")
+        if any(not (c & anchor) for c in _components(flow)):
+            raise invalid("E-WITNESS", f"{where}: circulation {j} does not touch the walk")
+    return f"{len(periods)} independent periods, witnesses check"
+
+
+# --------------------------------------------------------------------------- invariant
+
+
+def _place_resolver(net: Net) -> Callable[[Json], Place]:
+    places = set(net.places)
+
+    def resolve(p: Json) -> Place:
+        kind = next(iter(p))
+        place: Place = (kind, p[kind]) if kind == "global" else (kind, *p[kind])
+        if place not in places:
+            raise invalid("E-NAME", f"{place_text(place)} is not a place of the net")
+        return place
+
+    return resolve
+
+
+def _transition_key(t: Json) -> TKey:
+    if t["kind"] == "spawn":
+        return ("spawn", t["request"], t["local"])
+    if t["kind"] == "respond":
+        return ("respond", t["request"], t["local"], t["response"])
+    return ("step", t["request"], *t["from"], *t["to"])
+
+
+def proof(m: Model, pf: Json, timeout_s: float) -> Iterator[tuple[str, Thunk]]:
+    net, inv = m.net, pf["invariant"]
+    comps = pf["serial_set"]["components"]
+    resolve = _place_resolver(net)
+    updates: dict[TKey, dict[str, Json]] = {}
+    smt = Smt()
+    mvar = {p: smt.var(f"p{i}") for i, p in enumerate(net.places)}
+    xvar = {a: smt.var(f"a_{a}") for a in inv["aux"]}
+    shown = {place_text(p): v for p, v in mvar.items()} | {a: v for a, v in xvar.items()}
+    base = Translator(smt, mvar.__getitem__, xvar, resolve)
+    state: dict[str, Any] = {}
+
+    def names() -> str:
+        keys = net.by_key()
+        for u in inv["updates"]:
+            key = _transition_key(u["transition"])
+            if key not in keys:
+                raise invalid("E-NAME", f"update for {transition_text(key)}: no such transition")
+            updates[key] = u["assign"]
+        # translating once resolves every place name and gives I(M, x)
+        state["I"] = base.form(inv["formula"])
+        for assign in updates.values():
+            for t in assign.values():
+                base.term(t)
+        return f"{len(net.places)} places, {len(updates)} updates resolved"
+
+    def initiation() -> str:
+        marking = (lambda p: int(p == net.initial))
+        if not Translator(Backend(), marking, inv["initial_aux"], resolve).form(inv["formula"]):
+            raise invalid("E-INITIATION", "the invariant is false at the initial marking")
+        return "true at M0 (exact evaluation)"
+
+    def query() -> Query:
+        if "q" not in state:
+            q = Query(smt, timeout_s)
+            q.add(smt.conj([smt.cmp(">=", v, smt.const(0)) for v in mvar.values()]))
+            q.add(state["I"])
+            state["q"] = q
+        return state["q"]  # type: ignore[no-any-return]
+
+    def consecution(t_index: int) -> Thunk:
+        t = net.transitions[t_index]
+
+        def run() -> str:
+            pre, post = dict(t.pre), dict(t.post)
+            after = {
+                p: smt.lin([(1, v), (1, smt.const(post.get(p, 0) - pre.get(p, 0)))])
+                if post.get(p, 0) != pre.get(p, 0) else v
+                for p, v in mvar.items()
+            }  # fmt: skip
+            assign = updates.get(t.key, {})
+            x2 = {a: base.term(assign[a]) if a in assign else v for a, v in xvar.items()}
+            i2 = Translator(smt, after.__getitem__, x2, resolve).form(inv["formula"])
+            guard = [smt.cmp(">=", mvar[p], smt.const(c)) for p, c in pre.items()]
+            model = query().unsat(smt.conj([*guard, smt.neg(i2)]), shown)
+            if model is not None:
+                raise invalid(
+                    "E-CONSECUTION",
+                    f"{transition_text(t.key)} leaves the invariant; pre-state: {model}",
+                )
+            return "unsat"
+
+        return run
+
+    def refutation() -> str:
+        zero = [smt.cmp("=", v, smt.const(0)) for p, v in mvar.items() if p[0] == "local"]
+        resp = [p for p in net.places if p[0] == "response"]
+        outside = [_not_member(smt, mvar, resp, comps, i) for i in range(len(comps))]
+        model = query().unsat(smt.conj(zero + outside), shown)
+        if model is not None:
+            raise invalid("E-REFUTATION", f"a quiescent invariant marking lies outside S: {model}")
+        return f"unsat against {len(comps)} linear sets"
+
+    for i, comp in enumerate(comps):
+        yield f"serial-set[{i}]", (lambda i=i, comp=comp: check_component(m, i, comp))
+    yield "names", names
+    yield "initiation", initiation
+    for k, t in enumerate(net.transitions):
+        yield f"consecution: {transition_text(t.key)}", consecution(k)
+    yield "refutation", refutation
+
+
+def _not_member(smt: Smt, mvar: dict[Place, Any], resp: list[Place], comps: Json, c: int) -> Any:
+    """π(M) ∉ b + N·p1 + … + N·pk, quantifier-free (periods independent, checked before).
+
+    n = B⁻¹ (v − b)_R on k independent coordinates R; n_i = L_i / D_i with integer L_i;
+    fresh q_i, r_i: L_i = D_i q_i + r_i, 0 ≤ r_i < D_i fix q_i = ⌊L_i / D_i⌋ uniquely, so
+    membership ⟺ all r_i = 0 ∧ q ≥ 0 ∧ v − b = P q, and its negation needs no quantifier.
+    """
+    comp = comps[c]
+    coords = [(p[1], p[2]) for p in resp]
+    b = vector(comp["base"], "base")
+    periods = [vector(p, "period") for p in comp["periods"]]
+    diff = [smt.lin([(1, mvar[p]), (-b.get(k, 0), smt.const(1))]) for p, k in zip(resp, coords)]
+    if not periods:
+        return smt.disj([smt.neg(smt.cmp("=", d, smt.const(0))) for d in diff])
+    rows = [[Fraction(p.get(k, 0)) for k in coords] for p in periods]
+    pivots = _pivots(rows)
+    inv = _inverse([[rows[i][j] for i in range(len(periods))] for j in pivots])
+    cons, bad, q = [], [], []
+    for i, row in enumerate(inv):
+        d = lcm(*(x.denominator for x in row))
+        qi, ri = smt.var(f"q_{c}_{i}"), smt.var(f"r_{c}_{i}")
+        li = smt.lin([(int(x * d), diff[j]) for x, j in zip(row, pivots, strict=True)])
+        cons.append(smt.cmp("=", li, smt.lin([(d, qi), (1, ri)])))
+        cons += [smt.cmp(">=", ri, smt.const(0)), smt.cmp("<", ri, smt.const(d))]
+        bad += [smt.neg(smt.cmp("=", ri, smt.const(0))), smt.cmp("<", qi, smt.const(0))]
+        q.append(qi)
+    for j, k in enumerate(coords):
+        pq = smt.lin([(p.get(k, 0), qi) for p, qi in zip(periods, q, strict=True)])
+        bad.append(smt.neg(smt.cmp("=", diff[j], pq)))
+    return smt.conj([*cons, smt.disj(bad)])
