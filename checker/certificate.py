@@ -74,7 +74,8 @@ def parse(cert: dict[str, Any] | str | bytes, limits: Limits) -> dict[str, Any]:
         raise JsonError(f"not JSON: {exc}") from None
     _scan(data, limits)
     validate(data)
-    return data  # type: ignore[no-any-return]
+    result: dict[str, Any] = data
+    return result
 
 
 _VALIDATOR: jsonschema.Draft202012Validator | None = None

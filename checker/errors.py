@@ -1,4 +1,7 @@
-"""One root exception for the checker; every rejection carries a stable code (docs/certificates.md)."""
+"""One root exception for the checker; every rejection carries a stable code.
+
+The codes are listed in docs/certificates.md and never change meaning.
+"""
 
 from __future__ import annotations
 

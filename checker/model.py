@@ -157,7 +157,7 @@ def parse_ser(text: str) -> list[tuple[str, Expr]]:
         result: list[tuple[str, Expr]] = _Build().transform(tree)
     except lark.exceptions.UnexpectedCharacters as exc:
         raise ModelError(
-            f"line {exc.line} column {exc.column}: unexpected character {text[exc.pos_in_stream]!r}"
+            f"line {exc.line} column {exc.column}: unexpected character {exc.char!r}"
         ) from None
     except lark.exceptions.UnexpectedEOF:
         raise ModelError("unexpected end of input") from None
@@ -172,7 +172,7 @@ def parse_ser(text: str) -> list[tuple[str, Expr]]:
     return result
 
 
-# --------------------------------------------------------------------------- printer (docs/naming.md)
+# ------------------------------------------------------------------ printer (docs/naming.md)
 
 _LEVEL = {"seq": 1, "assign": 2, "||": 3, "&&": 4, "==": 5, "+": 6, "-": 6, "not": 7}
 _CHILD_MIN = {"||": (3, 4), "&&": (4, 5), "==": (6, 6), "+": (6, 7), "-": (6, 7)}

@@ -1,7 +1,7 @@
 """The interleaving Petri net of an NS (ser-reference §4.2), rebuilt by the checker.
 
-Places are tuples: ("global", g), ("local", request, l), ("response", request, v).
-Transition keys: ("spawn", r, l), ("respond", r, l, v), ("step", r, l, g, l2, g2).
+Places are tuples: ("global", g), ("local", request, loc), ("response", request, v).
+Transition keys: ("spawn", r, loc), ("respond", r, loc, v), ("step", r, loc, g, l2, g2).
 """
 
 from __future__ import annotations
@@ -42,18 +42,18 @@ def _bag(*places: Place) -> tuple[tuple[Place, int], ...]:
 def build_net(ns: NS) -> Net:
     names = tuple(dict.fromkeys(r for r, _ in ns.requests))
     ts: dict[TKey, Transition] = {}  # identical transitions are merged
-    for r, l in ns.requests:
-        ts.setdefault(("spawn", r, l), Transition(("spawn", r, l), (), _bag(("local", r, l))))
+    for r, loc in ns.requests:
+        ts.setdefault(("spawn", r, loc), Transition(("spawn", r, loc), (), _bag(("local", r, loc))))
     # respond and step exist for every request name, reachable or not (§4.2, C7)
     for r in names:
-        for l, v in ns.responses:
-            key = ("respond", r, l, v)
-            ts.setdefault(key, Transition(key, _bag(("local", r, l)), _bag(("response", r, v))))
+        for loc, v in ns.responses:
+            key: TKey = ("respond", r, loc, v)
+            ts.setdefault(key, Transition(key, _bag(("local", r, loc)), _bag(("response", r, v))))
     for r in names:
-        for l, g, l2, g2 in ns.transitions:
-            key = ("step", r, l, g, l2, g2)
-            pre = _bag(("local", r, l), ("global", g))
-            ts.setdefault(key, Transition(key, pre, _bag(("local", r, l2), ("global", g2))))
+        for loc, g, l2, g2 in ns.transitions:
+            skey: TKey = ("step", r, loc, g, l2, g2)
+            pre = _bag(("local", r, loc), ("global", g))
+            ts.setdefault(skey, Transition(skey, pre, _bag(("local", r, l2), ("global", g2))))
     places: dict[Place, None] = {("global", ns.initial): None}
     for t in ts.values():
         for p, _ in t.pre + t.post:

@@ -38,8 +38,8 @@ class Model:
 
 
 def make_model(ns: NS) -> Model:
-    locs = {l for _, l in ns.requests} | {l for l, _ in ns.responses}
-    locs |= {l for t in ns.transitions for l in (t[0], t[2])}
+    locs = {loc for _, loc in ns.requests} | {loc for loc, _ in ns.responses}
+    locs |= {loc for t in ns.transitions for loc in (t[0], t[2])}
     globs = {ns.initial} | {g for t in ns.transitions for g in (t[1], t[3])}
     return Model(
         ns, build_net(ns), build_serial(ns), frozenset(locs), frozenset(globs),
@@ -115,26 +115,26 @@ def counterexample(m: Model, ce: Json) -> Iterator[tuple[str, Thunk]]:
                 inflight[n] = (ev["request"], ev["local"])
                 continue
             if ev["event"] == "step":
-                (l, g), (l2, g2) = ev["from"], ev["to"]
-                for s in (l, l2):
+                (loc, g), (l2, g2) = ev["from"], ev["to"]
+                for s in (loc, l2):
                     _known("local state", s, m.locals_, where)
                 for s in (g, g2):
                     _known("global state", s, m.globals_, where)
             else:
-                l = ev["local"]
-                _known("local state", l, m.locals_, where)
+                loc = ev["local"]
+                _known("local state", loc, m.locals_, where)
                 _known("response", ev["response"], m.responses, where)
-            if n not in inflight or inflight[n][1] != l:
-                raise invalid("E-REPLAY", f"{where}: instance {n} is not in flight at {l}")
+            if n not in inflight or inflight[n][1] != loc:
+                raise invalid("E-REPLAY", f"{where}: instance {n} is not in flight at {loc}")
             req = inflight[n][0]
             if ev["event"] == "step":
                 if g != glob:
                     raise invalid("E-REPLAY", f"{where}: the global state is {glob}, not {g}")
-                if (l, g, l2, g2) not in steps:
+                if (loc, g, l2, g2) not in steps:
                     raise invalid("E-REPLAY", f"{where}: not an NS transition")
                 inflight[n], glob = (req, l2), g2
             else:
-                if (l, ev["response"]) not in resp_entries:
+                if (loc, ev["response"]) not in resp_entries:
                     raise invalid("E-REPLAY", f"{where}: not a response entry")
                 del inflight[n]
                 done[(req, ev["response"])] = done.get((req, ev["response"]), 0) + 1
@@ -142,7 +142,7 @@ def counterexample(m: Model, ce: Json) -> Iterator[tuple[str, Thunk]]:
 
     def quiescent() -> str:
         if inflight:
-            left = ", ".join(f"{n} at {l}" for n, (_, l) in sorted(inflight.items()))
+            left = ", ".join(f"{n} at {loc}" for n, (_, loc) in sorted(inflight.items()))
             raise invalid("E-QUIESCENT", f"instances still in flight: {left}")
         return "nothing in flight"
 
@@ -212,7 +212,7 @@ def _resolve_edges(m: Model, part: Json, where: str) -> dict[Edge, int]:
         _known("response", v, m.responses, where)
         if edge not in m.aut.edges:
             raise invalid("E-WITNESS", f"{where}: {list(edge)} is not a serial-automaton edge")
-        flow[edge] = e["count"]  # type: ignore[index]
+        flow[edge] = e["count"]
     return flow
 
 
@@ -338,7 +338,9 @@ def proof(m: Model, pf: Json, timeout_s: float) -> Iterator[tuple[str, Thunk]]:
         return f"{len(net.places)} places, {len(updates)} updates resolved"
 
     def initiation() -> str:
-        marking = (lambda p: int(p == net.initial))
+        def marking(p: Place) -> int:
+            return int(p == net.initial)
+
         if not Translator(Backend(), marking, inv["initial_aux"], resolve).form(inv["formula"]):
             raise invalid("E-INITIATION", "the invariant is false at the initial marking")
         return "true at M0 (exact evaluation)"
@@ -349,7 +351,8 @@ def proof(m: Model, pf: Json, timeout_s: float) -> Iterator[tuple[str, Thunk]]:
             q.add(smt.conj([smt.cmp(">=", v, smt.const(0)) for v in mvar.values()]))
             q.add(state["I"])
             state["q"] = q
-        return state["q"]  # type: ignore[no-any-return]
+        made: Query = state["q"]
+        return made
 
     def consecution(t_index: int) -> Thunk:
         t = net.transitions[t_index]
@@ -385,12 +388,16 @@ def proof(m: Model, pf: Json, timeout_s: float) -> Iterator[tuple[str, Thunk]]:
         return f"unsat against {len(comps)} linear sets"
 
     for i, comp in enumerate(comps):
-        yield f"serial-set[{i}]", (lambda i=i, comp=comp: check_component(m, i, comp))
+        yield f"serial-set[{i}]", _bind(check_component, m, i, comp)
     yield "names", names
     yield "initiation", initiation
     for k, t in enumerate(net.transitions):
         yield f"consecution: {transition_text(t.key)}", consecution(k)
     yield "refutation", refutation
+
+
+def _bind(f: Callable[..., str], *args: Any) -> Thunk:
+    return lambda: f(*args)
 
 
 def _not_member(smt: Smt, mvar: dict[Place, Any], resp: list[Place], comps: Json, c: int) -> Any:
@@ -404,7 +411,7 @@ def _not_member(smt: Smt, mvar: dict[Place, Any], resp: list[Place], comps: Json
     coords = [(p[1], p[2]) for p in resp]
     b = vector(comp["base"], "base")
     periods = [vector(p, "period") for p in comp["periods"]]
-    diff = [smt.lin([(1, mvar[p]), (-b.get(k, 0), smt.const(1))]) for p, k in zip(resp, coords)]
+    diff = [smt.lin([(1, mvar[p]), (-b.get(p[1:], 0), smt.const(1))]) for p in resp]
     if not periods:
         return smt.disj([smt.neg(smt.cmp("=", d, smt.const(0))) for d in diff])
     rows = [[Fraction(p.get(k, 0)) for k in coords] for p in periods]

@@ -22,16 +22,16 @@ class Serial:
 def build_serial(ns: NS) -> Serial:
     states = {ns.initial} | {g for t in ns.transitions for g in (t[1], t[3])}
     succ: dict[tuple[str, str], list[tuple[str, str]]] = {}
-    for l, g, l2, g2 in ns.transitions:
-        succ.setdefault((l, g), []).append((l2, g2))
+    for loc, g, l2, g2 in ns.transitions:
+        succ.setdefault((loc, g), []).append((l2, g2))
     answers: dict[str, list[str]] = {}
-    for l, v in ns.responses:
-        answers.setdefault(l, []).append(v)
+    for loc, v in ns.responses:
+        answers.setdefault(loc, []).append(v)
     edges: set[Edge] = set()
     for g in states:
-        for req, l in ns.requests:
+        for req, loc in ns.requests:
             # everything this request reaches running alone from g (NS steps only)
-            seen, todo = {(l, g)}, [(l, g)]
+            seen, todo = {(loc, g)}, [(loc, g)]
             while todo:
                 here = todo.pop()
                 for nxt in succ.get(here, []):
