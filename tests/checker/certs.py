@@ -1,0 +1,141 @@
+"""The valid certificates of the suite, one per example model (plus two NS JSON ones)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tests.checker.helpers import (
+    EXAMPLES, P, component, const, envelope, eq, find_counterexample, net_of, state_equation, vec,
+)
+
+Json = Any
+
+NS_SER = json.dumps({"initial_global": "G0", "requests": [["R", "L0"]],
+                     "responses": [["L1", "ok"]], "transitions": [["L0", "G0", "L1", "G0"]]},
+                    separators=(",", ":"))
+NS_NONSER = json.dumps({
+    "initial_global": "g0", "requests": [["main", "s0"]],
+    "responses": [["d1", "1"], ["d0", "0"]],
+    "transitions": [["s0", "g0", "s1", "g1"], ["s0", "g1", "s1", "g1"],
+                    ["s1", "g1", "d1", "g0"], ["s1", "g0", "d0", "g0"]]})
+
+
+def _src(name: str) -> str:
+    return (EXAMPLES / name).read_text(encoding="utf-8")
+
+
+def counterexamples() -> dict[str, Json]:
+    out = {}
+    for name in ("intro-nonser.ser", "flag-noelse.ser", "incr-decr-yields.ser"):
+        src = _src(name)
+        out[name] = envelope("ser", src, "not_serializable", find_counterexample("ser", src))
+    out["ns-nonser.json"] = envelope("ns-json", NS_NONSER, "not_serializable",
+                                     find_counterexample("ns-json", NS_NONSER))
+    return out
+
+
+def _one(r: str, v: str, n: int = 1) -> Json:
+    return vec({(r, v): n})
+
+
+def proof_intro_lock() -> Json:
+    src = _src("intro-lock.ser")
+    body = ("({}, while(L == 1){ yield }; L := 1; X := 1; yield; y := X; X := 0; L := 0; y)")
+    mid, g0, gl = "({}, y := X; X := 0; L := 0; y)", "{}", "{L=1,X=1}"
+    formula = {"and": [
+        eq({"sum": [[1, P(("global", g0))], [1, P(("global", gl))]]}, const(1)),
+        eq(P(("local", "main", mid)), P(("global", gl))),
+        eq(P(("local", "main", "({}, 0)")), const(0)),
+        eq(P(("response", "main", "0")), const(0)),
+    ]}
+    assert body  # the spawn state, named here for the reader
+    loop = ("{}", "main", "1", "{}")
+    s = [component([], [_one("main", "1")], "{}", [], [[(loop, 1)]])]
+    inv = {"aux": [], "initial_aux": {}, "formula": formula, "updates": []}
+    return envelope("ser", src, "serializable", {"serial_set": {"components": s}, "invariant": inv})
+
+
+def proof_flag_else() -> Json:
+    src = _src("flag-else.ser")
+    f1 = "{FLAG=1}"
+    loops = [[((f1, "A", "0", f1), 1)], [((f1, "A", "1", f1), 1)]]
+    periods = [_one("A", "0"), _one("A", "1")]
+    s = [component([], [], "{}", [], [])]
+    for v in ("0", "1"):
+        s.append(component(_one("A", v), periods, f1, [(("{}", "A", v, f1), 1)], loops))
+    inv = {"aux": [], "initial_aux": {}, "formula": True, "updates": []}
+    return envelope("ser", src, "serializable", {"serial_set": {"components": s}, "invariant": inv})
+
+
+def proof_incr_decr() -> Json:
+    src = _src("incr-decr.ser")
+    g0, g1, g2 = "{}", "{X=1}", "{X=2}"
+    up1, up2 = (g0, "incr", "1", g1), (g1, "incr", "2", g2)
+    dn1, dn0 = (g2, "decr", "1", g1), (g1, "decr", "0", g0)
+    c01 = vec({("incr", "1"): 1, ("decr", "0"): 1})
+    c12 = vec({("incr", "2"): 1, ("decr", "1"): 1})
+    circ01, circ12 = [(up1, 1), (dn0, 1)], [(up2, 1), (dn1, 1)]
+    s = [
+        component([], [c01], g0, [], [circ01]),
+        component(vec({("incr", "1"): 1, ("decr", "0"): 1, ("incr", "2"): 1, ("decr", "1"): 1}),
+                  [c01, c12], g0, [(up1, 1), (up2, 1), (dn1, 1), (dn0, 1)], [circ01, circ12]),
+        component(_one("incr", "1"), [c01, c12], g1, [(up1, 1)], [circ01, circ12]),
+        component(vec({("incr", "1"): 1, ("incr", "2"): 1}), [c01, c12], g2,
+                  [(up1, 1), (up2, 1)], [circ01, circ12]),
+    ]
+    inv = {"aux": [], "initial_aux": {}, "formula": _incr_decr_invariant(), "updates": []}
+    return envelope("ser", src, "serializable", {"serial_set": {"components": s}, "invariant": inv})
+
+
+def _incr_decr_invariant() -> Json:
+    """Completed-or-finished counts label a walk of the line automaton {} - X=1 - X=2 that
+    ends at the current global: u1 - d0 = [X>=1], u2 - d1 = [X=2], and u2 > 0 needs u1 > 0."""
+    inc = "({}, while(X == 2){ yield }; y := X; X := y + 1; X)"
+    dec = "({}, while(X == 0){ yield }; y := X; X := y - 1; X)"
+    g0, g1, g2 = (P(("global", g)) for g in ("{}", "{X=1}", "{X=2}"))
+
+    def done(r: str, loc: str, v: str) -> Json:
+        return {"sum": [[1, P(("local", r, loc))], [1, P(("response", r, v))]]}
+
+    u1, u2 = done("incr", "({}, 1)", "1"), done("incr", "({y=1}, 2)", "2")
+    d1, d0 = done("decr", "({y=2}, 1)", "1"), done("decr", "({y=1}, 0)", "0")
+    never = [("local", "incr", dec), ("local", "decr", inc), ("local", "incr", "({y=1}, 0)"),
+             ("local", "incr", "({y=2}, 1)"), ("local", "decr", "({}, 1)"),
+             ("local", "decr", "({y=1}, 2)"), ("response", "incr", "0"), ("response", "decr", "2")]
+    return {"and": [
+        eq({"sum": [[1, g0], [1, g1], [1, g2]]}, const(1)),
+        *[eq(P(p), const(0)) for p in never],
+        eq({"sum": [[1, u1], [-1, d0]]}, {"sum": [[1, g1], [1, g2]]}),
+        eq({"sum": [[1, u2], [-1, d1]]}, g2),
+        {"or": [eq(u2, const(0)), {"cmp": ">=", "lhs": u1, "rhs": const(1)}]},
+    ]}
+
+
+def proof_ns() -> Json:
+    s = [component([], [_one("R", "ok")], "G0", [], [[(("G0", "R", "ok", "G0"), 1)]])]
+    inv = {"aux": [], "initial_aux": {},
+           "formula": eq(P(("global", "G0")), const(1)), "updates": []}
+    return envelope("ns-json", NS_SER, "serializable",
+                    {"serial_set": {"components": s}, "invariant": inv})
+
+
+def proof_ns_state_equation() -> Json:
+    s = [component([], [_one("R", "ok")], "G0", [], [[(("G0", "R", "ok", "G0"), 1)]])]
+    inv = state_equation(net_of("ns-json", NS_SER))
+    return envelope("ns-json", NS_SER, "serializable",
+                    {"serial_set": {"components": s}, "invariant": inv})
+
+
+def proofs() -> dict[str, Json]:
+    return {
+        "intro-lock.ser": proof_intro_lock(),
+        "flag-else.ser": proof_flag_else(),
+        "incr-decr.ser": proof_incr_decr(),
+        "ns-ser.json": proof_ns(),
+        "ns-ser-se.json": proof_ns_state_equation(),
+    }
+
+
+def all_valid() -> dict[str, Json]:
+    return {**counterexamples(), **proofs()}
