@@ -1,0 +1,42 @@
+"""Shared helpers for the proof tests."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from prover.ns import NetworkSystem
+from prover.petri.build import build_interleaving_net
+from prover.petri.net import PetriNet
+from prover.serial.automaton import build_serial_automaton
+from prover.serial.parikh import SerialSet, compute_serial_set
+from prover.target import Target
+
+BENCH = Path(__file__).resolve().parents[3] / "shared" / "benchmarks" / "paper"
+
+
+def make_target(net: PetriNet, s: SerialSet) -> Target:
+    from prover.engines.portfolio import build_target
+
+    return build_target(net, s)
+
+
+@dataclass(frozen=True)
+class Prepared:
+    net: PetriNet
+    serial_set: SerialSet
+    target: Target
+
+
+def prepare(ns: NetworkSystem) -> Prepared:
+    net = build_interleaving_net(ns)
+    s = compute_serial_set(build_serial_automaton(ns).reachable())
+    return Prepared(net, s, make_target(net, s))
+
+
+def checker_available() -> bool:
+    try:
+        import checker.api  # noqa: F401
+    except ImportError:
+        return False
+    return True
