@@ -1,0 +1,135 @@
+"""Property tests: the front end never fails with anything but a `SerError`, and the
+canonical text of a parsed expression parses back to the same expression."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from prover.errors import SerError
+from prover.frontend import ast
+from prover.frontend.load import load_source
+from prover.frontend.parser import parse
+from prover.petri.build import build_interleaving_net
+from prover.serial.automaton import build_serial_automaton
+
+# Modest by default to keep the suite fast; raise SER_HYPOTHESIS_EXAMPLES for a soak run.
+FAST = settings(
+    max_examples=int(os.environ.get("SER_HYPOTHESIS_EXAMPLES", "150")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+BOUND = 300
+
+TOKENS = [
+    "request", "if", "else", "while", "yield", "exit", "{", "}", "(", ")", ";", ":=", "==",
+    "&&", "||", "+", "-", "!", "?", "x", "y", "X", "_Z", "r", "0", "1", "42",
+    "99999999999999999999", "9223372036854775807", "// c\n", ":", "=", "&", "|", "/", "%",
+    ",", "\x01", "é", "\n", "\t", "'", '"', "\\", "*", "<",
+]
+
+
+def _check(src: str, kind: str = "ser") -> None:
+    try:
+        m = load_source(src, kind, "p.ser", state_bound=BOUND)
+    except SerError:
+        return
+    build_interleaving_net(m.ns)
+    build_serial_automaton(m.ns)
+
+
+@FAST
+@given(st.lists(st.sampled_from(TOKENS), max_size=40), st.sampled_from([" ", ""]))
+def test_random_token_streams(tokens: list[str], sep: str) -> None:
+    _check(sep.join(tokens))
+
+
+@FAST
+@given(st.text(max_size=60))
+def test_random_text(text: str) -> None:
+    _check(text)
+    _check(text, "ns-json")
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=5), inner),
+    max_leaves=12,
+)
+
+
+@FAST
+@given(
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "initial_global": JSON_VALUES,
+            "requests": JSON_VALUES,
+            "responses": JSON_VALUES,
+            "transitions": JSON_VALUES,
+            "extra": JSON_VALUES,
+        },
+    )
+)
+def test_random_ns_json(doc: dict[str, object]) -> None:
+    _check(json.dumps(doc), "ns-json")
+
+
+# ---- well-formed programs ------------------------------------------------------------
+
+LEAVES = st.sampled_from(["0", "1", "2", "x", "y", "X", "Y", "?", "yield", "exit"])
+
+
+def _compound(children: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    two = st.tuples(children, children)
+    return st.one_of(
+        two.map(lambda p: f"({p[0]} + {p[1]})"),
+        two.map(lambda p: f"({p[0]} - {p[1]})"),
+        two.map(lambda p: f"({p[0]} == {p[1]})"),
+        two.map(lambda p: f"({p[0]} && {p[1]})"),
+        two.map(lambda p: f"({p[0]} || {p[1]})"),
+        two.map(lambda p: f"({p[0]}; {p[1]})"),
+        children.map(lambda c: f"(!{c})"),
+        children.map(lambda c: f"(x := {c})"),
+        children.map(lambda c: f"(X := {c})"),
+        st.tuples(children, children, children).map(
+            lambda t: f"if ({t[0]}) {{ {t[1]} }} else {{ {t[2]} }}"
+        ),
+        two.map(lambda p: f"while ({p[0]}) {{ {p[1]} }}"),
+    )
+
+
+EXPRS = st.recursive(LEAVES, _compound, max_leaves=10)
+PROGRAMS = st.lists(st.tuples(st.sampled_from(["a", "b", "c"]), EXPRS), min_size=1, max_size=3)
+
+
+@FAST
+@given(PROGRAMS)
+def test_random_well_formed_programs(requests: list[tuple[str, str]]) -> None:
+    src = "\n".join(f"request {name} {{ {body} }}" for name, body in requests)
+    parse(src)  # well-formed: must parse
+    _check(src)
+
+
+def _has_negative_literal(e: ast.Expr) -> bool:
+    if isinstance(e, ast.Num):
+        return e.value < 0
+    return any(
+        _has_negative_literal(c)
+        for c in vars(e).values()
+        if isinstance(c, ast.Expr)
+    )
+
+
+@FAST
+@given(EXPRS)
+def test_canonical_text_parses_back(body: str) -> None:
+    e = parse(body).requests[0].body
+    if _has_negative_literal(e):  # `-5` is a canonical atom but not Ser syntax
+        return
+    again = parse(e.text).requests[0].body
+    assert again == e
+    assert again.text == e.text
