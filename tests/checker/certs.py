@@ -27,7 +27,7 @@ def _src(name: str) -> str:
 
 def counterexamples() -> dict[str, Json]:
     out = {}
-    for name in ("intro-nonser.ser", "flag-noelse.ser", "incr-decr-yields.ser"):
+    for name in ("intro-nonser.ser", "flag-noelse.ser", "incr-decr-yields.ser", "bank-yield.ser"):
         src = _src(name)
         out[name] = envelope("ser", src, "not_serializable", find_counterexample("ser", src))
     out["ns-nonser.json"] = envelope("ns-json", NS_NONSER, "not_serializable",
@@ -112,6 +112,30 @@ def _incr_decr_invariant() -> Json:
     ]}
 
 
+def proof_bank_atomic() -> Json:
+    src = _src("bank-atomic.ser")
+    body = "({}, if(MOVED == 0){MOVED := 1; A := -1; B := 1; 1}else{0})"
+    g0, g1 = "{}", "{A=-1,B=1,MOVED=1}"
+    never = [("local", "transfer", "({}, A + B)"), ("local", "audit", body),
+             ("local", "audit", "({}, 1)"), ("response", "audit", "1")]
+    moved = {"sum": [[1, P(("local", "transfer", "({}, 1)"))], [1, P(("response", "transfer", "1"))]]}
+    late = {"sum": [[1, P(("local", "transfer", "({}, 0)"))], [1, P(("response", "transfer", "0"))]]}
+    formula = {"and": [
+        eq({"sum": [[1, P(("global", g0))], [1, P(("global", g1))]]}, const(1)),
+        *[eq(P(p), const(0)) for p in never],
+        eq(moved, P(("global", g1))),
+        {"or": [eq(P(("global", g1)), const(1)), eq(late, const(0))]},
+    ]}
+    a0, t0 = _one("audit", "0"), _one("transfer", "0")
+    s = [
+        component([], [a0], g0, [], [[((g0, "audit", "0", g0), 1)]]),
+        component(_one("transfer", "1"), [a0, t0], g1, [((g0, "transfer", "1", g1), 1)],
+                  [[((g1, "audit", "0", g1), 1)], [((g1, "transfer", "0", g1), 1)]]),
+    ]
+    inv = {"aux": [], "initial_aux": {}, "formula": formula, "updates": []}
+    return envelope("ser", src, "serializable", {"serial_set": {"components": s}, "invariant": inv})
+
+
 def proof_ns() -> Json:
     s = [component([], [_one("R", "ok")], "G0", [], [[(("G0", "R", "ok", "G0"), 1)]])]
     inv = {"aux": [], "initial_aux": {},
@@ -132,6 +156,7 @@ def proofs() -> dict[str, Json]:
         "intro-lock.ser": proof_intro_lock(),
         "flag-else.ser": proof_flag_else(),
         "incr-decr.ser": proof_incr_decr(),
+        "bank-atomic.ser": proof_bank_atomic(),
         "ns-ser.json": proof_ns(),
         "ns-ser-se.json": proof_ns_state_equation(),
     }
