@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "proof"))
 
-from helpers import BENCH, make_target  # noqa: E402
+from proof_helpers import BENCH, make_target  # noqa: E402
 
 from prover.certificate.write import dump_certificate, make_certificate, producer  # noqa: E402
 from prover.engines.portfolio import attempt_proof  # noqa: E402
@@ -38,7 +38,8 @@ def main(argv: list[str]) -> int:
     from checker.api import check_certificate
 
     totals: list[float] = []
-    print(f"{'model':8} {'prove_s':>8} {'check_s':>8} {'total':>7}  engine          status  aux  bytes")
+    head = f"{'model':8} {'prove_s':>8} {'check_s':>8} {'total':>7}  engine"
+    print(head + "          status  aux  bytes")
     for name in names:
         m = load_model(BENCH / name)
         t0 = time.monotonic()
