@@ -284,7 +284,8 @@ def compile_program(
         growing = _growing_variables(states)
         tail = f"; variables that keep growing: {', '.join(growing)}" if growing else ""
         return StateBoundError(
-            f"compiling request '{request}': {what} (state bound {state_bound}){tail}"
+            f"compiling request '{request}': {what} "
+            f"(state bound {state_bound}, set with --state-bound){tail}"
         )
 
     while stack:

@@ -191,6 +191,20 @@ def _describe_expected(expected: set[str]) -> str:
     return ", ".join(sorted(set(names)))
 
 
+def _accepted(exc: UnexpectedToken) -> set[str]:
+    """The terminals really acceptable here: LALR's `expected` set also contains the
+    lookaheads of default reductions, so ask the interactive parser when possible."""
+    ip = getattr(exc, "interactive_parser", None)
+    if ip is not None:
+        try:
+            acc = set(ip.accepts())
+        except Exception:  # noqa: BLE001 - only a nicer message is at stake
+            acc = set()
+        if acc:
+            return acc
+    return set(exc.expected)
+
+
 def _token_text(tok: Token) -> str:
     if tok.type == "$END":
         return "end of input"
@@ -229,7 +243,7 @@ def _syntax_error(exc: UnexpectedInput, source: str, path: str) -> SerError:
             return SerSyntaxError("a ';' must be followed by an expression (no trailing ';')", loc)
         if not source_has_code(source):
             return SerSyntaxError("no request and no expression found", loc)
-        expected = _describe_expected(set(exc.expected))
+        expected = _describe_expected(_accepted(exc))
         return SerSyntaxError(f"unexpected {_token_text(tok)}; expected {expected}", loc)
     if isinstance(exc, UnexpectedEOF):
         return SerSyntaxError("unexpected end of input", _end_location(source, path))
