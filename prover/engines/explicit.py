@@ -338,3 +338,52 @@ def _trace(
     completed = replay(tab.ns, trace)  # a trace we cannot replay is a bug: raise
     requests = next_instance - 1
     return Counterexample(trace, completed, requests, lower_bound, engine)
+
+
+def find_counterexample(
+    ns: NetworkSystem,
+    *,
+    automaton: SerialAutomaton | None = None,
+    deadline: float | None = None,
+    max_requests: int = 64,
+    initial_states: int = 20_000,
+    progress: Callable[[str], None] | None = None,
+) -> SearchResult:
+    """The explicit engine's schedule, shortest first.
+
+    Rounds with a growing state budget (×4 per round). Each round first runs the
+    unbounded layered search: a counterexample found there is minimal. If that search
+    runs out of budget it still proves that no counterexample has ≤ `exhausted_requests`
+    requests; the round then runs concurrency-bounded searches (at most 1, 2, …, round+1
+    instances in flight between moves), which reach deep violations with many requests
+    but few simultaneous ones (e.g. the e2 family) quickly. A counterexample from a
+    bounded search carries the lower bound of the unbounded searches, so its minimality
+    is reported honestly. Stops at the deadline; returns the last unbounded result when
+    nothing was found.
+    """
+    membership = SerialMembership(automaton or build_serial_automaton(ns))
+    budget = initial_states
+    lower = 0
+    rnd = 0
+    while True:
+        full = search(
+            ns, membership=membership, max_requests=max_requests, max_states=budget,
+            deadline=deadline, progress=progress,
+        )
+        if full.counterexample is not None or full.complete or full.stop_reason == "time":
+            return full
+        lower = max(lower, full.exhausted_requests + 1)
+        for c in range(1, rnd + 2):
+            bounded = search(
+                ns, membership=membership, max_requests=max_requests, max_inflight=c,
+                max_states=budget, deadline=deadline, lower_bound_known=lower,
+                progress=progress,
+            )
+            if bounded.counterexample is not None:
+                return bounded
+            if bounded.stop_reason == "time":
+                return SearchResult(None, full.exhausted_requests, False, full.states, "time")
+        if deadline is not None and time.monotonic() > deadline:
+            return SearchResult(None, full.exhausted_requests, False, full.states, "time")
+        budget *= 4
+        rnd += 1

@@ -64,6 +64,10 @@ class SerialMembership:
     _answers: dict[Multiset, tuple[SerialEdge, ...] | None] = field(
         init=False, repr=False, default_factory=dict
     )
+    # Configurations (state, remaining counts) known to admit no completing walk. Shared
+    # by all queries: whether a configuration can be completed does not depend on the
+    # query it was met in.
+    _dead: set[tuple[str, tuple[int, ...]]] = field(init=False, repr=False, default_factory=set)
 
     def __post_init__(self) -> None:
         aut = self.automaton
@@ -153,7 +157,11 @@ class SerialMembership:
         if vec is None:
             return None  # some pair is the label of no serial edge at all
         start = (self.automaton.initial, tuple(vec))
-        failed: set[tuple[str, tuple[int, ...]]] = set()
+        if len(self._dead) > 4_000_000:  # bound the memory of the shared memo
+            self._dead.clear()
+        failed = self._dead
+        if start in failed:
+            return None
         # Iterative DFS: a stack of (configuration, edge choices still to try).
         path: list[SerialEdge] = []
         stack: list[tuple[tuple[str, tuple[int, ...]], list[tuple[int, SerialEdge]]]] = []

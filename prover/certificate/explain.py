@@ -1,0 +1,292 @@
+"""Human-readable explanations of counterexamples: a numbered table of the interleaving,
+the final multiset and why no serial execution produces it; the same as JSON data; and
+a DOT message-sequence chart (`counterexample_to_dot`, used by `export --what
+counterexample`).
+
+Everything here is presentation: it reads a `Counterexample` that has already been
+replayed, and never decides anything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from prover.engines import Counterexample, Event
+from prover.ns import NetworkSystem, Transition
+from prover.serial.automaton import SerialAutomaton, build_serial_automaton
+from prover.serial.membership import Multiset, SerialMembership
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of the interleaving table: one atomic action of one instance.
+
+    `action` is "step" (from one yield to the next, possibly with the instance arriving
+    just before: `arrives`), or "respond" for a response that does not directly follow a
+    step of the same instance in the table. `response` is set when the instance leaves
+    with this row.
+    """
+
+    index: int
+    instance: int
+    request: str
+    arrives: bool
+    action: str
+    local_before: str
+    local_after: str
+    lines: tuple[int, ...]
+    global_before: str
+    global_after: str
+    response: str | None
+
+
+@dataclass(frozen=True)
+class Explanation:
+    rows: tuple[Row, ...]
+    completed: Multiset
+    requests: int
+    minimal: bool
+    lower_bound: int
+    reasons: tuple[str, ...]
+    serial_answers: tuple[tuple[str, tuple[str, ...]], ...]
+    """Per request name, the responses serial executions from the initial state can give."""
+    best_serial_prefix: tuple[tuple[str, str], ...]
+    stuck_at: str
+    left_over: Multiset
+
+
+def _fmt_ms(ms: Multiset) -> str:
+    parts = []
+    for (r, v), n in ms:
+        parts.append(f"{r}/{v}" + (f" ×{n}" if n > 1 else ""))
+    return ", ".join(parts) if parts else "(nothing)"
+
+
+def build_rows(ns: NetworkSystem, events: tuple[Event, ...]) -> tuple[Row, ...]:
+    origin: dict[Transition, tuple[int, ...]] = {}
+    if ns.origins is not None:
+        origin = {t: o.lines for t, o in zip(ns.transitions, ns.origins, strict=False)}
+    rows: list[Row] = []
+    glob = ns.initial_global
+    pending_spawn: set[int] = set()
+    i = 0
+    while i < len(events):
+        ev = events[i]
+        if ev.kind == "spawn":
+            pending_spawn.add(ev.instance)
+            i += 1
+            continue
+        arrives = ev.instance in pending_spawn
+        pending_spawn.discard(ev.instance)
+        if ev.kind == "step":
+            before = glob
+            glob = ev.to_global or glob
+            response = None
+            nxt = events[i + 1] if i + 1 < len(events) else None
+            if nxt is not None and nxt.kind == "respond" and nxt.instance == ev.instance:
+                response = nxt.response
+                i += 1
+            t = Transition(ev.local, ev.global_ or "", ev.to_local or "", ev.to_global or "")
+            rows.append(
+                Row(
+                    len(rows) + 1, ev.instance, ev.request, arrives, "step", ev.local,
+                    ev.to_local or "", origin.get(t, ()), before, glob, response,
+                )
+            )
+        else:
+            rows.append(
+                Row(
+                    len(rows) + 1, ev.instance, ev.request, arrives, "respond", ev.local,
+                    ev.local, (), glob, glob, ev.response,
+                )
+            )
+        i += 1
+    return tuple(rows)
+
+
+def explain(
+    ns: NetworkSystem,
+    cex: Counterexample,
+    *,
+    automaton: SerialAutomaton | None = None,
+    membership: SerialMembership | None = None,
+) -> Explanation:
+    aut = automaton or (membership.automaton if membership else build_serial_automaton(ns))
+    oracle = membership or SerialMembership(aut)
+    producible = oracle.producible_from_initial()
+    by_request: dict[str, list[str]] = {r: [] for r in ns.request_names}
+    for r, v in sorted(producible):
+        by_request.setdefault(r, []).append(v)
+    serial_answers = tuple((r, tuple(vs)) for r, vs in by_request.items())
+    reasons: list[str] = []
+    never = [(p, n) for p, n in cex.completed if p not in producible]
+    for (r, v), _ in never:
+        answers = by_request.get(r, [])
+        if answers:
+            reasons.append(
+                f"no serial execution answers {r} with {v}: run one at a time from the "
+                f"initial state, {r} only answers {', '.join(answers)}"
+            )
+        else:
+            reasons.append(
+                f"no serial execution answers {r} at all: run alone from any global state "
+                f"a serial execution reaches, {r} never finishes"
+            )
+    prefix = oracle.longest_serial_prefix(cex.completed)
+    used: dict[tuple[str, str], int] = {}
+    for e in prefix:
+        used[(e.request, e.response)] = used.get((e.request, e.response), 0) + 1
+    left = tuple(
+        (p, n - used.get(p, 0)) for p, n in cex.completed if n - used.get(p, 0) > 0
+    )
+    stuck = prefix[-1].target if prefix else aut.initial
+    if not never:
+        done = ", ".join(f"{e.request}/{e.response}" for e in prefix) or "nothing"
+        reasons.append(
+            f"every pair can occur serially, but not all together: the longest serial order "
+            f"using only these pairs completes {done} and then, at global {stuck}, no "
+            f"request can answer what is left ({_fmt_ms(left)})"
+        )
+    return Explanation(
+        rows=build_rows(ns, cex.events),
+        completed=cex.completed,
+        requests=cex.requests,
+        minimal=cex.minimal,
+        lower_bound=cex.lower_bound,
+        reasons=tuple(reasons),
+        serial_answers=serial_answers,
+        best_serial_prefix=tuple((e.request, e.response) for e in prefix),
+        stuck_at=stuck,
+        left_over=left,
+    )
+
+
+def _lines(lines: tuple[int, ...]) -> str:
+    if not lines:
+        return ""
+    if len(lines) == 1:
+        return f"line {lines[0]}"
+    return "lines " + ",".join(str(x) for x in lines)
+
+
+def _short(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def render_text(expl: Explanation, *, width: int = 48) -> str:
+    """The numbered table, the final multiset and the reasons, as plain text."""
+    head = ["#", "instance", "executes", "source", "global before", "global after", "response"]
+    table: list[list[str]] = []
+    for r in expl.rows:
+        who = f"{r.request}#{r.instance}" + (" (new)" if r.arrives else "")
+        if r.action == "step":
+            what = f"{_short(r.local_before, width)} → {_short(r.local_after, width)}"
+        else:
+            what = f"responds from {_short(r.local_before, width)}"
+        table.append(
+            [str(r.index), who, what, _lines(r.lines), r.global_before, r.global_after,
+             r.response if r.response is not None else ""]
+        )
+    widths = [max(len(h), *(len(row[i]) for row in table)) for i, h in enumerate(head)]
+    out = [
+        "  ".join(h.ljust(widths[i]) for i, h in enumerate(head)).rstrip(),
+        "  ".join("-" * w for w in widths),
+    ]
+    for row in table:
+        out.append("  ".join(c.ljust(widths[i]) for i, c in enumerate(row)).rstrip())
+    out.append("")
+    n = expl.requests
+    minimal = (
+        "the fewest possible" if expl.minimal
+        else f"no counterexample has fewer than {expl.lower_bound}"
+    )
+    out.append(f"Completed ({n} request{'s' if n != 1 else ''}, {minimal}): "
+               f"{_fmt_ms(expl.completed)}")
+    out.append("Not serializable, because:")
+    for reason in expl.reasons:
+        out.append(f"  - {reason}")
+    answers = "; ".join(
+        f"{r}: {', '.join(vs) if vs else 'never finishes'}" for r, vs in expl.serial_answers
+    )
+    out.append(f"Serial executions from the initial state can answer: {answers}")
+    return "\n".join(out)
+
+
+def explanation_json(expl: Explanation) -> dict[str, Any]:
+    return {
+        "steps": [
+            {
+                "index": r.index, "instance": r.instance, "request": r.request,
+                "arrives": r.arrives, "action": r.action,
+                "from": r.local_before, "to": r.local_after, "lines": list(r.lines),
+                "global_before": r.global_before, "global_after": r.global_after,
+                "response": r.response,
+            }
+            for r in expl.rows
+        ],
+        "completed": [{"request": r, "response": v, "count": n} for (r, v), n in expl.completed],
+        "requests": expl.requests,
+        "minimal": expl.minimal,
+        "lower_bound": expl.lower_bound,
+        "reasons": list(expl.reasons),
+        "serial_answers": {r: list(vs) for r, vs in expl.serial_answers},
+        "longest_serial_order": [{"request": r, "response": v} for r, v in
+                                 expl.best_serial_prefix],
+        "stuck_at": expl.stuck_at,
+        "left_over": [{"request": r, "response": v, "count": n} for (r, v), n in expl.left_over],
+    }
+
+
+def _dot_str(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def counterexample_to_dot(
+    ns: NetworkSystem, cex: Counterexample, *, title: str | None = None
+) -> str:
+    """A message-sequence chart: one lifeline per instance plus one for the global state;
+    each row is an atomic step, drawn as an arrow from the instance to the global
+    lifeline labelled with the global before → after; responses are boxes at the end of
+    a lifeline. Deterministic output; ids are `i<instance>_<row>` / `g_<row>`."""
+    rows = build_rows(ns, cex.events)
+    instances = sorted({r.instance for r in rows})
+    req_of = {r.instance: r.request for r in rows}
+    out = ["digraph counterexample {", "  rankdir=TB;", "  newrank=true;",
+           "  node [shape=point, width=0.05];", "  edge [arrowhead=none, color=gray];"]
+    if title:
+        out.append(f"  label={_dot_str(title)}; labelloc=t;")
+    n = len(rows)
+    # Heads
+    out.append("  { rank=same;")
+    out.append(f"    g_0 [shape=box, label={_dot_str('global ' + ns.initial_global)}];")
+    for i in instances:
+        out.append(f"    i{i}_0 [shape=box, label={_dot_str(f'{req_of[i]}#{i}')}];")
+    out.append("  }")
+    # One rank per row.
+    for r in rows:
+        k = r.index
+        out.append(f"  {{ rank=same; g_{k}; " + " ".join(f"i{i}_{k};" for i in instances) + " }")
+    for k in range(1, n + 1):
+        out.append(f"  g_{k - 1} -> g_{k};")
+        for i in instances:
+            out.append(f"  i{i}_{k - 1} -> i{i}_{k};")
+    for r in rows:
+        k = r.index
+        label = f"{r.index}: {r.global_before} → {r.global_after}"
+        if r.lines:
+            label += f" ({_lines(r.lines)})"
+        if r.action == "respond":
+            label = f"{r.index}: respond"
+        out.append(
+            f"  i{r.instance}_{k} -> g_{k} [arrowhead=normal, color=black, constraint=false, "
+            f"label={_dot_str(label)}];"
+        )
+        if r.response is not None:
+            out.append(
+                f"  resp{r.instance} [shape=box, style=rounded, "
+                f"label={_dot_str(f'{r.request}#{r.instance} answers {r.response}')}];"
+            )
+            out.append(f"  i{r.instance}_{k} -> resp{r.instance} [style=dashed];")
+    out.append("}")
+    return "\n".join(out) + "\n"

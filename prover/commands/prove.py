@@ -1,0 +1,175 @@
+"""`ser-prove MODEL... [-o CERT] [--timeout S] [--json]`: decide serializability.
+
+For each model: run the engines (prover/pipeline.py), check the certificate with the
+trusted checker, and only then print the verdict; for a counterexample also the
+explanation (numbered interleaving table, final multiset, why it is not serial).
+
+Exit codes: 0 serializable, 1 not serializable, 2 input or usage error, 3 undecided,
+4 internal error (a certificate the checker did not accept: a bug). With several models
+the exit code is the most severe one (4 > 2 > 3 > 1 > 0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Any
+
+from prover.errors import SerError, UsageError
+from prover.pipeline import (
+    EXIT_INTERNAL,
+    EXIT_NOT_SERIALIZABLE,
+    EXIT_SERIALIZABLE,
+    EXIT_UNDECIDED,
+    EXIT_USAGE,
+    ProveResult,
+    describe_times,
+    prove_model,
+)
+
+_SEVERITY = [EXIT_INTERNAL, EXIT_USAGE, EXIT_UNDECIDED, EXIT_NOT_SERIALIZABLE, EXIT_SERIALIZABLE]
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("models", nargs="+", metavar="MODEL", help=".ser program or NS .json")
+    parser.add_argument(
+        "-o", "--output", metavar="CERT",
+        help="certificate path (default: MODEL.cert.json beside the model; one model only)",
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=60.0, metavar="S",
+        help="time budget of the engines per model, seconds (default 60)",
+    )
+    parser.add_argument(
+        "--check-timeout", type=float, default=30.0, metavar="S",
+        help="time limit per checker query, seconds (default 30)",
+    )
+    parser.add_argument("--json", action="store_true", help="print results as JSON on stdout")
+
+
+class _Progress:
+    """Progress on stderr, only when stderr is a terminal and the run exceeds 1 s."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.start = time.monotonic()
+        self.last = 0.0
+        self.shown = False
+        self.tty = sys.stderr.isatty()
+
+    def __call__(self, msg: str) -> None:
+        if not self.tty:
+            return
+        now = time.monotonic()
+        if now - self.start < 1.0 or now - self.last < 0.2:
+            return
+        self.last = now
+        self.shown = True
+        sys.stderr.write(f"\r\x1b[K{self.label}: {msg} ({now - self.start:.0f} s)")
+        sys.stderr.flush()
+
+    def clear(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+
+
+def _explanation(result: ProveResult) -> tuple[str, dict[str, Any] | None]:
+    if result.counterexample is None:
+        return "", None
+    from prover.certificate.explain import explain, explanation_json, render_text
+
+    if result.ns is None:
+        return "", None
+    expl = explain(result.ns, result.counterexample)
+    return render_text(expl), explanation_json(expl)
+
+
+def _result_json(result: ProveResult, expl: dict[str, Any] | None) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "model": result.model_path,
+        "verdict": result.status,
+        "exit_code": result.exit_code,
+        "certificate": result.certificate_path,
+        "engine": result.engine,
+        "checker": {"status": result.check_status, "message": result.check_message},
+        "reason": result.reason,
+        "times": {k: round(v, 3) for k, v in result.times.items()},
+        "stats": result.stats,
+    }
+    if expl is not None:
+        out["counterexample"] = expl
+    return out
+
+
+def _error_json(path: str, exc: SerError) -> dict[str, Any]:
+    return {"model": path, "verdict": "input_error", "exit_code": EXIT_USAGE,
+            "error": {"code": exc.code, "message": exc.render()}}
+
+
+def run(args: argparse.Namespace) -> int:
+    models: list[str] = args.models
+    if args.output and len(models) != 1:
+        raise UsageError("-o/--output needs exactly one MODEL")
+    if args.timeout < 0 or args.check_timeout <= 0:
+        raise UsageError("--timeout must be ≥ 0 and --check-timeout > 0")
+    codes: list[int] = []
+    docs: list[dict[str, Any]] = []
+    for path in models:
+        progress = _Progress(path)
+        try:
+            result = prove_model(
+                path, cert_path=args.output, timeout_s=args.timeout,
+                check_timeout_s=args.check_timeout, progress=progress,
+            )
+        except SerError as exc:
+            progress.clear()
+            codes.append(EXIT_USAGE)
+            if args.json:
+                docs.append(_error_json(path, exc))
+            else:
+                print(exc.render(), file=sys.stderr)
+            continue
+        except Exception as exc:  # a bug: never let it look like a verdict (exit 1)
+            progress.clear()
+            codes.append(EXIT_INTERNAL)
+            msg = f"internal error (a bug, please report it): {type(exc).__name__}: {exc}"
+            if args.json:
+                docs.append({"model": path, "verdict": "error", "exit_code": EXIT_INTERNAL,
+                             "reason": msg})
+            else:
+                print(f"{path}: {msg}", file=sys.stderr)
+            continue
+        progress.clear()
+        codes.append(result.exit_code)
+        text, data = _explanation(result) if result.status == "not_serializable" else ("", None)
+        if args.json:
+            docs.append(_result_json(result, data))
+            continue
+        _print_text(result, text)
+    if args.json:
+        payload: Any = docs[0] if len(docs) == 1 else docs
+        print(json.dumps(payload, indent=2, ensure_ascii=False))
+    return min(codes, key=_SEVERITY.index)
+
+
+def _print_text(result: ProveResult, explanation: str) -> None:
+    path = result.model_path
+    if result.status == "error":
+        print(f"{path}: error: {result.reason}", file=sys.stderr)
+        return
+    if result.status == "undecided":
+        print(f"{path}: undecided ({result.reason})")
+        return
+    word = "serializable" if result.status == "serializable" else "NOT serializable"
+    print(f"{path}: {word}")
+    if explanation:
+        print()
+        print(explanation)
+        print()
+    print(
+        f"certificate: {result.certificate_path} (engine {result.engine}; checked: "
+        f"{result.check_message}; {describe_times(result.times)})"
+    )
