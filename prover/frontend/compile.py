@@ -109,18 +109,29 @@ class _Runner:
                     out.append((ast.mk_if(r, e.then, e.orelse, e.line, e.col), 0, l2, g2, ln))
                 else:
                     out.extend(self.run(e.then if v != 0 else e.orelse, l2, g2, ln))
-            self._check_fork(out)
-            return out
+            return self._finish(out)
         if isinstance(e, ast.While):
             return self._while(e, loc, glo, lines)
         raise TypeError(f"not an expression node: {e!r}")
 
-    def _check_fork(self, out: list[Outcome]) -> None:
+    def _finish(self, out: list[Outcome]) -> list[Outcome]:
+        """Merge outcomes that are the same step (their lines are united) and apply the
+        bound. Merging is sound (the NS keeps each transition once anyway) and keeps
+        chains of `?` from multiplying paths: `x := ?; x := x + ?; ...` has few states
+        but exponentially many paths."""
+        if len(out) > 1:
+            merged: dict[tuple[str | None, int, Env, Env], Outcome] = {}
+            for o in out:
+                key = (None if o[0] is None else o[0].text, o[1], o[2], o[3])
+                old = merged.get(key)
+                merged[key] = o if old is None else (*old[:4], old[4] | o[4])
+            out = list(merged.values())
         if len(out) > self.bound:
             raise _Bound(
                 f"one atomic step has more than {self.bound} outcomes",
                 ((o[2], o[3]) for o in out),
             )
+        return out
 
     def _assign(self, e: ast.Assign, loc: Env, glo: Env, lines: Lines) -> list[Outcome]:
         out: list[Outcome] = []
@@ -152,8 +163,7 @@ class _Runner:
                     out.append((None, ast.check_i64(n - m, "value"), l3, g3, ln3))
                 else:
                     out.append((None, 1 if n == m else 0, l3, g3, ln3))
-        self._check_fork(out)
-        return out
+        return self._finish(out)
 
     def _logic(self, e: ast.And | ast.Or, loc: Env, glo: Env, lines: Lines) -> list[Outcome]:
         is_and = isinstance(e, ast.And)
@@ -170,8 +180,7 @@ class _Runner:
                     # Quirk Q3: if the right operand yields, the wrapper is dropped.
                     out.append((r2, 0, l3, g3, ln3) if r2 is not None
                                else (None, 1 if m != 0 else 0, l3, g3, ln3))
-        self._check_fork(out)
-        return out
+        return self._finish(out)
 
     def _seq(self, e: ast.Seq, loc: Env, glo: Env, lines: Lines) -> list[Outcome]:
         # A statement list is iterated along its right spine (no recursion per statement).
@@ -186,7 +195,7 @@ class _Runner:
                         out.append((ast.mk_seq(r, node.rest, node.line, node.col), 0, l2, g2, ln2))
                     else:
                         nxt.append((l2, g2, ln2))
-            pending = nxt
+            pending = _merge_states(nxt)
             if len(pending) + len(out) > self.bound:
                 raise _Bound(
                     f"one atomic step has more than {self.bound} outcomes",
@@ -195,8 +204,7 @@ class _Runner:
             node = node.rest
         for lo, gl, ln in pending:
             out.extend(self.run(node, lo, gl, ln))
-        self._check_fork(out)
-        return out
+        return self._finish(out)
 
     def _while(self, e: ast.While, loc: Env, glo: Env, lines: Lines) -> list[Outcome]:
         out: list[Outcome] = []
@@ -228,8 +236,18 @@ class _Runner:
                             out.append((ast.mk_seq(rb, e, e.line, e.col), 0, l3, g3, ln3))
                         else:
                             work.append((l3, g3, ln3))
-        self._check_fork(out)
-        return out
+        return self._finish(out)
+
+
+def _merge_states(states: list[tuple[Env, Env, Lines]]) -> list[tuple[Env, Env, Lines]]:
+    """Identical intermediate states of a statement list are continued once."""
+    if len(states) < 2:
+        return states
+    merged: dict[tuple[Env, Env], Lines] = {}
+    for loc, glo, ln in states:
+        old = merged.get((loc, glo))
+        merged[(loc, glo)] = ln if old is None else old | ln
+    return [(loc, glo, ln) for (loc, glo), ln in merged.items()]
 
 
 def _growing_variables(states: Iterable[tuple[Env, Env]]) -> list[str]:

@@ -189,3 +189,9 @@ def test_compilation_is_deterministic() -> None:
     src = "request a { X := ?; yield; Y := X + 1 } request b { while (X == 0) { yield }; X }"
     assert ns_of(src) == ns_of(src)
     assert ns_of(src).transitions == ns_of(src).transitions
+
+
+def test_chains_of_choices_do_not_multiply_paths() -> None:
+    body = "x := ?; " + "; ".join("x := x + ?" for _ in range(40)) + "; X := x"
+    ns = ns_of(f"request r {{ {body} }}")
+    assert {r.response for r in ns.responses} == {str(i) for i in range(42)}
