@@ -1,0 +1,67 @@
+"""Differential testing on random small network systems: the counterexample search and
+the proof portfolio never both succeed, and every proof certificate passes the checker."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from proof_helpers import checker_available
+
+from prover.certificate.write import dump_certificate, make_certificate, producer
+from prover.engines.explicit import find_counterexample
+from prover.engines.portfolio import attempt_proof
+from prover.frontend.load import load_source
+
+GLOBALS = ["g0", "g1", "g2"]
+LOCALS = ["a", "b", "c", "d"]
+REQUESTS = ["r", "s"]
+VALUES = ["0", "1"]
+
+
+@st.composite
+def ns_json(draw: st.DrawFn) -> str:
+    requests = draw(
+        st.lists(st.tuples(st.sampled_from(REQUESTS), st.sampled_from(LOCALS[:2])),
+                 min_size=1, max_size=3, unique=True)
+    )
+    responses = draw(
+        st.lists(st.tuples(st.sampled_from(LOCALS), st.sampled_from(VALUES)),
+                 min_size=1, max_size=4, unique=True)
+    )
+    transitions = draw(
+        st.lists(
+            st.tuples(st.sampled_from(LOCALS), st.sampled_from(GLOBALS),
+                      st.sampled_from(LOCALS), st.sampled_from(GLOBALS)),
+            min_size=2, max_size=10, unique=True,
+        )
+    )
+    doc = {
+        "initial_global": "g0",
+        "requests": [list(r) for r in requests],
+        "responses": [list(r) for r in responses],
+        "transitions": [list(t) for t in transitions],
+    }
+    return json.dumps(doc)
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow],
+    derandomize=True,
+)
+@given(ns_json())
+def test_never_both_and_certificates_check(text: str) -> None:
+    m = load_source(text, "ns-json", "random.json")
+    att = attempt_proof(m, budget_s=5)
+    cex = find_counterexample(m.ns, deadline=time.monotonic() + 2, max_requests=6)
+    if att.outcome is None:
+        return
+    assert cex.counterexample is None, "proved a model with a counterexample"
+    if checker_available():
+        from checker.api import check_certificate
+
+        cert = make_certificate(m, "serializable", "proof", att.outcome.proof, producer("t"))
+        res = check_certificate(dump_certificate(cert), timeout_s=30)
+        assert res.status == "valid", res.message
