@@ -195,3 +195,9 @@ def test_chains_of_choices_do_not_multiply_paths() -> None:
     body = "x := ?; " + "; ".join("x := x + ?" for _ in range(40)) + "; X := x"
     ns = ns_of(f"request r {{ {body} }}")
     assert {r.response for r in ns.responses} == {str(i) for i in range(42)}
+
+
+@pytest.mark.parametrize("op", ["+", "-", "==", "&&", "||"])
+def test_nesting_close_to_the_limit_compiles(op: str) -> None:
+    src = "request r { " + "(" * 195 + "(yield; 1)" + f" {op} x)" * 195 + " }"
+    assert len(ns_of(src).transitions) >= 1
