@@ -1,0 +1,74 @@
+"""Exact serial membership against brute-force enumeration of serial walks."""
+
+from __future__ import annotations
+
+from itertools import product
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from prover.serial.automaton import SerialAutomaton, SerialEdge, build_serial_automaton
+from prover.serial.membership import SerialMembership, make_multiset
+
+from .conftest import a2_ns
+
+
+def test_a2_membership() -> None:
+    oracle = SerialMembership(build_serial_automaton(a2_ns()))
+    assert oracle.is_serial({})
+    assert oracle.is_serial({("main", "1"): 3})
+    assert not oracle.is_serial({("main", "0"): 1, ("main", "1"): 1})
+    assert not oracle.is_serial({("main", "0"): 1})
+    assert not oracle.is_serial({("other", "1"): 1})
+    assert oracle.producible_from_initial() == frozenset({("main", "1")})
+
+
+def test_witness_is_a_walk() -> None:
+    e = [SerialEdge("a", "r", "1", "b"), SerialEdge("b", "r", "2", "a"), SerialEdge("b", "s", "0", "b")]
+    aut = SerialAutomaton("a", ("a", "b"), tuple(sorted(e)))
+    oracle = SerialMembership(aut)
+    order = oracle.serial_order(make_multiset([("r", "1"), ("r", "1"), ("r", "2"), ("s", "0")]))
+    assert order is not None
+    state = "a"
+    for edge in order:
+        assert edge.source == state
+        state = edge.target
+    assert not oracle.is_serial({("r", "2"): 1})
+    assert not oracle.is_serial({("r", "1"): 2})
+
+
+def _brute(aut: SerialAutomaton, depth: int) -> set[tuple[tuple[tuple[str, str], int], ...]]:
+    out = {make_multiset([])}
+    frontier = {(aut.initial, make_multiset([]))}
+    for _ in range(depth):
+        nxt = set()
+        for g, ms in frontier:
+            for e in aut.edges_from.get(g, ()):
+                counts = dict(ms)
+                counts[(e.request, e.response)] = counts.get((e.request, e.response), 0) + 1
+                nxt.add((e.target, make_multiset(counts)))
+        frontier = nxt
+        out |= {ms for _, ms in frontier}
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 2), st.sampled_from(["r", "s"]), st.sampled_from(["0", "1"]),
+                  st.integers(0, 2)),
+        max_size=7,
+    )
+)
+def test_matches_brute_force(raw: list[tuple[int, str, str, int]]) -> None:
+    states = ("g0", "g1", "g2")
+    edges = tuple(sorted({SerialEdge(states[a], r, v, states[b]) for a, r, v, b in raw}))
+    aut = SerialAutomaton("g0", states, edges)
+    oracle = SerialMembership(aut)
+    serial = _brute(aut, 4)
+    labels = [("r", "0"), ("r", "1"), ("s", "0"), ("s", "1")]
+    for counts in product(range(3), repeat=4):
+        if sum(counts) > 4:
+            continue
+        ms = make_multiset({p: n for p, n in zip(labels, counts, strict=True) if n})
+        assert oracle.is_serial(ms) == (ms in serial), ms
