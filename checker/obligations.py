@@ -273,8 +273,6 @@ def check_component(m: Model, i: int, comp: Json) -> str:
     parts = _components(walk)
     if walk and (len(parts) != 1 or init not in parts[0]):
         raise invalid("E-WITNESS", f"{where}: walk support not connected to the initial state")
-    if not walk and end != init:
-        raise invalid("E-WITNESS", f"{where}: an empty walk must end at the initial state")
     anchor = {init}.union(*parts)
     for j, (p, circ) in enumerate(zip(periods, comp["circulations"], strict=True)):
         flow = _resolve_edges(m, circ, f"{where} circulation {j}")
@@ -411,7 +409,7 @@ def _not_member(smt: Smt, mvar: dict[Place, Any], resp: list[Place], comps: Json
     coords = [(p[1], p[2]) for p in resp]
     b = vector(comp["base"], "base")
     periods = [vector(p, "period") for p in comp["periods"]]
-    diff = [smt.lin([(1, mvar[p]), (-b.get(p[1:], 0), smt.const(1))]) for p in resp]
+    diff = [smt.lin([(1, mvar[p]), (-b.get((p[1], p[2]), 0), smt.const(1))]) for p in resp]
     if not periods:
         return smt.disj([smt.neg(smt.cmp("=", d, smt.const(0))) for d in diff])
     rows = [[Fraction(p.get(k, 0)) for k in coords] for p in periods]

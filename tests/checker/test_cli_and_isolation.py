@@ -1,0 +1,98 @@
+"""`ser-check-cert` exit codes and reports; the checker never loads `prover` or z3."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from checker.cli import main
+from tests.checker import certs
+from tests.checker.helpers import ROOT
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: Any) -> dict[str, Path]:
+    d = tmp_path_factory.mktemp("certs")
+    out = {}
+    valid = {"ce": certs.counterexamples()["intro-nonser.ser"], "pf": certs.proof_intro_lock()}
+    bad = json.loads(json.dumps(valid["pf"]))
+    bad["proof"]["invariant"]["formula"]["and"].pop(2)
+    for name, cert in {**valid, "bad": bad}.items():
+        out[name] = d / f"{name}.json"
+        out[name].write_text(json.dumps(cert))
+    out["garbage"] = d / "garbage.json"
+    out["garbage"].write_bytes(b"\x00\x01 not json")
+    out["model"] = ROOT / "examples" / "intro-nonser.ser"
+    return out
+
+
+def test_exit_codes(files: dict[str, Path], capsys: Any) -> None:
+    assert main([str(files["ce"])]) == 0
+    assert main([str(files["pf"]), "--timeout", "5"]) == 0
+    assert main([str(files["bad"])]) == 1
+    assert main([str(files["garbage"])]) == 2
+    assert main([str(files["ce"]), "--model", str(files["model"])]) == 0
+    assert main([str(files["pf"]), "--model", str(files["model"])]) == 1
+    assert main([str(files["ce"]) + ".missing"]) == 2
+    assert main([]) == 2
+    assert main([str(files["ce"]), "--timeout", "0"]) == 2
+    with pytest.raises(SystemExit) as exc:
+        main(["--no-such-flag"])
+    assert exc.value.code == 2
+    assert main([str(files["ce"]), "--max-bytes", "10"]) == 2
+
+
+def test_human_report_names_failure_and_counter_model(files: dict[str, Path], capsys: Any) -> None:
+    main([str(files["bad"])])
+    out = capsys.readouterr().out
+    assert "[FAIL] consecution: respond main at ({}, 0) with 0" in out
+    assert "INVALID [E-CONSECUTION]" in out and "pre-state:" in out and "Local(main, ({}, 0))=" in out
+    assert "[ok  ] initiation" in out and " ms)" in out
+
+
+def test_json_report(files: dict[str, Path], capsys: Any) -> None:
+    assert main([str(files["pf"]), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["status"] == "valid" and data["exit_code"] == 0
+    assert {o["name"] for o in data["obligations"]} >= {"initiation", "refutation"}
+
+
+def test_all_table(files: dict[str, Path], capsys: Any) -> None:
+    assert main(["--all", str(files["ce"].parent)]) == 2  # the worst: garbage is unusable
+    out = capsys.readouterr().out
+    assert "ce.json" in out and "valid" in out and "E-CONSECUTION" in out and "E-JSON" in out
+
+
+def test_never_a_traceback(files: dict[str, Path], tmp_path: Path) -> None:
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 200_000)
+    for arg in [str(files["garbage"]), str(deep), str(tmp_path), "/dev/null"]:
+        p = subprocess.run([sys.executable, "-m", "checker.cli", arg], capture_output=True,
+                           text=True, cwd=ROOT)
+        assert p.returncode == 2, (arg, p.stdout, p.stderr)
+        assert "Traceback" not in p.stderr + p.stdout
+
+
+def test_fresh_interpreter_loads_neither_prover_nor_z3(files: dict[str, Path]) -> None:
+    code = (
+        "import sys; from checker.api import check_certificate\n"
+        f"r = check_certificate(open({str(files['pf'])!r}).read())\n"
+        "assert r.status == 'valid', r.message\n"
+        "bad = [m for m in sys.modules if m == 'prover' or m.startswith(('prover.', 'z3'))]\n"
+        "assert not bad, bad\n"
+        "print('clean')\n"
+    )
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert p.returncode == 0 and "clean" in p.stdout, p.stderr
+
+
+def test_checker_sources_never_mention_the_prover_or_z3() -> None:
+    for f in (ROOT / "checker").glob("*.py"):
+        src = f.read_text()
+        assert "import prover" not in src and "from prover" not in src, f
+        assert "import z3" not in src and "from z3" not in src, f
