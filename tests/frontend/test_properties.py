@@ -16,6 +16,8 @@ from prover.frontend.parser import parse
 from prover.petri.build import build_interleaving_net
 from prover.serial.automaton import build_serial_automaton
 
+from .strategies import EXPRS, PROGRAMS
+
 # Modest by default to keep the suite fast; raise SER_HYPOTHESIS_EXAMPLES for a soak run.
 FAST = settings(
     max_examples=int(os.environ.get("SER_HYPOTHESIS_EXAMPLES", "150")),
@@ -78,32 +80,7 @@ def test_random_ns_json(doc: dict[str, object]) -> None:
     _check(json.dumps(doc), "ns-json")
 
 
-# ---- well-formed programs ------------------------------------------------------------
-
-LEAVES = st.sampled_from(["0", "1", "2", "x", "y", "X", "Y", "?", "yield", "exit"])
-
-
-def _compound(children: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
-    two = st.tuples(children, children)
-    return st.one_of(
-        two.map(lambda p: f"({p[0]} + {p[1]})"),
-        two.map(lambda p: f"({p[0]} - {p[1]})"),
-        two.map(lambda p: f"({p[0]} == {p[1]})"),
-        two.map(lambda p: f"({p[0]} && {p[1]})"),
-        two.map(lambda p: f"({p[0]} || {p[1]})"),
-        two.map(lambda p: f"({p[0]}; {p[1]})"),
-        children.map(lambda c: f"(!{c})"),
-        children.map(lambda c: f"(x := {c})"),
-        children.map(lambda c: f"(X := {c})"),
-        st.tuples(children, children, children).map(
-            lambda t: f"if ({t[0]}) {{ {t[1]} }} else {{ {t[2]} }}"
-        ),
-        two.map(lambda p: f"while ({p[0]}) {{ {p[1]} }}"),
-    )
-
-
-EXPRS = st.recursive(LEAVES, _compound, max_leaves=10)
-PROGRAMS = st.lists(st.tuples(st.sampled_from(["a", "b", "c"]), EXPRS), min_size=1, max_size=3)
+# ---- well-formed programs (strategies in strategies.py) ------------------------------
 
 
 @FAST

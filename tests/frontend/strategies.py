@@ -1,0 +1,32 @@
+"""Hypothesis strategies for well-formed Ser programs (shared by the property tests)."""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+LEAVES = st.sampled_from(["0", "1", "2", "x", "y", "X", "Y", "?", "yield", "exit"])
+
+
+def _compound(children: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    two = st.tuples(children, children)
+    return st.one_of(
+        two.map(lambda p: f"({p[0]} + {p[1]})"),
+        two.map(lambda p: f"({p[0]} - {p[1]})"),
+        two.map(lambda p: f"({p[0]} == {p[1]})"),
+        two.map(lambda p: f"({p[0]} && {p[1]})"),
+        two.map(lambda p: f"({p[0]} || {p[1]})"),
+        two.map(lambda p: f"({p[0]}; {p[1]})"),
+        children.map(lambda c: f"(!{c})"),
+        children.map(lambda c: f"(x := {c})"),
+        children.map(lambda c: f"(X := {c})"),
+        st.tuples(children, children, children).map(
+            lambda t: f"if ({t[0]}) {{ {t[1]} }} else {{ {t[2]} }}"
+        ),
+        two.map(lambda p: f"while ({p[0]}) {{ {p[1]} }}"),
+    )
+
+
+EXPRS = st.recursive(LEAVES, _compound, max_leaves=10)
+PROGRAMS = st.lists(st.tuples(st.sampled_from(["a", "b", "c"]), EXPRS), min_size=1, max_size=3)
+
+

@@ -1,0 +1,64 @@
+"""The prover's front end and the checker's own re-implementation (checker/model.py)
+must give the same NS, name for name (docs/naming.md: byte-for-byte agreement)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from prover.errors import SerError
+from prover.frontend.load import load_model, load_source
+
+from .strategies import PROGRAMS
+
+model = pytest.importorskip("checker.model")
+
+BENCH = Path(__file__).resolve().parents[3] / "shared" / "benchmarks" / "paper"
+NAMES = sorted(
+    p.name for p in BENCH.glob("*.*") if p.suffix in (".ser", ".json") and p.name != "expected.json"
+)
+
+
+def _checker_ns(kind: str, text: str) -> tuple[object, ...]:
+    ns = model.load_model(kind, text)
+    return (ns.initial, set(ns.requests), set(ns.responses), set(ns.transitions))
+
+
+def _prover_ns(kind: str, text: str) -> tuple[object, ...]:
+    ns = load_source(text, kind, state_bound=20_000).ns
+    return (
+        ns.initial_global,
+        {(r.request, r.local) for r in ns.requests},
+        {(r.local, r.response) for r in ns.responses},
+        {(t.from_local, t.from_global, t.to_local, t.to_global) for t in ns.transitions},
+    )
+
+
+@pytest.mark.skipif(not NAMES, reason="benchmarks not present")
+@pytest.mark.parametrize("name", NAMES)
+def test_same_ns_on_benchmarks(name: str) -> None:
+    m = load_model(BENCH / name)
+    kind = "ser" if m.kind == "ser" else "ns-json"
+    assert _prover_ns(kind, m.source) == _checker_ns(kind, m.source)
+
+
+@settings(
+    max_examples=int(os.environ.get("SER_HYPOTHESIS_EXAMPLES", "150")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(PROGRAMS)
+def test_same_ns_on_random_programs(requests: list[tuple[str, str]]) -> None:
+    src = "\n".join(f"request {name} {{ {body} }}" for name, body in requests)
+    try:
+        mine = _prover_ns("ser", src)
+    except SerError:
+        return
+    try:
+        theirs = _checker_ns("ser", src)
+    except Exception:  # noqa: BLE001 - the checker's bound differs; only agreement matters
+        return
+    assert mine == theirs
