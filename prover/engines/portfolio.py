@@ -140,20 +140,25 @@ def attempt_proof(
     if se.invariant is None:
         attempts.append(EngineAttempt("state-equation", False, time.monotonic() - t0, se.reason))
     else:
-        outcome = _finish(
-            net, serial_set, target, se.invariant, "state-equation",
-            {
-                "iterations": se.stats.iterations,
-                "traps": se.stats.traps,
-                "topological": se.stats.topological,
-                "connectivity": se.stats.connectivity,
-                "live_transitions": se.stats.live_transitions,
-            },
-            deadline,
+        stats = {
+            "iterations": se.stats.iterations,
+            "traps": se.stats.traps,
+            "topological": se.stats.topological,
+            "connectivity": se.stats.connectivity,
+            "live_transitions": se.stats.live_transitions,
+        }
+        candidates = [se.invariant]
+        if se.full_invariant is not None and se.full_invariant != se.invariant:
+            candidates.append(se.full_invariant)
+        failures: list[str] = []
+        for inv in candidates:
+            outcome = _finish(net, serial_set, target, inv, "state-equation", stats, deadline)
+            if isinstance(outcome, ProofOutcome):
+                return ProofAttempt(outcome, tuple(attempts))
+            failures.append(outcome)
+        attempts.append(
+            EngineAttempt("state-equation", False, time.monotonic() - t0, "; ".join(failures))
         )
-        if isinstance(outcome, ProofOutcome):
-            return ProofAttempt(outcome, tuple(attempts))
-        attempts.append(EngineAttempt("state-equation", False, time.monotonic() - t0, outcome))
     return ProofAttempt(None, tuple(attempts))
 
 

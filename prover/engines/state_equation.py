@@ -29,16 +29,23 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
 
 import z3
 
 from prover.petri.net import PetriNet, Place
 from prover.smt.formula import (
     FALSE,
+    And,
     Aux,
+    Cmp,
     Formula,
+    Ite,
+    Not,
+    Or,
     PlaceVar,
+    Sum,
     Term,
     cmp,
     conj,
@@ -63,9 +70,13 @@ class SEStats:
 
 @dataclass(frozen=True)
 class SEResult:
+    """`invariant`: the reduced invariant (unsat-core based) or, failing that, the full one;
+    `full_invariant`: every row and lemma (the fallback if the reduced one fails a check)."""
+
     invariant: Invariant | None
     stats: SEStats
     reason: str = ""
+    full_invariant: Invariant | None = None
 
 
 # ---------------------------------------------------------------- structure
@@ -136,6 +147,8 @@ class _Builder:
     x: dict[int, z3.ArithRef] = field(default_factory=dict)
     lemmas: list[Formula] = field(default_factory=list)
     z3_lemmas: list[z3.BoolRef] = field(default_factory=list)
+    lemma_info: list[tuple[str, tuple[int, ...]]] = field(default_factory=list)
+    conn_z3: list[z3.BoolRef] = field(default_factory=list)
     aux_names: dict[int, str] = field(default_factory=dict)
 
     def xterm(self, ti: int) -> Term:
@@ -164,14 +177,15 @@ def prove_state_equation(
     solver = z3.Solver()
     solver.add([v >= 0 for v in mv.values()])
     # SE rows (AST and z3)
-    se_ast: list[Formula] = []
+    row_ast: list[Formula] = []
+    row_z3: list[z3.BoolRef] = []
     for pi in range(len(net.places)):
         items = [(c, ti) for ti, c in sorted(rows[pi].items()) if ti in live_set]
         rhs = linear([(c, b.xterm(ti)) for c, ti in items], m0[pi])
-        se_ast.append(cmp("=", b.place_term(pi), rhs))
-        solver.add(mv[pi] == m0[pi] + z3.Sum([z3.IntVal(0)] + [c * xv[ti] for c, ti in items]))
+        row_ast.append(cmp("=", b.place_term(pi), rhs))
+        row_z3.append(mv[pi] == m0[pi] + z3.Sum([z3.IntVal(0)] + [c * xv[ti] for c, ti in items]))
+    solver.add(row_z3)
     for ti in live:
-        se_ast.append(cmp(">=", b.xterm(ti), const(0)))
         solver.add(xv[ti] >= 0)
     solver.add(target_to_z3(target, mv, prefix="tk"))
 
@@ -207,7 +221,9 @@ def prove_state_equation(
             traps += 1
             qs = sorted(q)
             b.lemmas.append(cmp(">=", linear([(1, b.place_term(i)) for i in qs]), const(1)))
-            solver.add(z3.Sum([mv[i] for i in qs]) >= 1)
+            b.z3_lemmas.append(z3.Sum([mv[i] for i in qs]) >= 1)
+            b.lemma_info.append(("trap", tuple(qs)))
+            solver.add(b.z3_lemmas[-1])
             continue
         # 2. topological
         new_topo = _topological_violations(net, live, rows, m0, xval, topo_added)
@@ -221,10 +237,14 @@ def prove_state_equation(
                 if feeders:
                     fed = cmp(">=", linear([(1, b.xterm(u)) for u in feeders]), const(1))
                     b.lemmas.append(implies(fired, fed))
-                    solver.add(z3.Implies(xv[ti] >= 1, z3.Sum([xv[u] for u in feeders]) >= 1))
+                    b.z3_lemmas.append(
+                        z3.Implies(xv[ti] >= 1, z3.Sum([xv[u] for u in feeders]) >= 1)
+                    )
                 else:
                     b.lemmas.append(cmp("=", b.xterm(ti), const(0)))
-                    solver.add(xv[ti] == 0)
+                    b.z3_lemmas.append(xv[ti] == 0)
+                b.lemma_info.append(("topo", (ti, pi)))
+                solver.add(b.z3_lemmas[-1])
             continue
         # 3. connectivity of the global walk
         if (
@@ -234,6 +254,7 @@ def prove_state_equation(
         ):
             conn_lemmas, conn_aux, conn_updates, conn_z3 = _connectivity(net, moves, b)
             solver.add(conn_z3)
+            b.conn_z3 = conn_z3
             continue
         reason = (
             f"spurious state-equation solution with no trap, topological or connectivity "
@@ -250,15 +271,151 @@ def prove_state_equation(
     )
     if not proved:
         return SEResult(None, stats, reason or f"no proof after {max_iterations} refinements")
-    aux = tuple(b.aux_names[ti] for ti in live) + tuple(conn_aux)
-    formula = conj(se_ast + b.lemmas + conn_lemmas)
+    full = _assemble(
+        net, b, range(len(net.places)), row_ast, range(len(b.lemmas)), conn_lemmas, conn_aux,
+        conn_updates,
+    )
+    reduced = _reduce(net, b, target, rows, row_ast, row_z3, conn_lemmas, conn_aux,
+                      conn_updates, deadline)
+    stats = replace(stats, seconds=time.monotonic() - start)
+    return SEResult(reduced or full, stats, full_invariant=full)
+
+
+def _assemble(
+    net: PetriNet,
+    b: _Builder,
+    keep_rows: Iterable[int],
+    row_ast: list[Formula],
+    keep_lemmas: Iterable[int],
+    conn_lemmas: list[Formula],
+    conn_aux: list[str],
+    conn_updates: dict[int, list[tuple[str, Term]]],
+) -> Invariant:
+    """The invariant made of the chosen SE rows and lemmas (plus the connectivity group
+    when `conn_lemmas` is not empty), with `x_t ≥ 0` for every counter it mentions."""
+    kept_rows = [row_ast[i] for i in keep_rows]
+    others = [b.lemmas[i] for i in keep_lemmas] + conn_lemmas
+    mentioned: set[str] = set()
+    for f in kept_rows + others:
+        mentioned |= aux_names(f)
+    counters = [ti for ti in b.live if b.aux_names[ti] in mentioned]
+    nonneg = [cmp(">=", b.xterm(ti), const(0)) for ti in counters]
+    formula = conj(kept_rows + nonneg + others)
+    aux = tuple(b.aux_names[ti] for ti in counters) + tuple(conn_aux)
     updates: list[tuple[int, tuple[tuple[str, Term], ...]]] = []
-    for ti in live:
-        assign: list[tuple[str, Term]] = [(b.aux_names[ti], linear([(1, b.xterm(ti))], 1))]
-        assign.extend(conn_updates.get(ti, []))
-        updates.append((ti, tuple(assign)))
-    inv = Invariant(aux, tuple((a, 0) for a in aux), formula, tuple(updates))
-    return SEResult(inv, stats)
+    counted = set(counters)
+    for ti in b.live:
+        assign: list[tuple[str, Term]] = []
+        if ti in counted:
+            assign.append((b.aux_names[ti], linear([(1, b.xterm(ti))], 1)))
+        if conn_lemmas:
+            assign.extend(conn_updates.get(ti, []))
+        if assign:
+            updates.append((ti, tuple(assign)))
+    return Invariant(aux, tuple((a, 0) for a in aux), formula, tuple(updates))
+
+
+def _reduce(
+    net: PetriNet,
+    b: _Builder,
+    target: Target,
+    rows: list[dict[int, int]],
+    row_ast: list[Formula],
+    row_z3: list[z3.BoolRef],
+    conn_lemmas: list[Formula],
+    conn_aux: list[str],
+    conn_updates: dict[int, list[tuple[str, Term]]],
+    deadline: float,
+) -> Invariant | None:
+    """A smaller invariant from an unsat core of the refutation query, closed under what
+    consecution needs: every dead transition that touches a kept row, trap or the global
+    walk gets the row `M(p) = 0` of one of its dead input places (so it stays disabled);
+    topological lemmas keep the row of their place. None if no core was obtained."""
+    remaining = deadline - time.monotonic()
+    if remaining <= 0.2:
+        return None
+    solver = z3.Solver()
+    solver.set("timeout", max(1, int(remaining * 500)))
+    solver.set("core.minimize", True)
+    solver.add([v >= 0 for v in b.m.values()])
+    solver.add([x >= 0 for x in b.x.values()])
+    solver.add(target_to_z3(target, b.m, prefix="tk"))
+    flags: dict[str, tuple[str, int]] = {}
+    for pi, c in enumerate(row_z3):
+        f = z3.Bool(f"keep_row{pi}")
+        flags[str(f)] = ("row", pi)
+        solver.assert_and_track(c, f)
+    for li, c in enumerate(b.z3_lemmas):
+        f = z3.Bool(f"keep_lemma{li}")
+        flags[str(f)] = ("lemma", li)
+        solver.assert_and_track(c, f)
+    if b.conn_z3:
+        f = z3.Bool("keep_conn")
+        flags[str(f)] = ("conn", 0)
+        solver.assert_and_track(z3.And(b.conn_z3), f)
+    if solver.check() != z3.unsat:
+        return None
+    kept_rows: set[int] = set()
+    kept_lemmas: set[int] = set()
+    conn = False
+    for lit in solver.unsat_core():
+        kind, i = flags[str(lit)]
+        if kind == "row":
+            kept_rows.add(i)
+        elif kind == "lemma":
+            kept_lemmas.add(i)
+        else:
+            conn = True
+    touched: set[int] = set()
+    for li in kept_lemmas:
+        kind, data = b.lemma_info[li]
+        if kind == "topo":
+            kept_rows.add(data[1])
+        else:
+            touched |= set(data)
+    live = set(b.live)
+    markable = b.markable
+    globals_ = {i for i, p in enumerate(net.places) if p.kind == "global"}
+    while True:
+        watched = touched | kept_rows | (globals_ if conn else set())
+        extra: set[int] = set()
+        for ti, t in enumerate(net.transitions):
+            if ti in live:
+                continue
+            places = {p for p, _ in t.pre} | {p for p, _ in t.post}
+            if places & watched and not any(p in kept_rows for p, _ in t.pre if p not in markable):
+                dead_inputs = sorted(p for p, _ in t.pre if p not in markable)
+                extra.add(dead_inputs[0])
+        if not extra - kept_rows:
+            break
+        kept_rows |= extra
+    return _assemble(
+        net, b, sorted(kept_rows), row_ast, sorted(kept_lemmas),
+        conn_lemmas if conn else [], conn_aux if conn else [], conn_updates,
+    )
+
+
+def aux_names(f: Formula | Term) -> set[str]:
+    """The auxiliary variables a formula or term mentions."""
+    if isinstance(f, Aux):
+        return {f.name}
+    if isinstance(f, Sum):
+        out: set[str] = set()
+        for _, t in f.items:
+            out |= aux_names(t)
+        return out
+    if isinstance(f, Ite):
+        return aux_names(f.cond) | aux_names(f.then) | aux_names(f.other)
+    if isinstance(f, (And, Or)):
+        res: set[str] = set()
+        for a in f.args:
+            res |= aux_names(a)
+        return res
+    if isinstance(f, Not):
+        return aux_names(f.arg)
+    if isinstance(f, Cmp):
+        return aux_names(f.lhs) | aux_names(f.rhs)
+    return set()
 
 
 def _maximal_trap(
@@ -408,8 +565,6 @@ def _connectivity(
 
 
 def _ite_visited(v: Term, keep: Term, new: Term) -> Term:
-    from prover.smt.formula import Ite
-
     return Ite(cmp("=", v, const(1)), keep, new)
 
 
