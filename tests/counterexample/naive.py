@@ -13,18 +13,21 @@ from prover.serial.automaton import build_serial_automaton
 from prover.serial.membership import SerialMembership, make_multiset
 
 
-def naive_min_requests(ns: NetworkSystem, max_requests: int, max_states: int = 400_000) -> int | None:
+def naive_min_requests(
+    ns: NetworkSystem, max_requests: int, max_states: int = 400_000
+) -> int | None:
     oracle = SerialMembership(build_serial_automaton(ns))
-    start = (ns.initial_global, (), ())
-    seen = {start}
-    todo = [start]
+    Mark = tuple[str, tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]
+    start: Mark = (ns.initial_global, (), ())
+    seen: set[Mark] = {start}
+    todo: list[Mark] = [start]
     best: int | None = None
     while todo:
         g, fl, done = todo.pop()
         if not fl and done and not oracle.is_serial(make_multiset(done)):
             n = len(done)
             best = n if best is None else min(best, n)
-        succ = []
+        succ: list[Mark] = []
         if len(fl) + len(done) < max_requests:
             for r in ns.requests:
                 succ.append((g, tuple(sorted(fl + ((r.request, r.local),))), done))

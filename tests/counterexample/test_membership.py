@@ -24,7 +24,11 @@ def test_a2_membership() -> None:
 
 
 def test_witness_is_a_walk() -> None:
-    e = [SerialEdge("a", "r", "1", "b"), SerialEdge("b", "r", "2", "a"), SerialEdge("b", "s", "0", "b")]
+    e = [
+        SerialEdge("a", "r", "1", "b"),
+        SerialEdge("b", "r", "2", "a"),
+        SerialEdge("b", "s", "0", "b"),
+    ]
     aut = SerialAutomaton("a", ("a", "b"), tuple(sorted(e)))
     oracle = SerialMembership(aut)
     order = oracle.serial_order(make_multiset([("r", "1"), ("r", "1"), ("r", "2"), ("s", "0")]))
