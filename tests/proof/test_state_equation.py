@@ -102,7 +102,7 @@ request other { X := 1 }
     assert len(live) < len(prep.net.transitions)
     out = find_proof(m, budget_s=30, net=prep.net, serial_set=prep.serial_set, target=prep.target)
     assert out is not None
-    assert len(out.proof["invariant"]["aux"]) == len(live)  # type: ignore[index]
+    assert len(out.proof["invariant"]["aux"]) <= len(live)  # type: ignore[index]
     _check(m, out.proof)
 
 
