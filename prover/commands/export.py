@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from prover import export
+from prover.commands.inspect import emit
 from prover.errors import UsageError
 from prover.frontend.load import DEFAULT_STATE_BOUND, load_model
 from prover.petri.build import build_interleaving_net
@@ -77,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         return _export_mcc(args)
     text = render(args)
     if args.output is None:
-        sys.stdout.write(text)
+        emit(text)
         return 0
     try:
         Path(args.output).write_text(text, encoding="utf-8")

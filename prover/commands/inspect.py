@@ -49,7 +49,7 @@ def _human(model: LoadedModel, info: dict[str, Any], serial: SerialAutomaton) ->
     ns, pn = info["network_system"], info["petri_net"]
     lines = [f"model: {model.path} ({model.kind})", "network system:"]
     lines += _table([(k, str(v)) for k, v in ns.items()])
-    lines += ["petri net (interleaving, ser-reference §4.2):"]
+    lines += ["petri net (interleaving, ser-reference 4.2):"]
     lines += _table([(k, str(v)) for k, v in pn.items()])
     edges = info["serial_automaton"]["edges"]
     lines += [
@@ -69,7 +69,20 @@ def run(args: argparse.Namespace) -> int:
         print(f"warning: {w}", file=sys.stderr)
     info = summary(model)
     if args.json:
-        print(json.dumps(info, ensure_ascii=False))
+        # ASCII-only JSON: valid whatever the terminal's encoding, same names once decoded.
+        emit(json.dumps(info) + "\n")
     else:
-        print(_human(model, info, build_serial_automaton(model.ns).reachable()))
+        emit(_human(model, info, build_serial_automaton(model.ns).reachable()) + "\n")
     return 0
+
+
+def emit(text: str) -> None:
+    """Write to stdout; names the terminal cannot encode are shown as escapes instead of
+    failing (a model may use any Unicode in NS JSON names)."""
+    try:
+        sys.stdout.write(text)
+    except UnicodeEncodeError:
+        enc = sys.stdout.encoding or "utf-8"
+        sys.stdout.flush()
+        sys.stdout.buffer.write(text.encode(enc, errors="backslashreplace"))
+        sys.stdout.buffer.flush()
