@@ -133,3 +133,20 @@ def test_serial_automaton_reachable_edges(name: str) -> None:
     ns = load_model(BENCH / name).ns
     got = {tuple(e.as_list()) for e in build_serial_automaton(ns).reachable().edges}
     assert got == _independent_serial_edges(ns)
+
+
+def test_inspect_json_reports_reference_petri_sizes(capsys: pytest.CaptureFixture[str]) -> None:
+    """The acceptance check of issue 2, through the command line: `inspect --json`."""
+    from prover.cli import main
+
+    for name in NAMES:
+        assert main(["inspect", "--json", str(BENCH / name)]) == 0
+        info = json.loads(capsys.readouterr().out)
+        assert info["petri_net"] == {
+            "places": EXPECTED[name]["reference_petri_places"],
+            "transitions": EXPECTED[name]["reference_petri_transitions"],
+        }, name
+        ns = load_model(BENCH / name).ns
+        edges = {tuple(e) for e in info["serial_automaton"]["edges"]}
+        assert edges == _independent_serial_edges(ns), name
+        assert info["serial_automaton"]["initial"] == ns.initial_global
