@@ -9,7 +9,7 @@ looking at the prover. Expressions are plain tuples (hashable, compared structur
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +24,7 @@ Outcome = tuple[bool, Any, Env, Env]  # (yielded, residual Expr or returned int,
 
 I64_MIN, I64_MAX = -(2**63), 2**63 - 1
 STATE_BOUND = 20_000  # locals + globals of one compilation (DESIGN: a state bound, not divergence)
+PAIR_BOUND = 1_000_000  # (local, global) pairs explored by the closure of §2.4
 ZERO: Expr = ("int", 0)
 
 
@@ -92,62 +93,31 @@ _GRAMMAR = (Path(__file__).parent / "ser.lark").read_text(encoding="utf-8")
 _PARSER = lark.Lark(_GRAMMAR, parser="lalr", lexer="basic", maybe_placeholders=False)
 
 
+_BIN = {"or_": "||", "and_": "&&", "eq": "==", "add": "+", "sub": "-"}
+_NODE: dict[str, Callable[[list[Any]], Any]] = {
+    "int_": lambda c: ("int", _i64(int(c[0]))),
+    "var": lambda c: ("var", str(c[0])),
+    "nondet": lambda c: ("nd",),
+    "yield_": lambda c: ("yield",),
+    "exit_": lambda c: ("exit",),
+    "assign": lambda c: ("assign", str(c[0]), c[1]),
+    "not_": lambda c: mk_not(c[0]),
+    "seq": lambda c: mk_seq(c[0], c[1]),
+    "if_": lambda c: mk_if(c[0], c[1], c[2]),
+    "while_": lambda c: mk_while(c[0], c[1]),
+    "request_block": lambda c: (str(c[0]), c[1]),
+    "program": list,
+    "bare": lambda c: [("request", c[0])],
+}
+
+
 class _Build(lark.Transformer[Any, Any]):
     """Parse tree → Expr through the smart constructors (the parser folds too, §1.4)."""
 
-    def int_(self, c: list[Any]) -> Expr:
-        return ("int", _i64(int(c[0])))
-
-    def var(self, c: list[Any]) -> Expr:
-        return ("var", str(c[0]))
-
-    def nondet(self, c: list[Any]) -> Expr:
-        return ("nd",)
-
-    def yield_(self, c: list[Any]) -> Expr:
-        return ("yield",)
-
-    def exit_(self, c: list[Any]) -> Expr:
-        return ("exit",)
-
-    def assign(self, c: list[Any]) -> Expr:
-        return ("assign", str(c[0]), c[1])
-
-    def or_(self, c: list[Any]) -> Expr:
-        return mk_bin("||", c[0], c[1])
-
-    def and_(self, c: list[Any]) -> Expr:
-        return mk_bin("&&", c[0], c[1])
-
-    def eq(self, c: list[Any]) -> Expr:
-        return mk_bin("==", c[0], c[1])
-
-    def add(self, c: list[Any]) -> Expr:
-        return mk_bin("+", c[0], c[1])
-
-    def sub(self, c: list[Any]) -> Expr:
-        return mk_bin("-", c[0], c[1])
-
-    def not_(self, c: list[Any]) -> Expr:
-        return mk_not(c[0])
-
-    def seq(self, c: list[Any]) -> Expr:
-        return mk_seq(c[0], c[1])
-
-    def if_(self, c: list[Any]) -> Expr:
-        return mk_if(c[0], c[1], c[2])
-
-    def while_(self, c: list[Any]) -> Expr:
-        return mk_while(c[0], c[1])
-
-    def request_block(self, c: list[Any]) -> tuple[str, Expr]:
-        return (str(c[0]), c[1])
-
-    def program(self, c: list[Any]) -> list[tuple[str, Expr]]:
-        return list(c)
-
-    def bare(self, c: list[Any]) -> list[tuple[str, Expr]]:
-        return [("request", c[0])]
+    def __default__(self, data: Any, children: list[Any], meta: Any) -> Any:
+        if data in _BIN:
+            return mk_bin(_BIN[data], children[0], children[1])
+        return _NODE[str(data)](children)
 
 
 def parse_ser(text: str) -> list[tuple[str, Expr]]:
@@ -273,11 +243,12 @@ def run(e: Expr, loc: Env, glo: Env) -> list[Outcome]:
         for y, v, l2, g2 in run(e[1], loc, glo):
             out.append((True, mk_not(v), l2, g2) if y else (False, int(v == 0), l2, g2))
     elif tag == "seq":
-        for y, v, l2, g2 in run(e[1], loc, glo):
-            if y:
-                out.append((True, mk_seq(v, e[2]), l2, g2))
-            else:
-                out.extend(run(e[2], l2, g2))
+        first = run(e[1], loc, glo)
+        out.extend((True, mk_seq(v, e[2]), l2, g2) for y, v, l2, g2 in first if y)
+        # the value of a finished first part is dropped: continue once per distinct state,
+        # so `?; ?; ...; ?` costs linear, not exponential, time
+        for l2, g2 in dict.fromkeys((l2, g2) for y, _, l2, g2 in first if not y):
+            out.extend(run(e[2], l2, g2))
     elif tag == "if":
         for y, v, l2, g2 in run(e[1], loc, glo):
             if y:
@@ -286,7 +257,7 @@ def run(e: Expr, loc: Env, glo: Env) -> list[Outcome]:
                 out.extend(run(e[2] if v != 0 else e[3], l2, g2))
     else:
         out.extend(_run_while(e, loc, glo))
-    return out
+    return list(dict.fromkeys(out))  # duplicates only cost time (outcomes are a set)
 
 
 def _run_while(e: Expr, loc: Env, glo: Env) -> list[Outcome]:
@@ -355,6 +326,8 @@ def compile_ser(text: str) -> NS:
         if pair in done:
             continue
         done.add(pair)
+        if len(done) > PAIR_BOUND:
+            raise ModelError(f"compilation explores more than {PAIR_BOUND} (local, global) pairs")
         (loc, e), glo = pair
         if e[0] == "int":
             responses[(lname((loc, e)), str(e[1]))] = None

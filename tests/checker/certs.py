@@ -6,7 +6,16 @@ import json
 from typing import Any
 
 from tests.checker.helpers import (
-    EXAMPLES, P, component, const, envelope, eq, find_counterexample, net_of, state_equation, vec,
+    EXAMPLES,
+    P,
+    component,
+    const,
+    envelope,
+    eq,
+    find_counterexample,
+    net_of,
+    state_equation,
+    vec,
 )
 
 Json = Any
@@ -118,8 +127,11 @@ def proof_bank_atomic() -> Json:
     g0, g1 = "{}", "{A=-1,B=1,MOVED=1}"
     never = [("local", "transfer", "({}, A + B)"), ("local", "audit", body),
              ("local", "audit", "({}, 1)"), ("response", "audit", "1")]
-    moved = {"sum": [[1, P(("local", "transfer", "({}, 1)"))], [1, P(("response", "transfer", "1"))]]}
-    late = {"sum": [[1, P(("local", "transfer", "({}, 0)"))], [1, P(("response", "transfer", "0"))]]}
+    def done(v: str) -> Json:
+        return {"sum": [[1, P(("local", "transfer", f"({{}}, {v})"))],
+                        [1, P(("response", "transfer", v))]]}
+
+    moved, late = done("1"), done("0")
     formula = {"and": [
         eq({"sum": [[1, P(("global", g0))], [1, P(("global", g1))]]}, const(1)),
         *[eq(P(p), const(0)) for p in never],

@@ -85,7 +85,8 @@ def _events(net: Net, parent: dict[Any, Any], state: Any) -> Json:
         path.append(t)
     path.reverse()
     at: dict[int, tuple[str, str]] = {}
-    events, done, glob = [], {}, net.initial[1]
+    events: list[Json] = []
+    done: dict[tuple[str, str], int] = {}
     for t in path:
         k = t.key
         if k[0] == "spawn":
@@ -95,8 +96,9 @@ def _events(net: Net, parent: dict[Any, Any], state: Any) -> Json:
             continue
         n = min(i for i, v in at.items() if v == (k[1], k[2]))
         if k[0] == "step":
-            events.append({"event": "step", "instance": n, "from": [k[2], k[3]], "to": [k[4], k[5]]})
-            at[n], glob = (k[1], k[4]), k[5]
+            step = {"event": "step", "instance": n, "from": [k[2], k[3]], "to": [k[4], k[5]]}
+            events.append(step)
+            at[n] = (k[1], k[4])
         else:
             events.append({"event": "respond", "instance": n, "local": k[2], "response": k[3]})
             del at[n]

@@ -231,7 +231,7 @@ def proof(name: str, cert: Json, needed: list[int]) -> Iterator[Mutant]:
                      edit(lambda p, i=i, k=k: p["serial_set"]["components"][i]["base"][k]
                           .__setitem__("count", p["serial_set"]["components"][i]["base"][k]
                                        ["count"] + 1)), "E-WITNESS")
-        for j, per in enumerate(comp["periods"]):
+        for j, _per in enumerate(comp["periods"]):
             yield _m(f"{where} period {j} scaled",
                      edit(lambda p, i=i, j=j: [e.__setitem__("count", 2 * e["count"])
                           for e in p["serial_set"]["components"][i]["periods"][j]]), "E-WITNESS")

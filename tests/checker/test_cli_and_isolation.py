@@ -51,7 +51,8 @@ def test_human_report_names_failure_and_counter_model(files: dict[str, Path], ca
     main([str(files["bad"])])
     out = capsys.readouterr().out
     assert "[FAIL] consecution: respond main at ({}, 0) with 0" in out
-    assert "INVALID [E-CONSECUTION]" in out and "pre-state:" in out and "Local(main, ({}, 0))=" in out
+    assert "INVALID [E-CONSECUTION]" in out and "pre-state:" in out
+    assert "Local(main, ({}, 0))=" in out
     assert "[ok  ] initiation" in out and " ms)" in out
 
 

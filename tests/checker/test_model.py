@@ -119,7 +119,8 @@ def test_ns_json_loader() -> None:
     assert ns.requests == (("R", "L"),)  # identical entries merged, extras ignored
     for bad in ['{"initial_global": "G"}', '{"a": 1, "a": 2}', "[]", "{",
                 '{"initial_global": "G", "requests": [["R"]], "responses": [], "transitions": []}',
-                '{"initial_global": "G", "requests": [], "responses": [], "transitions": [[1,2,3,4]]}']:
+                '{"initial_global": "G", "requests": [], "responses": [],'
+                '"transitions": [[1,2,3,4]]}']:
         with pytest.raises(ModelError):
             load_ns_json(bad)
 

@@ -50,7 +50,8 @@ def test_mutation_suite() -> None:
     for label, cert, codes, kw in found:
         r = check_certificate(cert, **kw)
         if r.status == "valid" or r.code not in codes:
-            failures.append(f"{label}: got {r.status} {r.code} ({r.message[:160]}), want {sorted(codes)}")
+            got = f"{r.status} {r.code} ({r.message[:160]})"
+            failures.append(f"{label}: got {got}, want {sorted(codes)}")
     print(f"\nmutants: {len(found)}, rejected as expected: {len(found) - len(failures)}")
     assert len(found) >= 300
     assert not failures, "\n".join(failures)
