@@ -23,6 +23,9 @@ from prover.smt.formula import size
 from prover.smt.invariant import Invariant, self_check
 from prover.target import Target
 
+ENGINES: tuple[str, ...] = ("state-equation", "serial-walk")
+"""The proof engines, in the order the portfolio runs them."""
+
 
 class _HasNS(Protocol):
     @property
@@ -121,7 +124,9 @@ def attempt_proof(
     net: PetriNet | None = None,
     serial_set: SerialSet | None = None,
     target: Target | None = None,
+    engines: tuple[str, ...] = ENGINES,
 ) -> ProofAttempt:
+    """Run `engines` in order until one yields a self-checked invariant."""
     start = time.monotonic()
     deadline = start + max(0.0, budget_s)
     ns = model if isinstance(model, NetworkSystem) else model.ns
@@ -132,7 +137,50 @@ def attempt_proof(
     if target is None:
         target = build_target(net, serial_set)
     attempts: list[EngineAttempt] = []
+    for engine in engines:
+        if time.monotonic() >= deadline:
+            attempts.append(EngineAttempt(engine, False, 0.0, "not started: budget exhausted"))
+            continue
+        if engine == "state-equation":
+            outcome = _run_state_equation(net, serial_set, target, deadline, attempts)
+        elif engine == "serial-walk":
+            outcome = _run_serial_walk(ns, net, serial_set, target, deadline, attempts)
+        else:
+            raise ValueError(f"unknown proof engine {engine!r}")
+        if outcome is not None:
+            return ProofAttempt(outcome, tuple(attempts))
+    return ProofAttempt(None, tuple(attempts))
 
+
+def _run_serial_walk(
+    ns: NetworkSystem,
+    net: PetriNet,
+    serial_set: SerialSet,
+    target: Target,
+    deadline: float,
+    attempts: list[EngineAttempt],
+) -> ProofOutcome | None:
+    from prover.engines.templates import prove_serial_walk
+
+    t0 = time.monotonic()
+    res = prove_serial_walk(ns, net, build_serial_automaton(ns))
+    if res.invariant is None:
+        attempts.append(EngineAttempt("serial-walk", False, time.monotonic() - t0, res.reason))
+        return None
+    outcome = _finish(net, serial_set, target, res.invariant, "serial-walk", {}, deadline)
+    if isinstance(outcome, ProofOutcome):
+        return outcome
+    attempts.append(EngineAttempt("serial-walk", False, time.monotonic() - t0, outcome))
+    return None
+
+
+def _run_state_equation(
+    net: PetriNet,
+    serial_set: SerialSet,
+    target: Target,
+    deadline: float,
+    attempts: list[EngineAttempt],
+) -> ProofOutcome | None:
     from prover.engines.state_equation import prove_state_equation
 
     t0 = time.monotonic()
@@ -154,12 +202,12 @@ def attempt_proof(
         for inv in candidates:
             outcome = _finish(net, serial_set, target, inv, "state-equation", stats, deadline)
             if isinstance(outcome, ProofOutcome):
-                return ProofAttempt(outcome, tuple(attempts))
+                return outcome
             failures.append(outcome)
         attempts.append(
             EngineAttempt("state-equation", False, time.monotonic() - t0, "; ".join(failures))
         )
-    return ProofAttempt(None, tuple(attempts))
+    return None
 
 
 def find_proof(
@@ -169,10 +217,11 @@ def find_proof(
     net: PetriNet | None = None,
     serial_set: SerialSet | None = None,
     target: Target | None = None,
+    engines: tuple[str, ...] = ENGINES,
 ) -> ProofOutcome | None:
     """The `proof` evidence of a self-checked invariant, or None ("unknown")."""
     return attempt_proof(
-        model, budget_s=budget_s, net=net, serial_set=serial_set, target=target
+        model, budget_s=budget_s, net=net, serial_set=serial_set, target=target, engines=engines
     ).outcome
 
 
