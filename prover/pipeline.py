@@ -14,7 +14,7 @@ timeout):
    quarter of the budget (at most 5 s): most violations are shallow;
 2. the proof portfolio (`prover.engines.portfolio.find_proof`, imported lazily; skipped
    if it is not installed) for most of what is left;
-3. the explicit search again with the remaining time and a larger state budget;
+3. the explicit search again with 70 % of the remaining time and a larger state budget;
 4. the symbolic BMC (prover/engines/bmc.py) with whatever remains, for deep violations.
 
 No counterexample and no proof within the budget: `status="undecided"`, exit code 3.
@@ -165,7 +165,7 @@ def prove_model(
     if cex is None and cert is None and time.monotonic() < deadline - 0.05:
         t0 = time.monotonic()
         res2 = find_counterexample(
-            ns, automaton=automaton, deadline=deadline, progress=say,
+            ns, automaton=automaton, deadline=t0 + 0.7 * (deadline - t0), progress=say,
             initial_states=max(20_000, 4 * res.states),
         )
         times["explicit2_s"] = time.monotonic() - t0
