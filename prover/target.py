@@ -26,7 +26,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
+from math import gcd
 from typing import TYPE_CHECKING, Literal
+
+from prover.petri.net import PetriNet, Place
+from prover.serial.parikh import SerialSet
 
 if TYPE_CHECKING:
     import z3
@@ -116,21 +121,360 @@ class Conjunction:
 class Target:
     """quiescent(M) ∧ π(M) ∉ S over a net with `num_places` places.
 
+    The set denoted is
+        quiescent ∧ (∨_{p ∈ outside_labels} p ≥ 1  ∨  ∧_{clause} ∨_{alt ∈ clause} alt)
+    and, equally, the union of `disjuncts` (each a conjunction that includes
+    `quiescent`). Place variables range over non-negative integers (markings); callers
+    add `p ≥ 0` where their solver needs it.
+
     * `quiescent`: `local place = 0` for every local place;
-    * `clauses`: π(M) ∉ S as a conjunction of clauses, each clause a disjunction of
-      conjunctions (one clause per component of S, plus one clause "some response
-      place outside S's labels is ≥ 1 or the component constraints hold" folded into
-      `outside_labels`);
-    * `outside_labels`: response places whose label does not occur in S (any token
-      there is a violation by itself);
-    * `disjuncts`: the DNF split of the whole target (each includes `quiescent`).
+    * `outside_labels`: response places that are 0 in every element of S (their label is
+      not a label of S, or no component uses it): a token there is a violation;
+    * `clauses`: one per component of S, the alternatives of "π(M) is not in this
+      component" (over the other response places);
+    * `label_places`: the response place of each label of S (same order as `labels`);
+    * `disjuncts`: the DNF split (each disjunct also fixes the outside places to 0 except
+      in the disjuncts `outside place ≥ 1`), unsatisfiable and subsumed branches pruned.
     """
 
     num_places: int
+    labels: tuple[tuple[str, str], ...]
+    label_places: tuple[int, ...]
     quiescent: tuple[LinearConstraint, ...]
     outside_labels: tuple[int, ...]
     clauses: tuple[tuple[Conjunction, ...], ...]
     disjuncts: tuple[Conjunction, ...]
+
+    def summary(self, sliced_sizes: Sequence[tuple[int, int]] | None = None) -> dict[str, object]:
+        """`{disjuncts, sliced}` for `inspect --json` (sliced: [places, transitions] each)."""
+        out: dict[str, object] = {"disjuncts": len(self.disjuncts)}
+        if sliced_sizes is not None:
+            out["sliced"] = [{"places": p, "transitions": t} for p, t in sliced_sizes]
+        return out
+
+
+class TargetTooLarge(Exception):
+    """The DNF split exceeds the requested bound (use the clause form instead)."""
+
+
+# ---- construction -----------------------------------------------------------------
+
+
+def _lcm(a: int, b: int) -> int:
+    return a * b // gcd(a, b)
+
+
+def _place(i: int) -> Var:
+    return Var("place", i)
+
+
+class _Fresh:
+    def __init__(self) -> None:
+        self.n = 0
+
+    def new(self) -> Var:
+        v = Var("fresh", self.n)
+        self.n += 1
+        return v
+
+
+def _ge(coeffs: Mapping[Var, int], constant: int) -> LinearConstraint:
+    return LinearConstraint.make(coeffs, constant, ">=")
+
+
+def _form(
+    row: Sequence[int], base: Sequence[int], places: Sequence[int]
+) -> tuple[dict[Var, int], int]:
+    """Σ row_j·(x_j − b_j) as (coefficients over places, constant), gcd-free is the caller's."""
+    coeffs = {_place(places[j]): c for j, c in enumerate(row) if c}
+    const = -sum(c * b for c, b in zip(row, base, strict=True))
+    return coeffs, const
+
+
+def _neg(coeffs: Mapping[Var, int], const: int) -> tuple[dict[Var, int], int]:
+    return {v: -c for v, c in coeffs.items()}, -const
+
+
+@dataclass(frozen=True)
+class MembershipAtom:
+    """One atom of "x ∈ component": `holds` (a conjunction, possibly with a fresh
+    variable) and `fails`, the alternatives of its negation."""
+
+    holds: Conjunction
+    fails: tuple[Conjunction, ...]
+
+
+def component_atoms(
+    base: Sequence[int],
+    periods: Sequence[Sequence[int]],
+    places: Sequence[int],
+    fresh: _Fresh,
+) -> list[MembershipAtom]:
+    """x ∈ base + N·periods (periods independent) as a conjunction of atoms, x read
+    from `places` (one per coordinate). Consistency atoms first, then signs, then
+    divisibility."""
+    d = len(base)
+    k = len(periods)
+    atoms: list[MembershipAtom] = []
+    if k == 0:
+        for j in range(d):
+            x = {_place(places[j]): 1}
+            fails = [Conjunction((_ge(x, -base[j] - 1),))]  # x_j ≥ b_j + 1
+            if base[j] >= 1:
+                fails.append(Conjunction((_ge({_place(places[j]): -1}, base[j] - 1),)))
+            holds = Conjunction((LinearConstraint.make(x, -base[j], "="),))
+            atoms.append(MembershipAtom(holds, tuple(fails)))
+        return atoms
+    from prover.serial.semilinear import rank
+
+    pmat = [[Fraction(periods[i][j]) for i in range(k)] for j in range(d)]
+    rows: list[int] = []
+    for j in range(d):
+        cand = rows + [j]
+        if rank([tuple(int(periods[i][r]) for i in range(k)) for r in cand]) == len(cand):
+            rows.append(j)
+        if len(rows) == k:
+            break
+    if len(rows) != k:
+        raise ValueError("periods are not linearly independent")
+    inv = _inverse([pmat[r] for r in rows])
+    den = 1
+    for inv_row in inv:
+        for fr in inv_row:
+            den = _lcm(den, fr.denominator)
+    cmat = [[int(fr * den) for fr in inv_row] for inv_row in inv]  # λ = cmat·y_R / den
+    lam_rows = [[0] * d for _ in range(k)]
+    for i in range(k):
+        for t, rr in enumerate(rows):
+            lam_rows[i][rr] = cmat[i][t]
+    # consistency: den·y_j − Σ_i P[j][i]·(cmat·y_R)_i = 0 for j ∉ R
+    for j in range(d):
+        if j in rows:
+            continue
+        row = [0] * d
+        row[j] = den
+        for i in range(k):
+            if periods[i][j]:
+                for c in range(d):
+                    row[c] -= periods[i][j] * lam_rows[i][c]
+        g = 0
+        for c in row:
+            g = gcd(g, abs(c))
+        if g == 0:
+            continue
+        row = [c // g for c in row]
+        co, const = _form(row, base, places)
+        nco, nconst = _neg(co, const)
+        atoms.append(
+            MembershipAtom(
+                Conjunction((LinearConstraint.make(co, const, "="),)),
+                (Conjunction((_ge(co, const - 1),)), Conjunction((_ge(nco, nconst - 1),))),
+            )
+        )
+    divs: list[MembershipAtom] = []
+    for i in range(k):
+        row = lam_rows[i]
+        g = den
+        for c in row:
+            g = gcd(g, abs(c))
+        row = [c // g for c in row]
+        di = den // g
+        co, const = _form(row, base, places)
+        nco, nconst = _neg(co, const)
+        atoms.append(
+            MembershipAtom(
+                Conjunction((_ge(co, const),)),  # λ_i ≥ 0
+                (Conjunction((_ge(nco, nconst - 1),)),),  # λ_i < 0
+            )
+        )
+        if di > 1:
+            q = fresh.new()
+            q2 = fresh.new()
+            lo = dict(co)
+            lo[q] = -di
+            hi = {v: -c for v, c in lo.items()}
+            eq = dict(co)
+            eq[q2] = -di
+            divs.append(
+                MembershipAtom(
+                    Conjunction((LinearConstraint.make(eq, const, "="),), (q2,)),
+                    (
+                        Conjunction(
+                            (_ge(lo, const - 1), _ge(hi, -const + di - 1)),  # 1 ≤ f − di·q ≤ di − 1
+                            (q,),
+                        ),
+                    ),
+                )
+            )
+    return atoms + divs
+
+
+def component_outside(
+    base: Sequence[int],
+    periods: Sequence[Sequence[int]],
+    places: Sequence[int],
+    fresh: _Fresh,
+) -> list[Conjunction]:
+    """The alternatives of x ∉ base + N·periods."""
+    return [f for a in component_atoms(base, periods, places, fresh) for f in a.fails]
+
+
+def _inverse(a: list[list[Fraction]]) -> list[list[Fraction]]:
+    k = len(a)
+    m = [list(r) for r in a]
+    inv = [[Fraction(int(i == j)) for j in range(k)] for i in range(k)]
+    for c in range(k):
+        piv = next(i for i in range(c, k) if m[i][c] != 0)
+        m[c], m[piv] = m[piv], m[c]
+        inv[c], inv[piv] = inv[piv], inv[c]
+        f = m[c][c]
+        m[c] = [x / f for x in m[c]]
+        inv[c] = [x / f for x in inv[c]]
+        for i in range(k):
+            if i != c and m[i][c] != 0:
+                g = m[i][c]
+                m[i] = [x - g * y for x, y in zip(m[i], m[c], strict=True)]
+                inv[i] = [x - g * y for x, y in zip(inv[i], inv[c], strict=True)]
+    return inv
+
+
+def build_target(
+    net: PetriNet, s: SerialSet, *, max_disjuncts: int | None = 4096
+) -> Target:
+    """The target for `net` (the interleaving net of the NS whose serial set is `s`)."""
+    import z3
+
+    index = net.place_index
+    label_places: list[int] = []
+    for req, resp in s.labels:
+        p = index.get(Place("response", req, resp))
+        if p is None:
+            raise ValueError(f"no response place for label {req}/{resp}")
+        label_places.append(p)
+    quiescent = tuple(
+        LinearConstraint.make({_place(i): 1}, 0, "=")
+        for i, p in enumerate(net.places)
+        if p.kind == "local"
+    )
+    used = [
+        any(c.base[j] or any(pp[j] for pp in c.periods) for c in s.components)
+        for j in range(len(s.labels))
+    ]
+    active = [j for j in range(len(s.labels)) if used[j]]
+    labelled = set(label_places)
+    outside = sorted(
+        {label_places[j] for j in range(len(s.labels)) if not used[j]}
+        | {i for i, p in enumerate(net.places) if p.kind == "response" and i not in labelled}
+    )
+    fresh = _Fresh()
+    clauses: list[tuple[Conjunction, ...]] = []
+    act_places = [label_places[j] for j in active]
+    zs = {i: z3.Int(f"p{i}") for i in range(len(net.places))}
+    nonneg = [zs[i] >= 0 for i in act_places]
+
+    def sat(conj: Conjunction, extra: Sequence[z3.BoolRef] = ()) -> bool:
+        solver = z3.Solver()
+        solver.add(*nonneg)
+        solver.add(conjunction_to_z3(conj, zs))
+        solver.add(*extra)
+        r = solver.check()
+        if r == z3.unknown:  # pragma: no cover - keep the branch (sound)
+            return True
+        return bool(r == z3.sat)
+
+    comp_atoms: list[list[MembershipAtom]] = []
+    for c in s.components:
+        atoms = component_atoms(
+            [c.base[j] for j in active],
+            [tuple(p[j] for j in active) for p in c.periods],
+            act_places,
+            fresh,
+        )
+        comp_atoms.append(atoms)
+        clauses.append(tuple(f for a in atoms for f in a.fails if sat(f)))
+    zero_outside = tuple(LinearConstraint.make({_place(i): 1}, 0, "=") for i in outside)
+
+    def meets(piece: Conjunction, c_index: int) -> bool:
+        """piece ∩ component ≠ ∅ (component written with fresh λ ≥ 0)."""
+        comp = s.components[c_index]
+        solver = z3.Solver()
+        solver.add(*nonneg)
+        solver.add(conjunction_to_z3(piece, zs))
+        lams = [z3.Int(f"lam{i}") for i in range(len(comp.periods))]
+        solver.add(*[v >= 0 for v in lams])
+        for t, j in enumerate(active):
+            terms = [p[j] * v for p, v in zip(comp.periods, lams, strict=True) if p[j]]
+            solver.add(zs[act_places[t]] == comp.base[j] + z3.Sum([z3.IntVal(0)] + terms))
+        return bool(solver.check() != z3.unsat)
+
+    # disjoint subtraction of each component from the pieces, pruned
+    partial: list[Conjunction] = [Conjunction(())]
+    # large components first: they cut the most
+    comp_order = sorted(
+        range(len(s.components)), key=lambda i: (-len(s.components[i].periods), i)
+    )
+    for ci in comp_order:
+        nxt: list[Conjunction] = []
+        for piece in partial:
+            if not meets(piece, ci):
+                nxt.append(piece)
+                continue
+            acc = piece
+            for atom in comp_atoms[ci]:
+                for f in atom.fails:
+                    m = acc.conjoin(f)
+                    if sat(m):
+                        nxt.append(m)
+                acc = acc.conjoin(atom.holds)
+                if not sat(acc):
+                    break
+        partial = list(dict.fromkeys(nxt))
+        if max_disjuncts is not None and len(partial) > max_disjuncts:
+            raise TargetTooLarge(f"more than {max_disjuncts} disjuncts")
+    disjuncts = [
+        Conjunction(quiescent + (LinearConstraint.make({_place(i): 1}, -1, ">="),))
+        for i in outside
+    ]
+    for dj in partial:
+        disjuncts.append(Conjunction(quiescent + zero_outside + dj.constraints, dj.fresh))
+    return Target(
+        num_places=len(net.places),
+        labels=s.labels,
+        label_places=tuple(label_places),
+        quiescent=quiescent,
+        outside_labels=tuple(outside),
+        clauses=tuple(clauses),
+        disjuncts=tuple(disjuncts),
+    )
+
+
+def _implies(
+    d: Conjunction,
+    a: Conjunction,
+    zs: Mapping[int, z3.ArithRef],
+    nonneg: Sequence[z3.BoolRef],
+    fresh: _Fresh,
+) -> bool:
+    """d ⇒ a (for x ≥ 0). `a` is one constraint, or the divisibility pair with one fresh
+    variable q (then ¬a is `f = D·q'` for a fresh q')."""
+    import z3
+
+    solver = z3.Solver()
+    solver.add(*nonneg)
+    solver.add(conjunction_to_z3(d, zs))
+    if not a.fresh:
+        solver.add(z3.Not(conjunction_to_z3(a, zs)))
+    else:
+        (q,) = a.fresh
+        lo = a.constraints[0]  # f − D·q − 1 ≥ 0
+        dq = -dict(lo.coeffs)[q]
+        qq = z3.Int("implies_q")
+        f = z3.Sum(
+            [z3.IntVal(lo.constant + 1)]
+            + [c * zs[v.index] for v, c in lo.coeffs if v.kind == "place"]
+        )
+        solver.add(f == dq * qq)
+    return bool(solver.check() == z3.unsat)
 
 
 # ---- z3 -------------------------------------------------------------------------

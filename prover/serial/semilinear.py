@@ -95,13 +95,13 @@ def kernel_vector(vectors: Sequence[IntVec]) -> IntVec | None:
     for row, pc in enumerate(pivots):
         alpha[pc] = -m[row][f]
     den = 1
-    for a in alpha:
-        den = den * a.denominator // gcd(den, a.denominator)
-    ints = [int(a * den) for a in alpha]
+    for fr in alpha:
+        den = den * fr.denominator // gcd(den, fr.denominator)
+    ints = [int(fr * den) for fr in alpha]
     g = 0
-    for a in ints:
-        g = gcd(g, abs(a))
-    return tuple(a // g for a in ints)
+    for v in ints:
+        g = gcd(g, abs(v))
+    return tuple(v // g for v in ints)
 
 
 def solve_periods(y: Sequence[int], periods: Sequence[IntVec]) -> list[Fraction] | None:
@@ -433,8 +433,8 @@ def build_components(automaton: SerialAutomaton) -> tuple[SimpleLinearSet, ...]:
                 keep[i] = False
                 break
     result: list[SimpleLinearSet] = []
-    for li, k in zip(items, keep, strict=True):
-        if not k:
+    for li, kept in zip(items, keep, strict=True):
+        if not kept:
             continue
 
         def sparse(v: WVec) -> tuple[tuple[SerialEdge, int], ...]:
