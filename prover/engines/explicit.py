@@ -56,7 +56,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from prover.engines import Counterexample, Event, replay
 from prover.ns import NetworkSystem
@@ -347,6 +347,7 @@ def find_counterexample(
     deadline: float | None = None,
     max_requests: int = 64,
     initial_states: int = 20_000,
+    minimise_s: float = 2.0,
     progress: Callable[[str], None] | None = None,
 ) -> SearchResult:
     """The explicit engine's schedule, shortest first.
@@ -358,7 +359,10 @@ def find_counterexample(
     instances in flight between moves), which reach deep violations with many requests
     but few simultaneous ones (e.g. the e2 family) quickly. A counterexample from a
     bounded search carries the lower bound of the unbounded searches, so its minimality
-    is reported honestly. Stops at the deadline; returns the last unbounded result when
+    is reported honestly. Such a counterexample with K requests is then *minimised*: the
+    unbounded search with at most K − 1 requests runs for up to `minimise_s` seconds;
+    if it completes, K is proven minimal; if it finds a counterexample, that one has the
+    fewest requests. Stops at the deadline; returns the last unbounded result when
     nothing was found.
     """
     membership = SerialMembership(automaton or build_serial_automaton(ns))
@@ -380,10 +384,39 @@ def find_counterexample(
                 progress=progress,
             )
             if bounded.counterexample is not None:
-                return bounded
+                return _minimise(ns, membership, bounded, deadline, minimise_s, progress)
             if bounded.stop_reason == "time":
                 return SearchResult(None, full.exhausted_requests, False, full.states, "time")
         if deadline is not None and time.monotonic() > deadline:
             return SearchResult(None, full.exhausted_requests, False, full.states, "time")
         budget *= 4
         rnd += 1
+
+
+def _minimise(
+    ns: NetworkSystem,
+    membership: SerialMembership,
+    found: SearchResult,
+    deadline: float | None,
+    minimise_s: float,
+    progress: Callable[[str], None] | None,
+) -> SearchResult:
+    cex = found.counterexample
+    if cex is None or cex.minimal or minimise_s <= 0:
+        return found
+    stop = time.monotonic() + minimise_s
+    if deadline is not None:
+        stop = min(stop, deadline)
+    sub = search(
+        ns, membership=membership, max_requests=cex.requests - 1, max_states=50_000_000,
+        deadline=stop, progress=progress,
+    )
+    if sub.counterexample is not None:
+        return sub
+    if sub.complete:
+        return replace(found, counterexample=replace(cex, lower_bound=cex.requests))
+    if sub.exhausted_requests + 1 > cex.lower_bound:
+        return replace(
+            found, counterexample=replace(cex, lower_bound=sub.exhausted_requests + 1)
+        )
+    return found
