@@ -46,7 +46,7 @@ def check_shape(inv: Json, declared: Sequence[str], max_nodes: int, max_vars: in
         raise LimitError(f"{len(declared)} auxiliary variables, limit {max_vars}")
     if set(inv["initial_aux"]) != set(declared):
         raise SchemaError("initial_aux must give a value to exactly the declared aux variables")
-    nodes, todo = 0, [inv["formula"], [u["assign"] for u in inv["updates"]]]
+    nodes, todo = 0, [inv["formula"], *(t for u in inv["updates"] for t in u["assign"].values())]
     while todo:
         node = todo.pop()
         nodes += 1

@@ -288,21 +288,9 @@ def _run_while(e: Expr, loc: Env, glo: Env) -> list[Outcome]:
 # --------------------------------------------------------------------------- Ser → NS (§2.4)
 
 
-class _Names:
-    """Text of every state, checking that distinct states never share a name (B7)."""
-
-    def __init__(self) -> None:
-        self.by_text: dict[str, Any] = {}
-
-    def name(self, text: str, obj: Any) -> str:
-        if self.by_text.setdefault(text, obj) != obj:
-            raise ModelError(f"two distinct states print as {text!r}")
-        return text
-
-
 def compile_ser(text: str) -> NS:
     blocks = parse_ser(text)
-    names = _Names()
+    named: dict[str, Any] = {}  # text -> state: distinct states must never share a name (B7)
     requests: dict[tuple[str, str], None] = {}
     responses: dict[tuple[str, str], None] = {}
     transitions: dict[tuple[str, str, str, str], None] = {}
@@ -311,11 +299,16 @@ def compile_ser(text: str) -> NS:
     done: set[tuple[tuple[Env, Expr], Env]] = set()
     stack: list[tuple[tuple[Env, Expr], Env]] = []
 
+    def name(text: str, state: Any) -> str:
+        if named.setdefault(text, state) != state:
+            raise ModelError(f"two distinct states print as {text[1:]!r}")
+        return text[1:]
+
     def lname(st: tuple[Env, Expr]) -> str:
-        return names.name("L" + local_text(*st), st)[1:]
+        return name("L" + local_text(*st), st)
 
     def gname(g: Env) -> str:
-        return names.name("G" + env_text(g), g)[1:]
+        return name("G" + env_text(g), g)
 
     for req, body in blocks:
         requests[(req, lname(((), body)))] = None
