@@ -36,6 +36,8 @@ from prover.serial.parikh import SerialSet
 if TYPE_CHECKING:
     import z3
 
+    from prover.petri.slicing import SlicedNet
+
 VarKind = Literal["place", "fresh"]
 Relation = Literal["=", ">="]
 
@@ -475,6 +477,53 @@ def _implies(
         )
         solver.add(f == dq * qq)
     return bool(solver.check() == z3.unsat)
+
+
+# ---- slicing per disjunct -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SlicedDisjunct:
+    """A disjunct with its bidirectionally sliced net (`prover.petri.slicing`).
+
+    `disjunct` is over the sliced net's place indices (always-empty places replaced by
+    0); `unreachable` when slicing alone shows the disjunct cannot be reached."""
+
+    sliced: SlicedNet
+    disjunct: Conjunction
+    unreachable: bool
+
+
+def slice_disjunct(net: PetriNet, d: Conjunction) -> SlicedDisjunct:
+    from prover.petri.slicing import bidirectional_slice
+
+    sl = bidirectional_slice(net, d.zero_places())
+    index = sl.new_index
+    out: list[LinearConstraint] = []
+    false = False
+    for c in d.constraints:
+        coeffs: list[tuple[Var, int]] = []
+        for v, k in c.coeffs:
+            if v.kind == "place":
+                if v.index in index:
+                    coeffs.append((Var("place", index[v.index]), k))
+            else:
+                coeffs.append((v, k))
+        nc = LinearConstraint.make(coeffs, c.constant, c.relation)
+        if not nc.coeffs:
+            if not (nc.constant == 0 if nc.relation == "=" else nc.constant >= 0):
+                false = True
+            continue
+        out.append(nc)
+    return SlicedDisjunct(
+        sl, Conjunction(tuple(dict.fromkeys(out)), d.fresh), sl.unreachable or false
+    )
+
+
+def target_summary(net: PetriNet, t: Target) -> dict[str, object]:
+    """`target` for `inspect --json`: disjuncts and the sliced sizes of each."""
+    sizes = [slice_disjunct(net, d).sliced.sizes() for d in t.disjuncts]
+    return t.summary(sizes)
 
 
 # ---- z3 -------------------------------------------------------------------------

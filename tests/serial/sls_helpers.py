@@ -16,6 +16,7 @@ import pytest
 from prover.ns import NetworkSystem, RequestEntry, ResponseEntry, Transition
 from prover.serial.automaton import SerialAutomaton, SerialEdge, build_serial_automaton
 from prover.serial.parikh import SerialSet, SimpleLinearSet
+from prover.target import Conjunction, Var
 
 BENCH_DIR = Path("/work/shared/benchmarks/paper")
 
@@ -273,3 +274,30 @@ def check_component(
         assert balance(ce) == {}
         for comp in components(ce):
             assert comp & walk_states or aut.initial in comp
+
+
+def holds(d: Conjunction, marking: list[int]) -> bool:
+    """Exact evaluation, fresh variables existential (each occurs in one or two
+    constraints of the disjunct and in no other variable's constraints)."""
+    bounds: dict[Var, list[float]] = {}
+    for c in d.constraints:
+        rest = c.constant + sum(k * marking[v.index] for v, k in c.coeffs if v.kind == "place")
+        fr = [(v, k) for v, k in c.coeffs if v.kind == "fresh"]
+        if not fr:
+            if not (rest == 0 if c.relation == "=" else rest >= 0):
+                return False
+            continue
+        assert len(fr) == 1
+        q, k = fr[0]
+        lo, hi = bounds.setdefault(q, [float("-inf"), float("inf")])
+        if c.relation == "=":
+            if (-rest) % k:
+                return False
+            val = -rest // k
+            lo, hi = max(lo, val), min(hi, val)
+        elif k > 0:
+            lo = max(lo, -(rest // k))  # ceil(-rest / k)
+        else:
+            hi = min(hi, rest // -k)  # floor(rest / -k)
+        bounds[q] = [lo, hi]
+    return all(lo <= hi for lo, hi in bounds.values())

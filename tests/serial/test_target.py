@@ -5,47 +5,19 @@ from __future__ import annotations
 import os
 import random
 import time
-from math import ceil, floor
 
 import pytest
 import z3
-from sls_helpers import automaton, benchmark_names, in_s, load_ns, members, vectors_upto
+from sls_helpers import automaton, benchmark_names, holds, in_s, load_ns, members, vectors_upto
 
 from prover.petri.build import build_interleaving_net
 from prover.petri.net import PetriNet, Place
 from prover.serial.automaton import build_serial_automaton
 from prover.serial.parikh import SerialSet, compute_serial_set
-from prover.target import Conjunction, Target, Var, build_target, target_to_z3
+from prover.target import Target, build_target, target_to_z3
 
 SLOW = os.environ.get("SER_SLOW_TESTS") == "1"
 HEAVY = {"g1.ser", "g2.ser"}  # target construction takes seconds
-
-
-def holds(d: Conjunction, marking: list[int]) -> bool:
-    """Exact evaluation, fresh variables existential (each occurs in one or two
-    constraints of the disjunct and in no other variable's constraints)."""
-    bounds: dict[Var, list[float]] = {}
-    for c in d.constraints:
-        rest = c.constant + sum(k * marking[v.index] for v, k in c.coeffs if v.kind == "place")
-        fr = [(v, k) for v, k in c.coeffs if v.kind == "fresh"]
-        if not fr:
-            if not (rest == 0 if c.relation == "=" else rest >= 0):
-                return False
-            continue
-        assert len(fr) == 1
-        q, k = fr[0]
-        lo, hi = bounds.setdefault(q, [float("-inf"), float("inf")])
-        if c.relation == "=":
-            if (-rest) % k:
-                return False
-            val = -rest // k
-            lo, hi = max(lo, val), min(hi, val)
-        elif k > 0:
-            lo = max(lo, ceil(-rest / k))
-        else:
-            hi = min(hi, floor(rest / -k))
-        bounds[q] = [lo, hi]
-    return all(lo <= hi for lo, hi in bounds.values())
 
 
 def in_target(t: Target, marking: list[int]) -> bool:
