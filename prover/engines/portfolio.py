@@ -132,10 +132,15 @@ def attempt_proof(
     ns = model if isinstance(model, NetworkSystem) else model.ns
     if net is None:
         net = build_interleaving_net(ns)
-    if serial_set is None:
-        serial_set = compute_serial_set(build_serial_automaton(ns).reachable())
-    if target is None:
-        target = build_target(net, serial_set)
+    try:
+        if serial_set is None:
+            serial_set = compute_serial_set(build_serial_automaton(ns).reachable())
+        if target is None:
+            target = build_target(net, serial_set)
+    except Exception as exc:  # e.g. the serial set is too large: "unknown", never a verdict
+        detail = f"could not build the serial set and target ({type(exc).__name__}: {exc})"
+        setup = EngineAttempt("setup", False, time.monotonic() - start, detail)
+        return ProofAttempt(None, (setup,))
     attempts: list[EngineAttempt] = []
     for engine in engines:
         if time.monotonic() >= deadline:
