@@ -249,11 +249,17 @@ def minimal_slice(
     m0 = tuple(net.initial_vector())
     if m0[place] > 0:
         return DynamicSlice((place,), ()), ()
+    # only transitions of the maximal slice matter: dropping the others from a firing
+    # sequence keeps it fireable on the slice's places and keeps `place` marked
+    useful = maximal_slice(net, place).transitions
+    if place not in maximal_slice(net, place).places:
+        return None
     parent: dict[tuple[int, ...], tuple[tuple[int, ...], int] | None] = {m0: None}
     todo = deque([m0])
     while todo:
         m = todo.popleft()
-        for i, t in enumerate(net.transitions):
+        for i in useful:
+            t = net.transitions[i]
             if all(m[p] >= w for p, w in t.pre):
                 n = list(m)
                 for p, w in t.pre:
