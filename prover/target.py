@@ -171,7 +171,9 @@ def _place(i: int) -> Var:
     return Var("place", i)
 
 
-class _Fresh:
+class FreshVars:
+    """Supplier of fresh integer variables `k0, k1, …` (one per divisibility atom)."""
+
     def __init__(self) -> None:
         self.n = 0
 
@@ -179,6 +181,9 @@ class _Fresh:
         v = Var("fresh", self.n)
         self.n += 1
         return v
+
+
+_Fresh = FreshVars  # old name, used by engines written against the first version
 
 
 def _ge(coeffs: Mapping[Var, int], constant: int) -> LinearConstraint:
@@ -211,7 +216,7 @@ def component_atoms(
     base: Sequence[int],
     periods: Sequence[Sequence[int]],
     places: Sequence[int],
-    fresh: _Fresh,
+    fresh: FreshVars,
 ) -> list[MembershipAtom]:
     """x ∈ base + N·periods (periods independent) as a conjunction of atoms, x read
     from `places` (one per coordinate). Consistency atoms first, then signs, then
@@ -316,7 +321,7 @@ def component_outside(
     base: Sequence[int],
     periods: Sequence[Sequence[int]],
     places: Sequence[int],
-    fresh: _Fresh,
+    fresh: FreshVars,
 ) -> list[Conjunction]:
     """The alternatives of x ∉ base + N·periods."""
     return [f for a in component_atoms(base, periods, places, fresh) for f in a.fails]
@@ -342,9 +347,14 @@ def _inverse(a: list[list[Fraction]]) -> list[list[Fraction]]:
 
 
 def build_target(
-    net: PetriNet, s: SerialSet, *, max_disjuncts: int | None = 4096
+    net: PetriNet, s: SerialSet, *, split: bool = True, max_disjuncts: int | None = 4096
 ) -> Target:
-    """The target for `net` (the interleaving net of the NS whose serial set is `s`)."""
+    """The target for `net` (the interleaving net of the NS whose serial set is `s`).
+
+    `split=False` gives the clause form only (`disjuncts` empty; no solver calls): what
+    engines that take one formula (`target_to_z3`) need. With `split=True` the clauses'
+    unsatisfiable alternatives are pruned and the DNF split is computed (seconds for the
+    largest benchmarks; `TargetTooLarge` beyond `max_disjuncts`)."""
     import z3
 
     index = net.place_index
@@ -369,7 +379,7 @@ def build_target(
         {label_places[j] for j in range(len(s.labels)) if not used[j]}
         | {i for i, p in enumerate(net.places) if p.kind == "response" and i not in labelled}
     )
-    fresh = _Fresh()
+    fresh = FreshVars()
     clauses: list[tuple[Conjunction, ...]] = []
     act_places = [label_places[j] for j in active]
     zs = {i: z3.Int(f"p{i}") for i in range(len(net.places))}
@@ -394,7 +404,17 @@ def build_target(
             fresh,
         )
         comp_atoms.append(atoms)
-        clauses.append(tuple(f for a in atoms for f in a.fails if sat(f)))
+        clauses.append(tuple(f for a in atoms for f in a.fails if not split or sat(f)))
+    if not split:
+        return Target(
+            num_places=len(net.places),
+            labels=s.labels,
+            label_places=tuple(label_places),
+            quiescent=quiescent,
+            outside_labels=tuple(outside),
+            clauses=tuple(clauses),
+            disjuncts=(),
+        )
     zero_outside = tuple(LinearConstraint.make({_place(i): 1}, 0, "=") for i in outside)
 
     def meets(piece: Conjunction, c_index: int) -> bool:
@@ -456,7 +476,7 @@ def _implies(
     a: Conjunction,
     zs: Mapping[int, z3.ArithRef],
     nonneg: Sequence[z3.BoolRef],
-    fresh: _Fresh,
+    fresh: FreshVars,
 ) -> bool:
     """d ⇒ a (for x ≥ 0). `a` is one constraint, or the divisibility pair with one fresh
     variable q (then ¬a is `f = D·q'` for a fresh q')."""

@@ -78,7 +78,7 @@ def test_benchmark_target_exact(name: str) -> None:
     zs = {i: z3.Int(f"p{i}") for i in range(len(net.places))}
     rng = random.Random(name + "z3")
     resp = [i for i, p in enumerate(net.places) if p.kind == "response"]
-    f_cl = target_to_z3(t, zs)
+    f_cl = target_to_z3(build_target(net, s, split=False), zs)  # unpruned clause form
     f_dj = target_to_z3(t, zs, use_disjuncts=True)
     for _ in range(10):
         m = [0] * len(net.places)
