@@ -348,6 +348,7 @@ def find_counterexample(
     max_requests: int = 64,
     initial_states: int = 20_000,
     minimise_s: float = 2.0,
+    max_states: int = 3_000_000,
     progress: Callable[[str], None] | None = None,
 ) -> SearchResult:
     """The explicit engine's schedule, shortest first.
@@ -363,10 +364,10 @@ def find_counterexample(
     unbounded search with at most K − 1 requests runs for up to `minimise_s` seconds;
     if it completes, K is proven minimal; if it finds a counterexample, that one has the
     fewest requests. Stops at the deadline; returns the last unbounded result when
-    nothing was found.
+    nothing was found. Each round's state budget is capped by `max_states` (memory).
     """
     membership = SerialMembership(automaton or build_serial_automaton(ns))
-    budget = initial_states
+    budget = min(initial_states, max_states)
     lower = 0
     rnd = 0
     while True:
@@ -389,7 +390,9 @@ def find_counterexample(
                 return SearchResult(None, full.exhausted_requests, False, full.states, "time")
         if deadline is not None and time.monotonic() > deadline:
             return SearchResult(None, full.exhausted_requests, False, full.states, "time")
-        budget *= 4
+        if budget >= max_states:  # memory bound: the next round would be larger still
+            return full
+        budget = min(4 * budget, max_states)
         rnd += 1
 
 
