@@ -318,7 +318,14 @@ def _star(a: Semi, zero: WVec) -> Semi:
 # ---- state elimination ---------------------------------------------------------------
 
 
-def _eliminate(automaton: SerialAutomaton) -> tuple[Semi, tuple[SerialEdge, ...]]:
+ELIMINATION_ORDERS = ("edges", "weighted")
+
+
+def _eliminate(
+    automaton: SerialAutomaton, order: str = "edges"
+) -> tuple[Semi, tuple[SerialEdge, ...]]:
+    """State elimination; `order`: next state = fewest incident edges ("edges") or
+    fewest incident linear sets ("weighted"), ties by state order."""
     aut = automaton.reachable()
     labels = automaton.labels
     lab_index = {lab: i for i, lab in enumerate(labels)}
@@ -347,8 +354,10 @@ def _eliminate(automaton: SerialAutomaton) -> tuple[Semi, tuple[SerialEdge, ...]
     while remaining:
 
         def score(s: int) -> tuple[int, int]:
-            n = sum(1 for (p, q) in arcs if (p == s) != (q == s))
-            return (n, s)
+            if order == "weighted":  # incident edges weighted by their linear sets
+                w = sum(len(v) for (p, q), v in arcs.items() if (p == s) != (q == s))
+                return (w, s)
+            return (sum(1 for (p, q) in arcs if (p == s) != (q == s)), s)
 
         s = min(remaining, key=score)
         remaining.discard(s)
@@ -414,10 +423,23 @@ def _simple_contained(a: WLin, b: WLin) -> bool:
 
 
 def build_components(automaton: SerialAutomaton) -> tuple[SimpleLinearSet, ...]:
-    """S as simple linear sets with walk and circulation witnesses."""
+    """S as simple linear sets with walk and circulation witnesses: the smaller (by
+    components, then periods) of the results of the elimination orders tried."""
+    best: tuple[SimpleLinearSet, ...] | None = None
+    for order in ELIMINATION_ORDERS:
+        comps = _build(automaton, order)
+        if best is None or (len(comps), sum(len(c.periods) for c in comps)) < (
+            len(best), sum(len(c.periods) for c in best)
+        ):
+            best = comps
+    assert best is not None
+    return best
+
+
+def _build(automaton: SerialAutomaton, order: str) -> tuple[SimpleLinearSet, ...]:
     from prover.serial.parikh import CirculationWitness, SimpleLinearSet, WalkWitness
 
-    semi, edges = _eliminate(automaton)
+    semi, edges = _eliminate(automaton, order)
     simple: dict[tuple[IntVec, tuple[IntVec, ...]], WLin] = {}
     for li in semi:
         for s in _decompose(li):
