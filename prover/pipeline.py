@@ -11,7 +11,8 @@ Engine schedule (`timeout_s` is the engines' budget; the checker has its own per
 timeout):
 
 1. explicit counterexample search (prover/engines/explicit.py), shortest first, for a
-   quarter of the budget (at most 5 s): most violations are shallow;
+   quarter of the budget (at most 2 s; minimising a counterexample may take 2 s more):
+   most violations are shallow;
 2. the proof portfolio (`prover.engines.portfolio.find_proof`, imported lazily; skipped
    if it is not installed) for most of what is left;
 3. the explicit search again with 70 % of the remaining time and a larger state budget;
@@ -131,8 +132,11 @@ def prove_model(
 
     # 1. Explicit search, shortest first.
     t0 = time.monotonic()
-    first_deadline = min(deadline, t0 + min(5.0, 0.25 * max(0.0, timeout_s)))
-    res = find_counterexample(ns, automaton=automaton, deadline=first_deadline, progress=say)
+    first_deadline = min(deadline, t0 + min(2.0, 0.25 * max(0.0, timeout_s)))
+    res = find_counterexample(
+        ns, automaton=automaton, deadline=first_deadline, progress=say,
+        minimise_deadline=deadline,
+    )
     times["explicit_s"] = time.monotonic() - t0
     _record(stats, res)
     if res.counterexample is not None:

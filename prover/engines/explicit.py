@@ -348,6 +348,7 @@ def find_counterexample(
     max_requests: int = 64,
     initial_states: int = 20_000,
     minimise_s: float = 2.0,
+    minimise_deadline: float | None = None,
     max_states: int = 3_000_000,
     progress: Callable[[str], None] | None = None,
 ) -> SearchResult:
@@ -363,7 +364,8 @@ def find_counterexample(
     is reported honestly. Such a counterexample with K requests is then *minimised*: the
     unbounded search with at most K − 1 requests runs for up to `minimise_s` seconds;
     if it completes, K is proven minimal; if it finds a counterexample, that one has the
-    fewest requests. Stops at the deadline; returns the last unbounded result when
+    fewest requests (`minimise_deadline`, default `deadline`, bounds this step too). Stops
+    at the deadline; returns the last unbounded result when
     nothing was found. Each round's state budget is capped by `max_states` (memory).
     """
     membership = SerialMembership(automaton or build_serial_automaton(ns))
@@ -385,7 +387,8 @@ def find_counterexample(
                 progress=progress,
             )
             if bounded.counterexample is not None:
-                return _minimise(ns, membership, bounded, deadline, minimise_s, progress)
+                until = deadline if minimise_deadline is None else minimise_deadline
+                return _minimise(ns, membership, bounded, until, minimise_s, progress)
             if bounded.stop_reason == "time":
                 return SearchResult(None, full.exhausted_requests, False, full.states, "time")
         if deadline is not None and time.monotonic() > deadline:
