@@ -459,7 +459,11 @@ def build_target(
         for i in outside
     ]
     for dj in partial:
-        disjuncts.append(Conjunction(quiescent + zero_outside + dj.constraints, dj.fresh))
+        simp = simplify_conjunction(
+            Conjunction(quiescent + zero_outside + dj.constraints, dj.fresh)
+        )
+        if simp is not None:
+            disjuncts.append(simp)
     return Target(
         num_places=len(net.places),
         labels=s.labels,
@@ -469,6 +473,46 @@ def build_target(
         clauses=tuple(clauses),
         disjuncts=tuple(disjuncts),
     )
+
+
+def simplify_conjunction(d: Conjunction) -> Conjunction | None:
+    """Merge the single-place constraints of `d` (places are ≥ 0) into one bound pair or
+    equality per place (`p = 0` when the bounds force it, so slicing sees a zero place);
+    None if the bounds are contradictory. Other constraints are kept in order."""
+    lo: dict[int, int] = {}
+    hi: dict[int, int] = {}
+    rest: list[LinearConstraint] = []
+    for c in d.constraints:
+        if len(c.coeffs) != 1 or c.coeffs[0][0].kind != "place":
+            rest.append(c)
+            continue
+        v, k = c.coeffs[0]
+        p = v.index
+        if c.relation == "=":
+            if c.constant % k:
+                return None
+            val = -c.constant // k
+            lo[p] = max(lo.get(p, 0), val)
+            hi[p] = min(hi[p], val) if p in hi else val
+        elif k > 0:  # k·x + c ≥ 0  ⇔  x ≥ ceil(−c/k)
+            lo[p] = max(lo.get(p, 0), -(c.constant // k))
+        else:  # x ≤ floor(c/−k)
+            b = c.constant // -k
+            hi[p] = min(hi[p], b) if p in hi else b
+    bounds: list[LinearConstraint] = []
+    for p in sorted(set(lo) | set(hi)):
+        low = max(lo.get(p, 0), 0)
+        if p in hi and hi[p] < low:
+            return None
+        x = {Var("place", p): 1}
+        if p in hi and hi[p] == low:
+            bounds.append(LinearConstraint.make(x, -low, "="))
+            continue
+        if low > 0:
+            bounds.append(LinearConstraint.make(x, -low, ">="))
+        if p in hi:
+            bounds.append(LinearConstraint.make({Var("place", p): -1}, hi[p], ">="))
+    return Conjunction(tuple(bounds) + tuple(dict.fromkeys(rest)), d.fresh)
 
 
 def _implies(
