@@ -13,8 +13,8 @@ state (every state accepting):
    at the eliminated state) keep this invariant. Simplifications: duplicate periods,
    periods that are non-negative integer combinations of the others and linear sets
    contained in other linear sets are dropped; the star factors out zero-base
-   components and period-free components ("generate less"); states are eliminated in
-   order of fewest incident edges.
+   components and period-free components ("generate less"). Two elimination orders are
+   run (fewest incident edges; fewest incident linear sets) and the smaller S is kept.
 2. **Decomposition into simple linear sets**: while the periods P of (b, P) are
    dependent, take a circuit Σ_{i∈I} a_i p_i = Σ_{j∈J} a_j p_j (I, J disjoint, a > 0)
    and split (b, P) = ∪_{i∈I} ∪_{0≤k<a_i} (b + k·p_i, P ∖ {p_i}) (exact: a
@@ -426,13 +426,20 @@ def build_components(automaton: SerialAutomaton) -> tuple[SimpleLinearSet, ...]:
     """S as simple linear sets with walk and circulation witnesses: the smaller (by
     components, then periods) of the results of the elimination orders tried."""
     best: tuple[SimpleLinearSet, ...] | None = None
+    error: TooLarge | None = None
     for order in ELIMINATION_ORDERS:
-        comps = _build(automaton, order)
+        try:
+            comps = _build(automaton, order)
+        except TooLarge as exc:  # try the next order
+            error = exc
+            continue
         if best is None or (len(comps), sum(len(c.periods) for c in comps)) < (
             len(best), sum(len(c.periods) for c in best)
         ):
             best = comps
-    assert best is not None
+    if best is None:
+        assert error is not None
+        raise error
     return best
 
 
