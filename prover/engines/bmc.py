@@ -113,7 +113,7 @@ def _not_serial_clauses(
         import z3
 
         from prover.serial.parikh import compute_serial_set
-        from prover.target import _Fresh, component_outside, conjunction_to_z3
+        from prover.target import FreshVars, component_outside, conjunction_to_z3
     except ImportError:
         return None
     try:
@@ -127,7 +127,7 @@ def _not_serial_clauses(
         if any(p < 0 for p in places):
             return None
         zs = {i: d[i] for i in range(len(d))}
-        fresh = _Fresh()
+        fresh = FreshVars()
         clauses = []
         for c in s.components:
             alts = component_outside(
