@@ -349,7 +349,7 @@ def find_counterexample(
     initial_states: int = 20_000,
     minimise_s: float = 2.0,
     minimise_deadline: float | None = None,
-    max_states: int = 3_000_000,
+    max_states: int = 1_500_000,
     progress: Callable[[str], None] | None = None,
 ) -> SearchResult:
     """The explicit engine's schedule, shortest first.

@@ -69,3 +69,11 @@ def test_failed_check_is_internal_error(
     assert main([str(model)]) == 4
     assert not Path(f"{model}.cert.json").exists()
     assert "boom" in capsys.readouterr().err
+
+
+def test_certificate_bytes_identical_across_runs(model: Path, tmp_path: Path) -> None:
+    pytest.importorskip("checker.api")
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    assert main([str(model), "-o", str(a)]) == 1
+    assert main([str(model), "-o", str(b)]) == 1
+    assert a.read_bytes() == b.read_bytes()
