@@ -23,8 +23,11 @@ from prover.smt.formula import size
 from prover.smt.invariant import Invariant, self_check
 from prover.target import Target
 
-ENGINES: tuple[str, ...] = ("state-equation", "serial-walk")
+ENGINES: tuple[str, ...] = ("state-equation", "serial-walk", "pdr")
 """The proof engines, in the order the portfolio runs them."""
+
+PDR_SHARE = 0.5
+"""The fraction of the remaining budget PDR may use."""
 
 
 class _HasNS(Protocol):
@@ -142,12 +145,17 @@ def attempt_proof(
         setup = EngineAttempt("setup", False, time.monotonic() - start, detail)
         return ProofAttempt(None, (setup,))
     attempts: list[EngineAttempt] = []
+    background: list[Invariant] = []
     for engine in engines:
         if time.monotonic() >= deadline:
             attempts.append(EngineAttempt(engine, False, 0.0, "not started: budget exhausted"))
             continue
         if engine == "state-equation":
-            outcome = _run_state_equation(net, serial_set, target, deadline, attempts)
+            outcome = _run_state_equation(
+                net, serial_set, target, deadline, attempts, background
+            )
+        elif engine == "pdr":
+            outcome = _run_pdr(net, serial_set, target, deadline, attempts, background)
         elif engine == "serial-walk":
             outcome = _run_serial_walk(ns, net, serial_set, target, deadline, attempts)
         else:
@@ -179,17 +187,54 @@ def _run_serial_walk(
     return None
 
 
+def _run_pdr(
+    net: PetriNet,
+    serial_set: SerialSet,
+    target: Target,
+    deadline: float,
+    attempts: list[EngineAttempt],
+    background: list[Invariant],
+) -> ProofOutcome | None:
+    from prover.engines.pdr import prove_pdr
+    from prover.engines.state_equation import prove_state_equation
+
+    t0 = time.monotonic()
+    if not background:
+        se = prove_state_equation(net, target, deadline=deadline)
+        if se.full_invariant is None:
+            attempts.append(EngineAttempt("pdr", False, 0.0, "no background invariant"))
+            return None
+        background.append(se.full_invariant)
+    # PDR may run long on models with deep counterexamples: leave half of the rest of the
+    # budget to the caller (the counterexample engines run after the portfolio).
+    own = min(deadline, time.monotonic() + PDR_SHARE * max(0.0, deadline - time.monotonic()))
+    res = prove_pdr(net, target, background[0], deadline=own)
+    if res.invariant is None:
+        detail = f"{res.reason} ({res.clauses} clauses)"
+        attempts.append(EngineAttempt("pdr", False, time.monotonic() - t0, detail))
+        return None
+    stats = {"frames": res.frames, "clauses": res.clauses}
+    outcome = _finish(net, serial_set, target, res.invariant, "pdr", stats, deadline)
+    if isinstance(outcome, ProofOutcome):
+        return outcome
+    attempts.append(EngineAttempt("pdr", False, time.monotonic() - t0, outcome))
+    return None
+
+
 def _run_state_equation(
     net: PetriNet,
     serial_set: SerialSet,
     target: Target,
     deadline: float,
     attempts: list[EngineAttempt],
+    background: list[Invariant],
 ) -> ProofOutcome | None:
     from prover.engines.state_equation import prove_state_equation
 
     t0 = time.monotonic()
     se = prove_state_equation(net, target, deadline=deadline)
+    if se.full_invariant is not None:
+        background.append(se.full_invariant)
     if se.invariant is None:
         attempts.append(EngineAttempt("state-equation", False, time.monotonic() - t0, se.reason))
     else:

@@ -257,8 +257,8 @@ def prove_state_equation(
             b.conn_z3 = conn_z3
             continue
         reason = (
-            f"spurious state-equation solution with no trap, topological or connectivity "
-            f"refinement after {iterations - 1} refinements"
+            f"the state equation with {iterations - 1} refinements admits a marking in the "
+            f"target, and no trap, topological or connectivity constraint excludes it"
         )
         break
     stats = SEStats(
@@ -269,12 +269,14 @@ def prove_state_equation(
         live_transitions=len(live),
         seconds=time.monotonic() - start,
     )
-    if not proved:
-        return SEResult(None, stats, reason or f"no proof after {max_iterations} refinements")
     full = _assemble(
         net, b, range(len(net.places)), row_ast, range(len(b.lemmas)), conn_lemmas, conn_aux,
         conn_updates,
     )
+    if not proved:
+        # `full` is still inductive (every conjunct is): other engines strengthen it.
+        why = reason or f"no proof after {max_iterations} refinements"
+        return SEResult(None, stats, why, full_invariant=full)
     reduced = _reduce(net, b, target, rows, row_ast, row_z3, conn_lemmas, conn_aux,
                       conn_updates, deadline)
     stats = replace(stats, seconds=time.monotonic() - start)

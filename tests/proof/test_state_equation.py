@@ -111,3 +111,28 @@ def test_trap_model() -> None:
     out = find_proof(m, budget_s=30)
     assert out is not None  # serial: responses alternate 1, 2, 1, ... (atomic requests)
     _check(m, out.proof)
+
+
+# Random NS on which the state equation (with every refinement) admits a spurious
+# marking in the target; PDR on top of the state-equation invariant proves them.
+PDR_CASES = [
+    '{"initial_global": "g0", "requests": [["s", "a"]], "responses": [["b", "1"]], '
+    '"transitions": [["c", "g2", "c", "g2"], ["d", "g0", "d", "g0"], ["a", "g0", "c", "g0"], '
+    '["a", "g1", "c", "g0"], ["c", "g2", "a", "g1"], ["a", "g0", "b", "g2"]]}',
+    '{"initial_global": "g0", "requests": [["s", "b"], ["r", "b"], ["s", "a"]], "responses": '
+    '[["a", "1"], ["c", "0"], ["d", "1"], ["b", "0"]], "transitions": [["a", "g1", "c", "g2"], '
+    '["a", "g1", "a", "g0"], ["a", "g0", "d", "g1"], ["b", "g1", "a", "g2"], '
+    '["c", "g2", "a", "g0"], ["b", "g1", "b", "g1"], ["b", "g1", "d", "g1"], '
+    '["d", "g1", "d", "g1"], ["c", "g2", "a", "g1"], ["a", "g1", "b", "g0"]]}',
+]
+
+
+@pytest.mark.parametrize("text", PDR_CASES)
+def test_pdr_proves_what_the_state_equation_cannot(text: str) -> None:
+    m = load_source(text, "ns-json", "pdr.json")
+    se = attempt_proof(m, budget_s=10, engines=("state-equation",))
+    assert se.outcome is None
+    att = attempt_proof(m, budget_s=60)  # generous: the machine may be shared
+    assert att.outcome is not None, att.reason
+    assert att.outcome.engine == "pdr"
+    _check(m, att.outcome.proof)
