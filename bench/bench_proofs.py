@@ -1,6 +1,6 @@
 """Prove every serializable paper benchmark and check each certificate with the checker.
 
-Usage: .venv/bin/python bench/bench_proofs.py [NAME ...] [--budget S]
+Usage: .venv/bin/python bench/bench_proofs.py [NAME ...] [--budget S] [--engines A,B]
 Prints one row per model: prover seconds, checker seconds, winning engine, sizes;
 then the median and the maximum of prover+checker.
 """
@@ -33,6 +33,11 @@ def main(argv: list[str]) -> int:
         i = argv.index("--budget")
         budget = float(argv[i + 1])
         argv = argv[:i] + argv[i + 2:]
+    engines: tuple[str, ...] | None = None
+    if "--engines" in argv:
+        i = argv.index("--engines")
+        engines = tuple(argv[i + 1].split(","))
+        argv = argv[:i] + argv[i + 2:]
     expected = json.loads((BENCH / "expected.json").read_text())
     names = argv or sorted(n for n, v in expected.items() if v["expected"] == "serializable")
     from checker.api import check_certificate
@@ -46,7 +51,12 @@ def main(argv: list[str]) -> int:
         net = build_interleaving_net(m.ns)
         s = compute_serial_set(build_serial_automaton(m.ns).reachable())
         target = make_target(net, s)
-        att = attempt_proof(m, budget_s=budget, net=net, serial_set=s, target=target)
+        if engines is None:
+            att = attempt_proof(m, budget_s=budget, net=net, serial_set=s, target=target)
+        else:
+            att = attempt_proof(
+                m, budget_s=budget, net=net, serial_set=s, target=target, engines=engines
+            )
         prove_s = time.monotonic() - t0
         if att.outcome is None:
             print(f"{name:8} {prove_s:8.2f} {'-':>8} {'-':>7}  unknown: {att.reason}")
