@@ -415,6 +415,18 @@ def _decompose(li: WLin) -> Iterator[WLin]:
 
 
 def _simple_contained(a: WLin, b: WLin) -> bool:
+    """a ⊆ b for simple linear sets (exact)."""
+    if any(x < y for x, y in zip(a.base.lab, b.base.lab, strict=True)):
+        return False
+    if len(a.periods) > len(b.periods):
+        return False
+    pspan = [any(p.lab[i] for p in b.periods) for i in range(len(b.base.lab))]
+    for i, x in enumerate(a.base.lab):
+        if x != b.base.lab[i] and not pspan[i]:
+            return False
+    for p in a.periods:
+        if any(x and not pspan[i] for i, x in enumerate(p.lab)):
+            return False
     gens = [p.lab for p in b.periods]
     if not in_simple_linear_set(a.base.lab, b.base.lab, gens):
         return False
@@ -454,17 +466,14 @@ def _build(automaton: SerialAutomaton, order: str) -> tuple[SimpleLinearSet, ...
             k = s2.key()
             if k not in simple or s2 < simple[k]:
                 simple[k] = s2
-    items = [simple[k] for k in sorted(simple)]
-    keep = [True] * len(items)
-    for i, a in enumerate(items):
-        for j, b in enumerate(items):
-            if i != j and keep[j] and _simple_contained(a, b):
-                keep[i] = False
-                break
+    merged = [simple[k] for k in sorted(simple)]
+    while True:
+        n = len(merged)
+        merged = _merge_extensions(_drop_contained(merged), edges, automaton.initial)
+        if len(merged) == n:
+            break
     result: list[SimpleLinearSet] = []
-    for li, kept in zip(items, keep, strict=True):
-        if not kept:
-            continue
+    for li in merged:
 
         def sparse(v: WVec) -> tuple[tuple[SerialEdge, int], ...]:
             return tuple(sorted((edges[i], n) for i, n in enumerate(v.edg) if n))
@@ -479,6 +488,78 @@ def _build(automaton: SerialAutomaton, order: str) -> tuple[SimpleLinearSet, ...
             )
         )
     return tuple(result)
+
+
+def _drop_contained(items: list[WLin]) -> list[WLin]:
+    keep = [True] * len(items)
+    for i, a in enumerate(items):
+        for j, b in enumerate(items):
+            if i != j and keep[j] and _simple_contained(a, b):
+                keep[i] = False
+                break
+    return [li for li, k in zip(items, keep, strict=True) if k]
+
+
+def _support_states(v: WVec, edges: Sequence[SerialEdge]) -> set[str]:
+    return {s for i, n in enumerate(v.edg) if n for s in (edges[i].source, edges[i].target)}
+
+
+def _touches(circ: WVec, walk_states: set[str], edges: Sequence[SerialEdge]) -> bool:
+    """Every weakly connected component of circ's support meets walk_states."""
+    adj: dict[str, set[str]] = {}
+    for i, n in enumerate(circ.edg):
+        if n:
+            e = edges[i]
+            adj.setdefault(e.source, set()).add(e.target)
+            adj.setdefault(e.target, set()).add(e.source)
+    seen: set[str] = set()
+    for start in sorted(adj):
+        if start in seen:
+            continue
+        comp = {start}
+        todo = [start]
+        while todo:
+            u = todo.pop()
+            for w in adj[u]:
+                if w not in comp:
+                    comp.add(w)
+                    todo.append(w)
+        seen |= comp
+        if not comp & walk_states:
+            return False
+    return True
+
+
+def _merge_extensions(
+    items: list[WLin], edges: Sequence[SerialEdge], initial: str
+) -> list[WLin]:
+    """Merge A = (b, P) and B = (b + q, P ∪ {q}) into (b, P ∪ {q}) (the same set) when
+    q's circulation in B touches A's walk (or the initial state)."""
+    items = list(items)
+    changed = True
+    while changed:
+        changed = False
+        for i, a in enumerate(items):
+            alabs = {p.lab for p in a.periods}
+            walk_states = _support_states(a.base, edges) | {initial}
+            for j, b in enumerate(items):
+                if i == j or len(b.periods) != len(a.periods) + 1:
+                    continue
+                extra = [p for p in b.periods if p.lab not in alabs]
+                if len(extra) != 1 or {p.lab for p in b.periods} != alabs | {extra[0].lab}:
+                    continue
+                q = extra[0]
+                if tuple(x + y for x, y in zip(a.base.lab, q.lab, strict=True)) != b.base.lab:
+                    continue
+                if not _touches(q, walk_states, edges):
+                    continue
+                items[i] = WLin(a.base, tuple(sorted(a.periods + (q,))))
+                del items[j]
+                changed = True
+                break
+            if changed:
+                break
+    return sorted(items)
 
 
 def _walk_end(initial: str, edges: Sequence[tuple[SerialEdge, int]]) -> str:
