@@ -284,8 +284,9 @@ def _finish(
     stats: dict[str, Any],
     deadline: float,
 ) -> ProofOutcome | str:
-    remaining_ms = int(max(0.0, deadline - time.monotonic()) * 1000)
-    check = self_check(net, inv, target, timeout_ms=max(1000, remaining_ms))
+    # The self-check gets at least one second even when the engines used the budget up:
+    # an invariant already found should not be lost to a rounding of the budget.
+    check = self_check(net, inv, target, deadline=max(deadline, time.monotonic() + 1.0))
     if not check.ok:
         # A failed self-check is a bug in an engine, never a result.
         return f"invariant failed its z3 self-check: {check.failed}"

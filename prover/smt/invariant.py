@@ -40,11 +40,23 @@ def _vars(net: PetriNet, suffix: str) -> dict[Place, z3.ArithRef]:
 
 
 def self_check(
-    net: PetriNet, inv: Invariant, target: Target | None, *, timeout_ms: int = 20000
+    net: PetriNet,
+    inv: Invariant,
+    target: Target | None,
+    *,
+    timeout_ms: int = 20000,
+    deadline: float | None = None,
 ) -> SelfCheck:
     """Check initiation, consecution (every transition of `net`) and, if `target` is
-    given, refutation with z3. `ok` only if every must-be-unsat query is unsat."""
+    given, refutation with z3. `ok` only if every must-be-unsat query is unsat. Each query
+    gets at most `timeout_ms` and, with `deadline`, what is left until then."""
     start = time.monotonic()
+
+    def limit() -> int:
+        if deadline is None:
+            return timeout_ms
+        return max(1, min(timeout_ms, int((deadline - time.monotonic()) * 1000)))
+
     m0 = net.initial_vector()
     init_places = {p: m0[i] for i, p in enumerate(net.places)}
     if not evaluate(inv.formula, init_places, dict(inv.initial_aux)):
@@ -54,7 +66,6 @@ def self_check(
     i_now = formula_z3(inv.formula, m.__getitem__, aux.__getitem__)
     upd = dict(inv.updates)
     solver = z3.Solver()
-    solver.set("timeout", timeout_ms)
     solver.add([v >= 0 for v in m.values()])
     solver.add(i_now)
     for ti, t in enumerate(net.transitions):
@@ -76,6 +87,7 @@ def self_check(
         solver.push()
         solver.add(guard)
         solver.add(z3.Not(i_next))
+        solver.set("timeout", limit())
         r = solver.check()
         solver.pop()
         if r != z3.unsat:
@@ -84,6 +96,7 @@ def self_check(
         idx = {i: m[p] for i, p in enumerate(net.places)}
         solver.push()
         solver.add(target_to_z3(target, idx, prefix="selfk"))
+        solver.set("timeout", limit())
         r = solver.check()
         solver.pop()
         if r != z3.unsat:
