@@ -1,0 +1,220 @@
+"""`ser-prove bench PATH... [--jobs N] [--timeout S] [--json FILE]`: the performance harness.
+
+Every model runs as a user would run it: one `ser-prove` process (which checks its own
+certificate before it reports) and then one `ser-check-cert` process on the written
+certificate, each timed by wall clock, start-up included. `expected.json` next to the
+models, when present, gives the expected verdicts. No timing is asserted anywhere; this
+command prints the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from prover.errors import UsageError
+
+MODEL_SUFFIXES = (".ser", ".json")
+VERDICT_OF_EXIT = {0: "serializable", 1: "not_serializable", 2: "input_error", 3: "undecided",
+                   4: "internal_error"}
+
+
+@dataclass(frozen=True)
+class BenchRow:
+    model: str
+    expected: str | None
+    verdict: str
+    agrees: bool | None
+    prove_s: float
+    check_s: float | None
+    check_status: str | None
+    engine: str | None
+    places: int | None
+    transitions: int | None
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "paths", nargs="+", metavar="PATH",
+        help="model files or folders (every *.ser and NS *.json in a folder, sorted)",
+    )
+    parser.add_argument("--jobs", type=int, default=1, metavar="N",
+                        help="models run at the same time (default 1)")
+    parser.add_argument("--timeout", type=float, default=60.0, metavar="S",
+                        help="engine budget per model, passed to ser-prove (default 60)")
+    parser.add_argument("--json", dest="json_out", metavar="FILE",
+                        help="also write the rows and the summary as JSON to FILE")
+    parser.add_argument("--out-dir", metavar="DIR",
+                        help="keep the certificates in DIR (default: a temporary folder)")
+
+
+def _models(paths: list[str]) -> list[Path]:
+    found: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            found += sorted(
+                f for f in p.iterdir()
+                if f.suffix in MODEL_SUFFIXES and f.name != "expected.json"
+                and not f.name.endswith(".cert.json")
+            )
+        elif p.is_file():
+            found.append(p)
+        else:
+            raise UsageError(f"{p}: no such file or folder")
+    return found
+
+
+def _expected(model: Path) -> str | None:
+    table = model.parent / "expected.json"
+    if not table.is_file():
+        return None
+    try:
+        entry = json.loads(table.read_text(encoding="utf-8")).get(model.name)
+    except (OSError, ValueError):
+        return None
+    value = entry.get("expected") if isinstance(entry, dict) else None
+    return value if isinstance(value, str) else None
+
+
+def _tool(name: str) -> list[str]:
+    """The console script next to this interpreter, or `python -m` as a fallback."""
+    script = Path(sys.executable).with_name(name)
+    if script.exists():
+        return [str(script)]
+    module = "prover.cli" if name == "ser-prove" else "checker.cli"
+    return [sys.executable, "-m", module]
+
+
+def _run_one(model: Path, out_dir: Path, timeout: float) -> BenchRow:
+    cert = out_dir / (model.name + ".cert.json")
+    start = time.monotonic()
+    proc = subprocess.run(
+        [*_tool("ser-prove"), str(model), "-o", str(cert), "--timeout", str(timeout), "--json"],
+        capture_output=True, text=True, stdin=subprocess.DEVNULL,
+    )
+    prove_s = time.monotonic() - start
+    verdict = VERDICT_OF_EXIT.get(proc.returncode, f"exit {proc.returncode}")
+    engine = None
+    try:
+        report = json.loads(proc.stdout)
+        engine = report.get("engine") if isinstance(report, dict) else None
+    except ValueError:
+        pass
+    check_s = check_status = None
+    if cert.is_file() and verdict in ("serializable", "not_serializable"):
+        start = time.monotonic()
+        chk = subprocess.run([*_tool("ser-check-cert"), str(cert)], capture_output=True,
+                             text=True, stdin=subprocess.DEVNULL)
+        check_s = time.monotonic() - start
+        check_status = {0: "valid", 1: "invalid", 2: "unusable", 3: "undecided"}.get(
+            chk.returncode, f"exit {chk.returncode}")
+    places = transitions = None
+    insp = subprocess.run([*_tool("ser-prove"), "inspect", str(model), "--json"],
+                          capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    try:
+        net = json.loads(insp.stdout)["petri_net"]
+        places, transitions = int(net["places"]), int(net["transitions"])
+    except (ValueError, KeyError, TypeError):
+        pass
+    expected = _expected(model)
+    agrees = None if expected is None else expected == verdict and check_status == "valid"
+    return BenchRow(model.name, expected, verdict, agrees, round(prove_s, 3),
+                    None if check_s is None else round(check_s, 3), check_status, engine,
+                    places, transitions)
+
+
+def _table(rows: list[BenchRow]) -> str:
+    head = ("model", "expected", "verdict", "agrees", "prove s", "check s", "engine", "PN")
+    body = [
+        (r.model, r.expected or "-", r.verdict,
+         "-" if r.agrees is None else ("yes" if r.agrees else "NO"),
+         f"{r.prove_s:.2f}", "-" if r.check_s is None else f"{r.check_s:.2f}",
+         r.engine or "-", "-" if r.places is None else f"{r.places}/{r.transitions}")
+        for r in rows
+    ]
+    widths = [max(len(str(x)) for x in col) for col in zip(head, *body, strict=True)]
+    lines = ["  ".join(str(c).ljust(w) for c, w in zip(line, widths, strict=True)).rstrip()
+             for line in [head, *body]]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def _summary(rows: list[BenchRow]) -> dict[str, object]:
+    decided = [r for r in rows if r.verdict in ("serializable", "not_serializable")]
+    checks = [r.check_s for r in rows if r.check_s is not None]
+    prove = [r.prove_s for r in rows]
+    return {
+        "models": len(rows),
+        "decided": len(decided),
+        "agreeing": sum(1 for r in rows if r.agrees),
+        "with_expectation": sum(1 for r in rows if r.expected is not None),
+        "certificates_valid": sum(1 for r in rows if r.check_status == "valid"),
+        "prove_median_s": round(statistics.median(prove), 3) if prove else None,
+        "prove_max_s": round(max(prove), 3) if prove else None,
+        "prove_total_s": round(sum(prove), 3),
+        "check_median_s": round(statistics.median(checks), 3) if checks else None,
+        "check_max_s": round(max(checks), 3) if checks else None,
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    models = _models(args.paths)
+    if not models:
+        raise UsageError("no models (*.ser, *.json) found")
+    tmp = None
+    if args.out_dir:
+        out_dir = Path(args.out_dir)
+        out_dir.mkdir(parents=True, exist_ok=True)
+    else:
+        tmp = tempfile.TemporaryDirectory(prefix="ser-bench-")
+        out_dir = Path(tmp.name)
+    tty = sys.stderr.isatty()
+    rows: list[BenchRow] = []
+    wall = time.monotonic()
+    try:
+        with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            futures = [pool.submit(_run_one, m, out_dir, args.timeout) for m in models]
+            for i, fut in enumerate(futures, 1):
+                rows.append(fut.result())
+                if tty:
+                    print(f"\r[{i}/{len(models)}] {time.monotonic() - wall:6.1f} s",
+                          end="", file=sys.stderr, flush=True)
+    finally:
+        if tty:
+            print(file=sys.stderr)
+        if tmp is not None:
+            tmp.cleanup()
+    summary = _summary(rows)
+    summary["wall_s"] = round(time.monotonic() - wall, 3)
+    print(_table(rows))
+    print(
+        f"\n{summary['decided']}/{summary['models']} decided, "
+        f"{summary['agreeing']}/{summary['with_expectation']} agree with expected.json, "
+        f"{summary['certificates_valid']} certificates valid; ser-prove median "
+        f"{summary['prove_median_s']} s, max {summary['prove_max_s']} s, total "
+        f"{summary['prove_total_s']} s; ser-check-cert median {summary['check_median_s']} s, "
+        f"max {summary['check_max_s']} s; wall {summary['wall_s']} s with {args.jobs} job(s)"
+    )
+    if args.json_out:
+        Path(args.json_out).write_text(
+            json.dumps({"rows": [asdict(r) for r in rows], "summary": summary}, indent=1) + "\n",
+            encoding="utf-8",
+        )
+    bad = any(r.agrees is False for r in rows) or any(
+        r.check_status not in (None, "valid") for r in rows)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(os.EX_USAGE)
