@@ -13,7 +13,7 @@ from typing import NoReturn
 
 from checker.api import EXIT_CODES, CheckResult, check_certificate
 from checker.certificate import Limits
-from checker.report import as_json, human, table
+from checker.report import as_json, as_json_rows, human, table
 
 
 class _Parser(argparse.ArgumentParser):
@@ -25,16 +25,33 @@ class _Parser(argparse.ArgumentParser):
 
 def _parser() -> argparse.ArgumentParser:
     d = Limits()
-    p = _Parser(prog="ser-check-cert", description="Verify a ser-certificate/1 file.")
+    p = _Parser(
+        prog="ser-check-cert",
+        description="Verify a ser-certificate/1 file independently of the prover (cvc5). "
+        "Exit codes: 0 valid, 1 invalid, 2 unusable input, 3 undecided.",
+    )
     p.add_argument("cert", nargs="?", help="certificate (JSON)")
-    p.add_argument("--all", metavar="DIR", help="check every *.json certificate in DIR")
-    p.add_argument("--model", help="model file; its SHA-256 must match the embedded model")
-    p.add_argument("--json", action="store_true", help="machine-readable result")
-    p.add_argument("--timeout", type=float, default=30.0, help="seconds per solver query")
-    p.add_argument("--max-bytes", type=int, default=d.max_bytes)
-    p.add_argument("--max-depth", type=int, default=d.max_depth)
-    p.add_argument("--max-nodes", type=int, default=d.max_nodes)
-    p.add_argument("--max-vars", type=int, default=d.max_vars)
+    p.add_argument(
+        "--all", metavar="DIR",
+        help="check every *.json certificate in DIR and print a table (an empty DIR is an error)",
+    )
+    p.add_argument(
+        "--model", metavar="MODEL",
+        help="with CERT: the model file, whose SHA-256 must match the embedded model; with "
+        "--all: a folder of models, where certificate NAME.cert.json must match model NAME "
+        "(a missing or changed model makes the certificate stale: invalid)",
+    )
+    p.add_argument("--json", action="store_true", help="machine-readable result on stdout")
+    p.add_argument("--timeout", type=float, default=30.0, metavar="S",
+                   help="seconds per solver query (default 30); a timeout is undecided")
+    p.add_argument("--max-bytes", type=int, default=d.max_bytes, metavar="N",
+                   help=f"largest certificate accepted, bytes (default {d.max_bytes})")
+    p.add_argument("--max-depth", type=int, default=d.max_depth, metavar="N",
+                   help=f"deepest JSON/formula nesting accepted (default {d.max_depth})")
+    p.add_argument("--max-nodes", type=int, default=d.max_nodes, metavar="N",
+                   help=f"most formula nodes accepted (default {d.max_nodes})")
+    p.add_argument("--max-vars", type=int, default=d.max_vars, metavar="N",
+                   help=f"most auxiliary variables accepted (default {d.max_vars})")
     return p
 
 
@@ -43,11 +60,48 @@ def _read(path: str, limit: int) -> bytes:
         return f.read(limit + 1)  # one byte over the limit is enough to reject
 
 
-def _check(path: str, args: argparse.Namespace, limits: Limits) -> CheckResult:
-    model = _read(args.model, limits.max_bytes) if args.model else None
+def _check(path: str, args: argparse.Namespace, limits: Limits,
+           model_path: str | None) -> CheckResult:
+    model = _read(model_path, limits.max_bytes) if model_path else None
     return check_certificate(
         _read(path, limits.max_bytes), model_text=model, timeout_s=args.timeout, limits=limits
     )
+
+
+def _stale(why: str) -> CheckResult:
+    return CheckResult("invalid", "E-MODEL-FILE", f"model-file: {why}", (), None)
+
+
+# Which outcome of a folder decides its exit code: any invalid certificate first.
+_SEVERITY = ("invalid", "unusable", "undecided", "valid")
+
+
+def _check_all(args: argparse.Namespace, limits: Limits) -> int:
+    folder = Path(args.all)
+    if not folder.is_dir():
+        print(f"ser-check-cert: {folder}: not a folder", file=sys.stderr)
+        return EXIT_CODES["unusable"]
+    paths = sorted(folder.glob("*.json"))
+    if not paths:
+        print(f"ser-check-cert: {folder}: no certificates (*.json)", file=sys.stderr)
+        return EXIT_CODES["unusable"]
+    models = Path(args.model) if args.model else None
+    if models is not None and not models.is_dir():
+        print(f"ser-check-cert: --model with --all must be a folder: {models}", file=sys.stderr)
+        return EXIT_CODES["unusable"]
+    rows: list[tuple[str, CheckResult]] = []
+    for p in paths:
+        model_path = None
+        if models is not None:
+            model_name = p.name.removesuffix(".json").removesuffix(".cert")
+            if not (models / model_name).is_file():
+                rows.append((p.name, _stale(f"no model {models / model_name}")))
+                continue
+            model_path = str(models / model_name)
+        rows.append((p.name, _check(str(p), args, limits, model_path)))
+    _emit(as_json_rows(rows) if args.json else table(rows))
+    worst = min((_SEVERITY.index(r.status) for _, r in rows), default=len(_SEVERITY) - 1)
+    return EXIT_CODES[_SEVERITY[worst]]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -61,11 +115,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     limits = Limits(args.max_bytes, args.max_depth, args.max_nodes, args.max_vars)
     try:
         if args.all is not None:
-            paths = sorted(Path(args.all).glob("*.json"))
-            rows = [(p.name, _check(str(p), args, limits)) for p in paths]
-            _emit(table(rows))
-            return max([r.exit_code for _, r in rows], default=0)
-        result = _check(args.cert, args, limits)
+            return _check_all(args, limits)
+        result = _check(args.cert, args, limits, args.model)
     except OSError as exc:
         print(f"ser-check-cert: cannot read: {exc}", file=sys.stderr)
         return EXIT_CODES["unusable"]

@@ -36,3 +36,8 @@ def table(rows: list[tuple[str, CheckResult]]) -> str:
         verdict, code = r.verdict or "?", r.code or "-"
         out.append(f"{name:<{width}}  {verdict:<16}  {r.status:<9}  {code:<15}  {secs:.2f}")
     return "\n".join(out)
+
+
+def as_json_rows(rows: list[tuple[str, CheckResult]]) -> str:
+    data = [{"certificate": name, **asdict(r), "exit_code": r.exit_code} for name, r in rows]
+    return json.dumps(data, indent=2, sort_keys=False)
