@@ -159,6 +159,23 @@ def prove_pdr(
             g = tuple(sorted(set(g) | {back}))
         return None, g
 
+    def mic(g: Cube, i: int) -> Cube:
+        """Drop literals one by one while the cube stays relatively inductive (and keeps
+        excluding the initial marking)."""
+        k = 0
+        while k < len(g) and len(g) > 1:
+            cand = g[:k] + g[k + 1:]
+            if all(_holds(lit, m0) for lit in cand):
+                k += 1
+                continue
+            pred, smaller = rel_ind(cand, i)
+            if pred is None and smaller is not None:
+                g = smaller if len(smaller) < len(cand) else cand
+                k = 0 if len(g) < len(cand) else k
+            else:
+                k += 1
+        return g
+
     def add_clause(g: Cube, level: int) -> None:
         for j in range(1, level + 1):
             levels[j].discard(g)
@@ -178,6 +195,7 @@ def prove_pdr(
                 counter += 2
                 continue
             assert g is not None
+            g = mic(g, lvl - 1)
             add_clause(g, lvl)
             if lvl < k:
                 heapq.heappush(queue, (lvl + 1, counter, cube))
