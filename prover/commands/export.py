@@ -4,7 +4,8 @@
 * `pnml` : the same net as a PNML place/transition net;
 * `dot`  : a Graphviz drawing of the NS, the Petri net or the serial automaton
   (`--what`, default `petri`; the serial automaton is drawn reachable part only);
-* `mcc`  : reserved for the MCC export (see `_export_mcc`).
+* `mcc`  : per target disjunct, the sliced net and an MCC ReachabilityCardinality
+  property, into the folder `-o DIR` (see prover/export_mcc.py).
 """
 
 from __future__ import annotations
@@ -15,14 +16,21 @@ from pathlib import Path
 
 from prover import export
 from prover.commands.inspect import emit
-from prover.errors import UsageError
+from prover.errors import SerError, UsageError
 from prover.frontend.load import DEFAULT_STATE_BOUND, load_model
+from prover.ns import NetworkSystem
 from prover.petri.build import build_interleaving_net
 from prover.serial.automaton import build_serial_automaton
 
+
+class NoCounterexampleError(SerError):
+    """`export --what counterexample` on a model where the search found none."""
+
+    code = "E_NO_COUNTEREXAMPLE"
+
+
 FORMATS = ("net", "pnml", "dot", "mcc")
-WHATS = ("ns", "petri", "serial")
-EXIT_NOT_AVAILABLE = 2
+WHATS = ("ns", "petri", "serial", "counterexample")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -32,22 +40,51 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--what",
         choices=WHATS,
         default=None,
-        help="what to draw with --format dot (default petri); net/pnml/mcc export the net",
+        help="what to draw with --format dot (default petri): the NS, the Petri net, the "
+        "serial automaton, or a shortest counterexample as a message-sequence chart "
+        "(found by the explicit search within --timeout); net/pnml/mcc export the net",
     )
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (default stdout)")
+    parser.add_argument(
+        "--timeout", type=float, default=20.0, metavar="S",
+        help="search budget for --what counterexample, seconds (default 20)",
+    )
     parser.add_argument(
         "--state-bound", type=int, default=DEFAULT_STATE_BOUND, metavar="N",
         help=f"stop compiling beyond N local x global states (default {DEFAULT_STATE_BOUND})",
     )
 
 
-# ---- MCC export: placeholder -----------------------------------------------------------
-# The MCC format (model directory with PNML and property XML) is added by its own issue.
-# Replace the body of `_export_mcc` with the real writer; keep the signature.
 def _export_mcc(args: argparse.Namespace) -> int:
-    print("ser-prove export: --format mcc is not available yet", file=sys.stderr)
-    return EXIT_NOT_AVAILABLE
-# ---- end of the MCC placeholder --------------------------------------------------------
+    """Per target disjunct, the sliced net (.net) and an MCC ReachabilityCardinality
+    property (XML) into the folder given by -o."""
+    from prover.export_mcc import write_mcc
+
+    if args.output is None:
+        raise UsageError("--format mcc writes a folder: give it with -o DIR")
+    model = load_model(args.model, state_bound=args.state_bound)
+    try:
+        written = write_mcc(model, args.output)
+    except OSError as exc:
+        raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+    print(f"wrote {len(written)} files to {args.output}", file=sys.stderr)
+    return 0
+
+
+def _counterexample_dot(ns: NetworkSystem, name: str, timeout_s: float) -> str:
+    import time
+
+    from prover.certificate.explain import counterexample_to_dot
+    from prover.engines.explicit import find_counterexample
+
+    res = find_counterexample(ns, deadline=time.monotonic() + max(0.0, timeout_s))
+    if res.counterexample is None:
+        raise NoCounterexampleError(
+            f"no counterexample found with up to {res.exhausted_requests} requests"
+            + ("" if res.complete else f" ({res.stop_reason} limit)")
+            + "; `ser-prove MODEL` decides the model"
+        )
+    return counterexample_to_dot(ns, res.counterexample, title=name)
 
 
 def render(args: argparse.Namespace) -> str:
@@ -61,6 +98,10 @@ def render(args: argparse.Namespace) -> str:
     name = Path(args.model).stem
     if args.format == "dot" and what == "ns":
         return export.ns_to_dot(model.ns, name)
+    if args.format == "dot" and what == "counterexample":
+        return _counterexample_dot(model.ns, name, args.timeout)
+    if what == "counterexample":
+        raise UsageError("--what counterexample needs --format dot")
     if args.format == "dot" and what == "serial":
         return export.serial_to_dot(build_serial_automaton(model.ns).reachable(), name)
     net = build_interleaving_net(model.ns)

@@ -1,4 +1,5 @@
-"""`ser-prove MODEL... [-o CERT] [--timeout S] [--json]`: decide serializability.
+"""`ser-prove MODEL... [-o CERT | --out-dir DIR] [--timeout S] [--jobs N] [--json] [--quiet]
+[--artifacts DIR]`: decide serializability.
 
 For each model: run the engines (prover/pipeline.py), check the certificate with the
 trusted checker, and only then print the verdict; for a counterexample also the
@@ -15,6 +16,7 @@ import argparse
 import json
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from prover.errors import SerError, UsageError
@@ -46,18 +48,36 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--check-timeout", type=float, default=30.0, metavar="S",
         help="time limit per checker query, seconds (default 30)",
     )
+    parser.add_argument(
+        "--out-dir", metavar="DIR",
+        help="write each certificate as DIR/<model file name>.cert.json (DIR is created)",
+    )
+    parser.add_argument(
+        "--jobs", type=int, default=1, metavar="N",
+        help="decide up to N models at the same time, one process each (default 1)",
+    )
     parser.add_argument("--json", action="store_true", help="print results as JSON on stdout")
+    parser.add_argument(
+        "--quiet", action="store_true",
+        help="print only the verdict line per model (no explanation, no progress)",
+    )
+    parser.add_argument(
+        "--artifacts", metavar="DIR",
+        help="also write every intermediate stage into DIR/<model stem>/ (NS JSON, Petri "
+        "net .net and PNML, serial automaton DOT, S as JSON, target disjuncts as MCC "
+        "files, engine log); existing files of other names are left alone",
+    )
 
 
 class _Progress:
     """Progress on stderr, only when stderr is a terminal and the run exceeds 1 s."""
 
-    def __init__(self, label: str) -> None:
+    def __init__(self, label: str, *, enabled: bool = True) -> None:
         self.label = label
         self.start = time.monotonic()
         self.last = 0.0
         self.shown = False
-        self.tty = sys.stderr.isatty()
+        self.tty = enabled and sys.stderr.isatty()
 
     def __call__(self, msg: str) -> None:
         if not self.tty:
@@ -109,53 +129,83 @@ def _error_json(path: str, exc: SerError) -> dict[str, Any]:
             "error": {"code": exc.code, "message": exc.render()}}
 
 
+def _decide(path: str, args: argparse.Namespace) -> tuple[ProveResult | None, dict[str, Any]]:
+    """One model: (result, error document) — exactly one is meaningful. Runs in a worker
+    process with --jobs, so it returns data instead of printing."""
+    progress = _Progress(path, enabled=not (args.quiet or args.json or args.jobs > 1))
+    cert_path = args.output
+    if args.out_dir:
+        cert_path = str(Path(args.out_dir) / (Path(path).name + ".cert.json"))
+    try:
+        result = prove_model(
+            path, cert_path=cert_path, timeout_s=args.timeout,
+            check_timeout_s=args.check_timeout, progress=progress,
+        )
+    except SerError as exc:
+        progress.clear()
+        return None, _error_json(path, exc)
+    except Exception as exc:  # a bug: never let it look like a verdict (exit 1)
+        progress.clear()
+        msg = f"internal error (a bug, please report it): {type(exc).__name__}: {exc}"
+        return None, {"model": path, "verdict": "error", "exit_code": EXIT_INTERNAL,
+                      "reason": msg}
+    progress.clear()
+    if args.artifacts:
+        from prover.artifacts import write_artifacts
+
+        try:
+            write_artifacts(path, result, args.artifacts)
+        except (OSError, SerError) as exc:
+            print(f"{path}: warning: artifacts not written: {exc}", file=sys.stderr)
+    return result, {}
+
+
 def run(args: argparse.Namespace) -> int:
     models: list[str] = args.models
     if args.output and len(models) != 1:
         raise UsageError("-o/--output needs exactly one MODEL")
+    if args.output and args.out_dir:
+        raise UsageError("give -o/--output or --out-dir, not both")
     if args.timeout < 0 or args.check_timeout <= 0:
         raise UsageError("--timeout must be ≥ 0 and --check-timeout > 0")
+    if args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    if args.out_dir:
+        try:
+            Path(args.out_dir).mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(f"cannot create {args.out_dir}: {exc.strerror or exc}") from None
+    if args.jobs > 1 and len(models) > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(max_workers=min(args.jobs, len(models))) as pool:
+            outcomes = list(pool.map(_decide, models, [args] * len(models)))
+    else:
+        outcomes = [_decide(path, args) for path in models]
     codes: list[int] = []
     docs: list[dict[str, Any]] = []
-    for path in models:
-        progress = _Progress(path)
-        try:
-            result = prove_model(
-                path, cert_path=args.output, timeout_s=args.timeout,
-                check_timeout_s=args.check_timeout, progress=progress,
-            )
-        except SerError as exc:
-            progress.clear()
-            codes.append(EXIT_USAGE)
+    for path, (result, error) in zip(models, outcomes, strict=True):
+        if result is None:
+            codes.append(int(error["exit_code"]))
             if args.json:
-                docs.append(_error_json(path, exc))
+                docs.append(error)
             else:
-                print(exc.render(), file=sys.stderr)
+                print(error.get("error", {}).get("message") or f"{path}: {error['reason']}",
+                      file=sys.stderr)
             continue
-        except Exception as exc:  # a bug: never let it look like a verdict (exit 1)
-            progress.clear()
-            codes.append(EXIT_INTERNAL)
-            msg = f"internal error (a bug, please report it): {type(exc).__name__}: {exc}"
-            if args.json:
-                docs.append({"model": path, "verdict": "error", "exit_code": EXIT_INTERNAL,
-                             "reason": msg})
-            else:
-                print(f"{path}: {msg}", file=sys.stderr)
-            continue
-        progress.clear()
         codes.append(result.exit_code)
         text, data = _explanation(result) if result.status == "not_serializable" else ("", None)
         if args.json:
             docs.append(_result_json(result, data))
             continue
-        _print_text(result, text)
+        _print_text(result, "" if args.quiet else text, quiet=args.quiet)
     if args.json:
         payload: Any = docs[0] if len(docs) == 1 else docs
         print(json.dumps(payload, indent=2, ensure_ascii=False))
     return min(codes, key=_SEVERITY.index)
 
 
-def _print_text(result: ProveResult, explanation: str) -> None:
+def _print_text(result: ProveResult, explanation: str, *, quiet: bool = False) -> None:
     path = result.model_path
     if result.status == "error":
         print(f"{path}: error: {result.reason}", file=sys.stderr)
@@ -165,11 +215,22 @@ def _print_text(result: ProveResult, explanation: str) -> None:
         return
     word = "serializable" if result.status == "serializable" else "NOT serializable"
     print(f"{path}: {word}")
+    if quiet:
+        return
     if explanation:
         print()
         print(explanation)
         print()
-    print(
-        f"certificate: {result.certificate_path} (engine {result.engine}; checked: "
-        f"{result.check_message}; {describe_times(result.times)})"
-    )
+    print(f"engine: {result.engine}; time: {describe_times(result.times)}")
+    if result.ns is not None:
+        from prover.petri.build import build_interleaving_net
+
+        sizes = result.ns.sizes()
+        net = build_interleaving_net(result.ns).sizes()
+        print(
+            f"model: NS {sizes['globals']} globals, {sizes['locals']} locals, "
+            f"{sizes['requests']} requests, {sizes['responses']} responses, "
+            f"{sizes['transitions']} transitions; Petri net {net['places']} places, "
+            f"{net['transitions']} transitions"
+        )
+    print(f"certificate: {result.certificate_path} (checked: {result.check_message})")

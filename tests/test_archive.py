@@ -1,0 +1,80 @@
+"""The certificate archive: one valid, current certificate per example model, and the
+audit command that CI runs fails on a stale or corrupted archive."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+ARCHIVE = ROOT / "certificates"
+
+
+def _audit(certs: Path, models: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "checker.cli", "--all", str(certs), "--model", str(models)],
+        capture_output=True, text=True,
+    )
+
+
+def _models() -> list[Path]:
+    return sorted(p for p in EXAMPLES.iterdir() if p.suffix in (".ser", ".json"))
+
+
+def test_every_example_has_an_archived_certificate() -> None:
+    archived = {p.name for p in ARCHIVE.glob("*.cert.json")}
+    assert archived == {m.name + ".cert.json" for m in _models()}
+
+
+def test_archive_audit_passes() -> None:
+    proc = _audit(ARCHIVE, EXAMPLES)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.count(" valid ") == len(_models())
+
+
+@pytest.fixture()
+def copies(tmp_path: Path) -> tuple[Path, Path]:
+    certs, models = tmp_path / "certs", tmp_path / "models"
+    shutil.copytree(ARCHIVE, certs)
+    shutil.copytree(EXAMPLES, models)
+    return certs, models
+
+
+def test_stale_certificate_fails_the_audit(copies: tuple[Path, Path]) -> None:
+    certs, models = copies
+    model = models / "intro-nonser.ser"
+    model.write_text(model.read_text() + "\n// edited after the certificate was made\n")
+    proc = _audit(certs, models)
+    assert proc.returncode == 1
+    line = next(ln for ln in proc.stdout.splitlines() if ln.startswith("intro-nonser"))
+    assert "invalid" in line and "E-MODEL-FILE" in line
+
+
+def test_missing_model_fails_the_audit(copies: tuple[Path, Path]) -> None:
+    certs, models = copies
+    (models / "intro-lock.ser").unlink()
+    proc = _audit(certs, models)
+    assert proc.returncode == 1
+    assert "E-MODEL-FILE" in proc.stdout
+
+
+def test_corrupted_certificate_fails_the_audit(copies: tuple[Path, Path]) -> None:
+    certs, models = copies
+    path = certs / "intro-nonser.ser.cert.json"
+    cert = json.loads(path.read_text())
+    cert["counterexample"]["completed"][0]["count"] += 1
+    path.write_text(json.dumps(cert))
+    proc = _audit(certs, models)
+    assert proc.returncode == 1
+    assert "invalid" in proc.stdout
+
+
+def test_empty_archive_fails_the_audit(tmp_path: Path) -> None:
+    proc = _audit(tmp_path, EXAMPLES)
+    assert proc.returncode == 2
