@@ -8,6 +8,8 @@ import time
 
 import pytest
 import z3
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sls_helpers import automaton, benchmark_names, holds, in_s, load_ns, members, vectors_upto
 
 from prover.petri.build import build_interleaving_net
@@ -97,3 +99,28 @@ def test_benchmark_target_exact(name: str) -> None:
 
 def test_place_lookup() -> None:
     assert Place("response", "r", "1").label() == "R r/1"
+
+
+_from = st.sampled_from(["s", "s", "m"])
+_to = st.sampled_from(["m", "e", "f"])
+_glob = st.sampled_from(["0", "1", "2"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.tuples(_from, _glob, _to, _glob), min_size=3, max_size=9),
+    st.lists(st.tuples(st.sampled_from(["e", "f", "m"]), st.sampled_from(["0", "1", "2"])),
+             min_size=0, max_size=2),
+    st.booleans(),
+)
+def test_random_ns_target_exact(
+    trans: list[tuple[str, str, str, str]], resps: list[tuple[str, str]], two: bool
+) -> None:
+    from prover.ns import NetworkSystem, RequestEntry, ResponseEntry, Transition
+
+    reqs = [RequestEntry("r", "s")] + ([RequestEntry("q", "m")] if two else [])
+    entries = [ResponseEntry("e", "0"), ResponseEntry("f", "1")] + [ResponseEntry(*r) for r in resps]
+    ns = NetworkSystem.make("0", reqs, entries, [Transition(*t) for t in trans])
+    net = build_interleaving_net(ns)
+    s = compute_serial_set(build_serial_automaton(ns))
+    _check(net, s, build_target(net, s), 4, random.Random(0))
