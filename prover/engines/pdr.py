@@ -28,7 +28,8 @@ from prover.engines.state_equation import live_structure
 from prover.petri.net import PetriNet, Place
 from prover.smt.formula import Formula, PlaceVar, cmp, conj, const, disj, formula_z3
 from prover.smt.invariant import Invariant
-from prover.target import Target, target_to_z3
+from prover.smt.target_z3 import target_z3
+from prover.target import Target
 
 Literal = tuple[int, str, int]  # (place index, "<=" | ">=", constant)
 Cube = tuple[Literal, ...]
@@ -69,21 +70,22 @@ def prove_pdr(
     n = len(net.places)
     m0 = net.initial_vector()
     _, live = live_structure(net)
-    mv = {i: z3.Int(f"m{i}") for i in range(n)}
-    mn = {i: z3.Int(f"n{i}") for i in range(n)}
-    aux = {a: z3.Int(f"a_{a}") for a in background.aux}
+    ctx = z3.Context()
+    mv = {i: z3.Int(f"m{i}", ctx) for i in range(n)}
+    mn = {i: z3.Int(f"n{i}", ctx) for i in range(n)}
+    aux = {a: z3.Int(f"a_{a}", ctx) for a in background.aux}
     places = list(net.places)
     pindex = {p: i for i, p in enumerate(places)}
 
     def pm(p: Place) -> z3.ArithRef:
         return mv[pindex[p]]
 
-    bg = formula_z3(background.formula, pm, aux.__getitem__)
+    bg = formula_z3(background.formula, pm, aux.__getitem__, ctx)
     nonneg = [v >= 0 for v in mv.values()] + [v >= 0 for v in mn.values()]
     # transition relation: one-hot selector over live transitions, O(arcs)
-    sel = {ti: z3.Int(f"s{ti}") for ti in live}
+    sel = {ti: z3.Int(f"s{ti}", ctx) for ti in live}
     effect: dict[int, list[z3.ArithRef]] = {i: [] for i in range(n)}
-    trans: list[z3.BoolRef] = [z3.Sum([z3.IntVal(0)] + list(sel.values())) == 1]
+    trans: list[z3.BoolRef] = [z3.Sum([z3.IntVal(0, ctx)] + list(sel.values())) == 1]
     for ti in live:
         t = net.transitions[ti]
         trans += [sel[ti] >= 0, sel[ti] <= 1]
@@ -96,11 +98,11 @@ def prove_pdr(
         for p, d in delta.items():
             if d:
                 effect[p].append(d * sel[ti])
-    trans += [mn[i] == mv[i] + z3.Sum([z3.IntVal(0)] + effect[i]) for i in range(n)]
+    trans += [mn[i] == mv[i] + z3.Sum([z3.IntVal(0, ctx)] + effect[i]) for i in range(n)]
     init = [mv[i] == m0[i] for i in range(n)] + [
         aux[a] == v for a, v in background.initial_aux
     ]
-    bad = target_to_z3(target, mv, prefix="pk")
+    bad = target_z3(target, mv, ctx, prefix="pk")
 
     levels: list[set[Cube]] = [set(), set()]  # levels[i]: clauses ¬cube learned at i
 
@@ -117,7 +119,7 @@ def prove_pdr(
         rem = deadline - time.monotonic()
         if rem <= 0:
             raise _Timeout()
-        s = z3.Solver()
+        s = z3.Solver(ctx=ctx)
         s.set("timeout", max(1, int(rem * 1000)))
         return s
 
@@ -144,7 +146,7 @@ def prove_pdr(
         s.add(trans)
         flags = []
         for k, lit in enumerate(c):
-            f = z3.Bool(f"lit{k}")
+            f = z3.Bool(f"lit{k}", ctx)
             flags.append(f)
             s.add(z3.Implies(f, _lit_z3(lit, mn)))
         r = s.check(*flags)

@@ -53,9 +53,11 @@ from prover.smt.formula import (
     disj,
     implies,
     linear,
+    substitute,
 )
 from prover.smt.invariant import Invariant
-from prover.target import Target, target_to_z3
+from prover.smt.target_z3 import target_z3
+from prover.target import Target
 
 
 @dataclass(frozen=True)
@@ -150,6 +152,9 @@ class _Builder:
     lemma_info: list[tuple[str, tuple[int, ...]]] = field(default_factory=list)
     conn_z3: list[z3.BoolRef] = field(default_factory=list)
     aux_names: dict[int, str] = field(default_factory=dict)
+    row_items: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
+    m0: list[int] = field(default_factory=list)
+    ctx: z3.Context | None = None
 
     def xterm(self, ti: int) -> Term:
         return Aux(self.aux_names[ti])
@@ -167,27 +172,32 @@ def prove_state_equation(
     rows = _incidence(net)
     m0 = net.initial_vector()
     b = _Builder(net, live, markable)
+    b.m0 = m0
     for ti in live:
         b.aux_names[ti] = f"x{ti}"
-    b.m = {i: z3.Int(f"m{i}") for i in range(len(net.places))}
-    b.x = {ti: z3.Int(f"x{ti}") for ti in live}
+    ctx = z3.Context()
+    b.ctx = ctx
+    b.m = {i: z3.Int(f"m{i}", ctx) for i in range(len(net.places))}
+    b.x = {ti: z3.Int(f"x{ti}", ctx) for ti in live}
     xv = b.x
     mv = b.m
 
-    solver = z3.Solver()
+    solver = z3.Solver(ctx=ctx)
     solver.add([v >= 0 for v in mv.values()])
     # SE rows (AST and z3)
     row_ast: list[Formula] = []
     row_z3: list[z3.BoolRef] = []
     for pi in range(len(net.places)):
         items = [(c, ti) for ti, c in sorted(rows[pi].items()) if ti in live_set]
+        b.row_items[pi] = items
         rhs = linear([(c, b.xterm(ti)) for c, ti in items], m0[pi])
         row_ast.append(cmp("=", b.place_term(pi), rhs))
-        row_z3.append(mv[pi] == m0[pi] + z3.Sum([z3.IntVal(0)] + [c * xv[ti] for c, ti in items]))
+        flow = z3.Sum([z3.IntVal(0, ctx)] + [c * xv[ti] for c, ti in items])
+        row_z3.append(mv[pi] == m0[pi] + flow)
     solver.add(row_z3)
     for ti in live:
         solver.add(xv[ti] >= 0)
-    solver.add(target_to_z3(target, mv, prefix="tk"))
+    solver.add(target_z3(target, mv, ctx, prefix="tk"))
 
     moves = _global_moves(net)
     traps = 0
@@ -295,14 +305,30 @@ def _assemble(
 ) -> Invariant:
     """The invariant made of the chosen SE rows and lemmas (plus the connectivity group
     when `conn_lemmas` is not empty), with `x_t ≥ 0` for every counter it mentions."""
-    kept_rows = [row_ast[i] for i in keep_rows]
+    keep_rows = list(keep_rows)
+    # A kept row with a single counter, M(p) = M0(p) ± x_t, defines x_t: substitute
+    # x_t := ±(M(p) − M0(p)) everywhere and drop the row and the counter. Consecution is
+    # unchanged because only t (among live transitions) changes M(p), by ±1.
+    defined: dict[int, Term] = {}
+    rest_rows: list[int] = []
+    for pi in keep_rows:
+        items = b.row_items.get(pi, [])
+        if len(items) == 1 and abs(items[0][0]) == 1 and items[0][1] not in defined:
+            c, ti = items[0]
+            defined[ti] = linear([(c, b.place_term(pi))], -c * b.m0[pi])
+        else:
+            rest_rows.append(pi)
+    kept_rows = [row_ast[i] for i in rest_rows]
     others = [b.lemmas[i] for i in keep_lemmas] + conn_lemmas
     mentioned: set[str] = set()
-    for f in kept_rows + others:
+    for f in [row_ast[i] for i in keep_rows] + others:
         mentioned |= aux_names(f)
     counters = [ti for ti in b.live if b.aux_names[ti] in mentioned]
     nonneg = [cmp(">=", b.xterm(ti), const(0)) for ti in counters]
     formula = conj(kept_rows + nonneg + others)
+    for ti, term in defined.items():
+        formula = substitute(formula, b.aux_names[ti], term)
+    counters = [ti for ti in counters if ti not in defined]
     aux = tuple(b.aux_names[ti] for ti in counters) + tuple(conn_aux)
     updates: list[tuple[int, tuple[tuple[str, Term], ...]]] = []
     counted = set(counters)
@@ -336,23 +362,24 @@ def _reduce(
     remaining = deadline - time.monotonic()
     if remaining <= 0.2:
         return None
-    solver = z3.Solver()
+    ctx = b.ctx
+    solver = z3.Solver(ctx=ctx)
     solver.set("timeout", max(1, int(remaining * 500)))
     solver.set("core.minimize", True)
     solver.add([v >= 0 for v in b.m.values()])
     solver.add([x >= 0 for x in b.x.values()])
-    solver.add(target_to_z3(target, b.m, prefix="tk"))
+    solver.add(target_z3(target, b.m, ctx, prefix="tk"))
     flags: dict[str, tuple[str, int]] = {}
     for pi, c in enumerate(row_z3):
-        f = z3.Bool(f"keep_row{pi}")
+        f = z3.Bool(f"keep_row{pi}", ctx)
         flags[str(f)] = ("row", pi)
         solver.assert_and_track(c, f)
     for li, c in enumerate(b.z3_lemmas):
-        f = z3.Bool(f"keep_lemma{li}")
+        f = z3.Bool(f"keep_lemma{li}", ctx)
         flags[str(f)] = ("lemma", li)
         solver.assert_and_track(c, f)
     if b.conn_z3:
-        f = z3.Bool("keep_conn")
+        f = z3.Bool("keep_conn", ctx)
         flags[str(f)] = ("conn", 0)
         solver.assert_and_track(z3.And(b.conn_z3), f)
     if solver.check() != z3.unsat:
@@ -504,8 +531,8 @@ def _connectivity(
     )
     vname = {g: f"v{g}" for g in globals_ if g != init}
     dname = {g: f"d{g}" for g in globals_ if g != init}
-    vz = {g: z3.Int(n) for g, n in vname.items()}
-    dz = {g: z3.Int(n) for g, n in dname.items()}
+    vz = {g: z3.Int(n, b.ctx) for g, n in vname.items()}
+    dz = {g: z3.Int(n, b.ctx) for g, n in dname.items()}
 
     def v_t(g: int) -> Term:
         return const(1) if g == init else Aux(vname[g])
@@ -514,10 +541,10 @@ def _connectivity(
         return const(0) if g == init else Aux(dname[g])
 
     def v_z(g: int) -> z3.ArithRef:
-        return z3.IntVal(1) if g == init else vz[g]
+        return z3.IntVal(1, b.ctx) if g == init else vz[g]
 
     def d_z(g: int) -> z3.ArithRef:
-        return z3.IntVal(0) if g == init else dz[g]
+        return z3.IntVal(0, b.ctx) if g == init else dz[g]
 
     lem: list[Formula] = []
     zl: list[z3.BoolRef] = []
@@ -547,7 +574,9 @@ def _connectivity(
         zl.append(
             z3.Implies(
                 vz[g] == 1,
-                z3.Or([z3.And(b.x[ti] >= 1, d_z(moves[ti][0]) < dz[g]) for ti in preds]),
+                z3.Or([z3.And(b.x[ti] >= 1, d_z(moves[ti][0]) < dz[g]) for ti in preds])
+                if preds
+                else z3.BoolVal(False, b.ctx),
             )
         )
     updates: dict[int, list[tuple[str, Term]]] = {}

@@ -234,36 +234,41 @@ PlaceMap = Callable[[Place], z3.ArithRef]
 AuxMap = Callable[[str], z3.ArithRef]
 
 
-def term_z3(t: Term, places: PlaceMap, aux: AuxMap) -> z3.ArithRef:
+def term_z3(
+    t: Term, places: PlaceMap, aux: AuxMap, ctx: z3.Context | None = None
+) -> z3.ArithRef:
     if isinstance(t, Const):
-        return z3.IntVal(t.value)
+        return z3.IntVal(t.value, ctx)
     if isinstance(t, Aux):
         return aux(t.name)
     if isinstance(t, PlaceVar):
         return places(t.place)
     if isinstance(t, Sum):
         parts = [
-            term_z3(s, places, aux) if c == 1 else z3.IntVal(c) * term_z3(s, places, aux)
+            term_z3(s, places, aux, ctx) if c == 1
+            else z3.IntVal(c, ctx) * term_z3(s, places, aux, ctx)
             for c, s in t.items
         ]
         return parts[0] if len(parts) == 1 else z3.Sum(parts)
     return z3.If(
-        formula_z3(t.cond, places, aux), term_z3(t.then, places, aux),
-        term_z3(t.other, places, aux),
+        formula_z3(t.cond, places, aux, ctx), term_z3(t.then, places, aux, ctx),
+        term_z3(t.other, places, aux, ctx),
     )
 
 
-def formula_z3(f: Formula, places: PlaceMap, aux: AuxMap) -> z3.BoolRef:
+def formula_z3(
+    f: Formula, places: PlaceMap, aux: AuxMap, ctx: z3.Context | None = None
+) -> z3.BoolRef:
     if isinstance(f, BoolConst):
-        return z3.BoolVal(f.value)
+        return z3.BoolVal(f.value, ctx)
     if isinstance(f, And):
-        return z3.And([formula_z3(a, places, aux) for a in f.args])
+        return z3.And([formula_z3(a, places, aux, ctx) for a in f.args])
     if isinstance(f, Or):
-        return z3.Or([formula_z3(a, places, aux) for a in f.args])
+        return z3.Or([formula_z3(a, places, aux, ctx) for a in f.args])
     if isinstance(f, Not):
-        return z3.Not(formula_z3(f.arg, places, aux))
-    a = term_z3(f.lhs, places, aux)
-    b = term_z3(f.rhs, places, aux)
+        return z3.Not(formula_z3(f.arg, places, aux, ctx))
+    a = term_z3(f.lhs, places, aux, ctx)
+    b = term_z3(f.rhs, places, aux, ctx)
     if f.op == "<=":
         return a <= b
     if f.op == "<":
@@ -314,3 +319,43 @@ def size(f: Formula | Term) -> int:
     if isinstance(f, Not):
         return 1 + size(f.arg)
     return 1 + size(f.lhs) + size(f.rhs)
+
+
+def substitute_term(t: Term, name: str, by: Term) -> Term:
+    """`t` with every `Aux(name)` replaced by `by` (linear parts re-simplified)."""
+    if isinstance(t, Aux):
+        return by if t.name == name else t
+    if isinstance(t, (Const, PlaceVar)):
+        return t
+    if isinstance(t, Sum):
+        return linear(
+            [(c * k, u) for c, s in t.items for k, u in _flatten(substitute_term(s, name, by))]
+        )
+    return Ite(
+        substitute(t.cond, name, by), substitute_term(t.then, name, by),
+        substitute_term(t.other, name, by),
+    )
+
+
+def _flatten(t: Term) -> list[tuple[int, Term]]:
+    if isinstance(t, Sum):
+        out: list[tuple[int, Term]] = []
+        for c, s in t.items:
+            out.extend((c * k, u) for k, u in _flatten(s))
+        return out
+    return [(1, t)]
+
+
+def substitute(f: Formula, name: str, by: Term) -> Formula:
+    """`f` with every `Aux(name)` replaced by `by`."""
+    if isinstance(f, BoolConst):
+        return f
+    if isinstance(f, And):
+        return conj(substitute(a, name, by) for a in f.args)
+    if isinstance(f, Or):
+        return disj(substitute(a, name, by) for a in f.args)
+    if isinstance(f, Not):
+        return neg(substitute(f.arg, name, by))
+    lhs = substitute_term(f.lhs, name, by)
+    rhs = substitute_term(f.rhs, name, by)
+    return cmp(f.op, linear(_flatten(lhs)), linear(_flatten(rhs)))

@@ -14,7 +14,8 @@ import z3
 
 from prover.petri.net import PetriNet, Place
 from prover.smt.formula import Formula, Term, evaluate, formula_z3, term_z3
-from prover.target import Target, target_to_z3
+from prover.smt.target_z3 import target_z3
+from prover.target import Target
 
 
 @dataclass(frozen=True)
@@ -35,8 +36,8 @@ class SelfCheck:
     seconds: float
 
 
-def _vars(net: PetriNet, suffix: str) -> dict[Place, z3.ArithRef]:
-    return {p: z3.Int(f"m{i}{suffix}") for i, p in enumerate(net.places)}
+def _vars(net: PetriNet, suffix: str, ctx: z3.Context) -> dict[Place, z3.ArithRef]:
+    return {p: z3.Int(f"m{i}{suffix}", ctx) for i, p in enumerate(net.places)}
 
 
 def self_check(
@@ -61,11 +62,12 @@ def self_check(
     init_places = {p: m0[i] for i, p in enumerate(net.places)}
     if not evaluate(inv.formula, init_places, dict(inv.initial_aux)):
         return SelfCheck(False, "initiation", time.monotonic() - start)
-    m = _vars(net, "")
-    aux = {a: z3.Int(f"a_{a}") for a in inv.aux}
-    i_now = formula_z3(inv.formula, m.__getitem__, aux.__getitem__)
+    ctx = z3.Context()
+    m = _vars(net, "", ctx)
+    aux = {a: z3.Int(f"a_{a}", ctx) for a in inv.aux}
+    i_now = formula_z3(inv.formula, m.__getitem__, aux.__getitem__, ctx)
     upd = dict(inv.updates)
-    solver = z3.Solver()
+    solver = z3.Solver(ctx=ctx)
     solver.add([v >= 0 for v in m.values()])
     solver.add(i_now)
     for ti, t in enumerate(net.transitions):
@@ -80,10 +82,13 @@ def self_check(
                 guard.append(m[p] >= pre[i])
         assign = dict(upd.get(ti, ()))
         new_aux = {
-            a: (term_z3(assign[a], m.__getitem__, aux.__getitem__) if a in assign else aux[a])
+            a: (
+                term_z3(assign[a], m.__getitem__, aux.__getitem__, ctx)
+                if a in assign else aux[a]
+            )
             for a in inv.aux
         }
-        i_next = formula_z3(inv.formula, nxt.__getitem__, new_aux.__getitem__)
+        i_next = formula_z3(inv.formula, nxt.__getitem__, new_aux.__getitem__, ctx)
         solver.push()
         solver.add(guard)
         solver.add(z3.Not(i_next))
@@ -95,7 +100,7 @@ def self_check(
     if target is not None:
         idx = {i: m[p] for i, p in enumerate(net.places)}
         solver.push()
-        solver.add(target_to_z3(target, idx, prefix="selfk"))
+        solver.add(target_z3(target, idx, ctx, prefix="selfk"))
         solver.set("timeout", limit())
         r = solver.check()
         solver.pop()

@@ -52,6 +52,18 @@ def test_deterministic_bytes() -> None:
     assert texts[0] == texts[1]
 
 
+def test_deterministic_after_other_work() -> None:
+    """Each engine uses its own z3 context: what the process proved before does not
+    change the certificate (f1 used to differ after other z3 work)."""
+    m = load_model(BENCH / "f1.ser")
+    first = find_proof(m, budget_s=30)
+    for other in ("c2.ser", "g7.ser"):
+        find_proof(load_model(BENCH / other), budget_s=30)
+    again = find_proof(m, budget_s=30)
+    assert first is not None and again is not None
+    assert first.proof == again.proof
+
+
 @pytest.mark.parametrize("name", ["a2.ser", "a6.ser", "d5.ser", "f7.ser"])
 def test_not_serializable_never_proved(name: str) -> None:
     m = load_model(BENCH / name)
