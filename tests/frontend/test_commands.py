@@ -230,9 +230,19 @@ def test_net_and_pnml_only_export_the_petri_net(
     assert code == 2 and "E_USAGE" in err
 
 
-def test_mcc_is_not_available_yet(a2: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_mcc_needs_an_output_folder(a2: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run_cli(capsys, "export", str(a2), "--format", "mcc")
-    assert code == 2 and "not available yet" in err and out == ""
+    assert code == 2 and "-o DIR" in err and out == ""
+
+
+def test_mcc_writes_net_and_property_per_disjunct(
+    a2: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out_dir = tmp_path / "mcc"
+    code, _, err = run_cli(capsys, "export", str(a2), "--format", "mcc", "-o", str(out_dir))
+    assert code == 0 and "wrote 3 files" in err
+    assert sorted(p.name for p in out_dir.iterdir()) == [
+        "disjunct-000.net", "disjunct-000.xml", "names.json"]
 
 
 def test_export_is_deterministic(a2: Path, capsys: pytest.CaptureFixture[str]) -> None:
