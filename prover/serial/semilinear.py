@@ -302,16 +302,26 @@ def _star(a: Semi, zero: WVec) -> Semi:
         raise TooLarge(f"star over {len(comps)} components")
     ext = list(extra.values())
     out: list[WLin] = []
-    n = len(comps)
-    for mask in range(1 << n):
-        base = zero
-        periods: list[WVec] = list(ext)
-        for i in range(n):
-            if mask >> i & 1:
-                base = base + comps[i].base
-                periods.append(comps[i].base)
-                periods.extend(comps[i].periods)
-        out.append(_make_lin(base, periods))
+    # subsets X of the components, by depth-first search: base Σ_X b_i, periods the
+    # bases and periods of X (plus the extra periods). Including a component whose base
+    # and periods are already non-negative integer combinations of the current periods
+    # only yields subsets of sets produced without it, so that branch is cut (exact).
+    comps.sort(key=lambda li: (sum(li.base.lab), li))
+
+    def rec(i: int, base: WVec, periods: list[WVec]) -> None:
+        if i == len(comps):
+            out.append(_make_lin(base, periods))
+            return
+        rec(i + 1, base, periods)
+        c = comps[i]
+        gens = [p.lab for p in periods]
+        if gens and all(
+            in_monoid(v.lab, gens, budget=500) for v in (c.base,) + c.periods
+        ):
+            return
+        rec(i + 1, base + c.base, periods + [c.base] + list(c.periods))
+
+    rec(0, zero, list(ext))
     return _normalize(out)
 
 
