@@ -30,7 +30,6 @@ from fractions import Fraction
 from math import gcd
 from typing import TYPE_CHECKING, Literal
 
-from prover.ns import NetworkSystem
 from prover.petri.net import PetriNet, Place
 from prover.serial.parikh import SerialSet
 
@@ -659,20 +658,3 @@ def target_to_z3(
 
 
 # ---- inspect --json --------------------------------------------------------------------
-
-
-def inspect_info(ns: NetworkSystem) -> dict[str, object]:
-    """`serial_set` {components, periods} and `target` {disjuncts, sliced} for
-    `ser-prove inspect --json` (sliced: places/transitions of each disjunct's net)."""
-    from prover.petri.build import build_interleaving_net
-    from prover.serial.automaton import build_serial_automaton
-    from prover.serial.parikh import compute_serial_set, serial_set_summary
-
-    net = build_interleaving_net(ns)
-    s = compute_serial_set(build_serial_automaton(ns))
-    info: dict[str, object] = {"serial_set": serial_set_summary(s)}
-    try:
-        info["target"] = target_summary(net, build_target(net, s))
-    except TargetTooLarge as exc:
-        info["target"] = {"disjuncts": None, "error": str(exc)}
-    return info

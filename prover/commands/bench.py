@@ -118,7 +118,7 @@ def _run_one(model: Path, out_dir: Path, timeout: float) -> BenchRow:
         check_status = {0: "valid", 1: "invalid", 2: "unusable", 3: "undecided"}.get(
             chk.returncode, f"exit {chk.returncode}")
     places = transitions = None
-    insp = subprocess.run([*_tool("ser-prove"), "inspect", str(model), "--json"],
+    insp = subprocess.run([*_tool("ser-prove"), "inspect", str(model), "--json", "--no-target"],
                           capture_output=True, text=True, stdin=subprocess.DEVNULL)
     try:
         net = json.loads(insp.stdout)["petri_net"]

@@ -1,5 +1,7 @@
-"""`ser-prove inspect MODEL [--json]`: sizes of the NS, the interleaving Petri net and
-the serial automaton (its part reachable from the initial state, edges sorted)."""
+"""`ser-prove inspect MODEL [--json] [--no-target]`: sizes of the NS, the interleaving
+Petri net and the serial automaton (its part reachable from the initial state, edges
+sorted), the serial set S (simple linear components and periods) and the
+non-serializable target (conjunctive disjuncts and the sliced net of each)."""
 
 from __future__ import annotations
 
@@ -18,6 +20,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("model", metavar="MODEL", help="a Ser program (.ser) or an NS (.json)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument(
+        "--no-target", action="store_true",
+        help="skip splitting the target into disjuncts and slicing each (seconds on the "
+        "largest models); S is still reported",
+    )
+    parser.add_argument(
         "--state-bound",
         type=int,
         default=DEFAULT_STATE_BOUND,
@@ -26,11 +33,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def summary(model: LoadedModel) -> dict[str, Any]:
+def summary(model: LoadedModel, *, serial_set: bool = False,
+            target: bool = False) -> dict[str, Any]:
     """The `--json` object (also used by tests and other commands)."""
     net = build_interleaving_net(model.ns)
-    serial = build_serial_automaton(model.ns).reachable()
-    return {
+    automaton = build_serial_automaton(model.ns)
+    serial = automaton.reachable()
+    info: dict[str, Any] = {
         "network_system": model.ns.sizes(),
         "petri_net": net.sizes(),
         "serial_automaton": {
@@ -38,6 +47,18 @@ def summary(model: LoadedModel) -> dict[str, Any]:
             "edges": sorted(e.as_list() for e in serial.edges),
         },
     }
+    if serial_set or target:
+        from prover.serial.parikh import compute_serial_set, serial_set_summary
+        from prover.target import TargetTooLarge, build_target, target_summary
+
+        s = compute_serial_set(automaton)
+        info["serial_set"] = serial_set_summary(s)
+        if target:
+            try:
+                info["target"] = target_summary(net, build_target(net, s, split=True))
+            except TargetTooLarge as exc:
+                info["target"] = {"disjuncts": None, "error": str(exc)}
+    return info
 
 
 def _table(rows: list[tuple[str, str]]) -> list[str]:
@@ -52,6 +73,16 @@ def _human(model: LoadedModel, info: dict[str, Any], serial: SerialAutomaton) ->
     lines += ["petri net (interleaving, ser-reference 4.2):"]
     lines += _table([(k, str(v)) for k, v in pn.items()])
     edges = info["serial_automaton"]["edges"]
+    if "serial_set" in info:
+        lines += ["serial set S (simple linear sets):"]
+        lines += _table([(k, str(v)) for k, v in info["serial_set"].items()])
+    if "target" in info:
+        t = info["target"]
+        sliced = t.get("sliced") or []
+        lines += [f"target (quiescent, completed counts not in S): {t.get('disjuncts')} "
+                  "disjuncts" + (f" ({t['error']})" if "error" in t else "")]
+        lines += [f"  disjunct {i}: sliced net {d['places']} places, {d['transitions']} "
+                  "transitions" for i, d in enumerate(sliced)]
     lines += [
         f"serial automaton (reachable part): {len(serial.states)} states, {len(edges)} edges",
         f"  initial: {serial.initial}",
@@ -67,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     model = load_model(args.model, state_bound=args.state_bound)
     for w in model.warnings:
         print(f"warning: {w}", file=sys.stderr)
-    info = summary(model)
+    info = summary(model, serial_set=True, target=not args.no_target)
     if args.json:
         # ASCII-only JSON: valid whatever the terminal's encoding, same names once decoded.
         emit(json.dumps(info) + "\n")

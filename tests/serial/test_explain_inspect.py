@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from sls_helpers import BENCH_DIR
 
 from prover.cli import main
-from prover.frontend.load import load_model
-from prover.target import inspect_info
 
 
 def test_explain_slice_json(capsys: pytest.CaptureFixture[str]) -> None:
@@ -30,10 +29,18 @@ def test_explain_short_forms(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["explain", str(BENCH_DIR / "a2.ser"), "--slice", "nope"]) == 2
 
 
-def test_inspect_info() -> None:
-    info = inspect_info(load_model(BENCH_DIR / "a5.ser").ns)
+def _inspect(model: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, object]:
+    assert main(["inspect", "--json", str(model)]) == 0
+    return dict(json.loads(capsys.readouterr().out))
+
+
+def test_inspect_json_reports_serial_set_and_target(capsys: pytest.CaptureFixture[str]) -> None:
+    info = _inspect(BENCH_DIR / "a5.ser", capsys)
     assert info["serial_set"] == {"components": 3, "periods": 6}
     tgt = info["target"]
     assert isinstance(tgt, dict) and tgt["disjuncts"] == len(tgt["sliced"])
-    info = inspect_info(load_model(BENCH_DIR / "a1.ser").ns)
+    info = _inspect(BENCH_DIR / "a1.ser", capsys)
     assert info["target"] == {"disjuncts": 0, "sliced": []}
+    assert "target" not in json.loads(
+        (main(["inspect", "--json", "--no-target", str(BENCH_DIR / "a1.ser")]),
+         capsys.readouterr().out)[1])
