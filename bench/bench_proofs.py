@@ -7,6 +7,7 @@ then the median and the maximum of prover+checker.
 
 from __future__ import annotations
 
+import argparse
 import json
 import statistics
 import sys
@@ -28,18 +29,22 @@ from prover.serial.parikh import compute_serial_set  # noqa: E402
 
 
 def main(argv: list[str]) -> int:
-    budget = 60.0
-    if "--budget" in argv:
-        i = argv.index("--budget")
-        budget = float(argv[i + 1])
-        argv = argv[:i] + argv[i + 2:]
-    engines: tuple[str, ...] | None = None
-    if "--engines" in argv:
-        i = argv.index("--engines")
-        engines = tuple(argv[i + 1].split(","))
-        argv = argv[:i] + argv[i + 2:]
+    parser = argparse.ArgumentParser(
+        description="Prove serializable paper benchmarks and check each certificate."
+    )
+    parser.add_argument("names", nargs="*", metavar="NAME",
+                        help="benchmark file names (default: every serializable one)")
+    parser.add_argument("--budget", type=float, default=60.0, metavar="S",
+                        help="proof budget per model, seconds (default 60)")
+    parser.add_argument("--engines", metavar="A,B",
+                        help="comma-separated engine list (default: the portfolio's)")
+    args = parser.parse_args(argv)
+    budget = args.budget
+    engines: tuple[str, ...] | None = tuple(args.engines.split(",")) if args.engines else None
     expected = json.loads((BENCH / "expected.json").read_text())
-    names = argv or sorted(n for n, v in expected.items() if v["expected"] == "serializable")
+    names = args.names or sorted(
+        n for n, v in expected.items() if v["expected"] == "serializable"
+    )
     from checker.api import check_certificate
 
     totals: list[float] = []
