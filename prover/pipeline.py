@@ -47,7 +47,7 @@ Status = Literal["serializable", "not_serializable", "undecided", "error"]
 # Measured on the paper benchmarks: every shallow violation is found within 0.1 s, while
 # serializable models spend the whole slice here, so keep it short and give the proof
 # engines their turn early; the search resumes afterwards with the remaining budget.
-FIRST_EXPLICIT_SLICE_S = 0.4
+FIRST_EXPLICIT_SLICE_S = 0.25
 
 EXIT_SERIALIZABLE = 0
 EXIT_NOT_SERIALIZABLE = 1
