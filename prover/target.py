@@ -24,7 +24,7 @@ for satisfiability.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from math import gcd
@@ -182,9 +182,6 @@ class FreshVars:
         return v
 
 
-_Fresh = FreshVars  # old name, used by engines written against the first version
-
-
 def _ge(coeffs: Mapping[Var, int], constant: int) -> LinearConstraint:
     return LinearConstraint.make(coeffs, constant, ">=")
 
@@ -326,6 +323,30 @@ def component_outside(
     return [f for a in component_atoms(base, periods, places, fresh) for f in a.fails]
 
 
+def active_labels(s: SerialSet) -> list[int]:
+    """Indices of the labels of `s` that some component uses (a non-zero base or period
+    entry); the other labels are 0 in every element of S."""
+    return [
+        j
+        for j in range(len(s.labels))
+        if any(c.base[j] or any(p[j] for p in c.periods) for c in s.components)
+    ]
+
+
+def serial_set_atoms(
+    s: SerialSet, active: Sequence[int], places: Sequence[int], fresh: FreshVars
+) -> Iterator[list[MembershipAtom]]:
+    """`component_atoms` of each component of `s` in order (lazily), projected on the
+    `active` labels, label `active[t]` read from `places[t]`."""
+    for c in s.components:
+        yield component_atoms(
+            [c.base[j] for j in active],
+            [tuple(p[j] for j in active) for p in c.periods],
+            places,
+            fresh,
+        )
+
+
 def _inverse(a: list[list[Fraction]]) -> list[list[Fraction]]:
     k = len(a)
     m = [list(r) for r in a]
@@ -368,21 +389,21 @@ def build_target(
         for i, p in enumerate(net.places)
         if p.kind == "local"
     )
-    used = [
-        any(c.base[j] or any(pp[j] for pp in c.periods) for c in s.components)
-        for j in range(len(s.labels))
-    ]
-    active = [j for j in range(len(s.labels)) if used[j]]
+    active = active_labels(s)
+    unused = set(range(len(s.labels))) - set(active)
     labelled = set(label_places)
     outside = sorted(
-        {label_places[j] for j in range(len(s.labels)) if not used[j]}
+        {label_places[j] for j in unused}
         | {i for i, p in enumerate(net.places) if p.kind == "response" and i not in labelled}
     )
     fresh = FreshVars()
     clauses: list[tuple[Conjunction, ...]] = []
     act_places = [label_places[j] for j in active]
-    zs = {i: z3.Int(f"p{i}") for i in range(len(net.places))}
-    nonneg = [zs[i] >= 0 for i in act_places]
+    zs: dict[int, z3.ArithRef] = {}
+    nonneg: list[z3.BoolRef] = []
+    if split:  # the clause form creates no z3 terms (z3's global context stays as it was)
+        zs = {i: z3.Int(f"p{i}") for i in range(len(net.places))}
+        nonneg = [zs[i] >= 0 for i in act_places]
 
     def sat(conj: Conjunction, extra: Sequence[z3.BoolRef] = ()) -> bool:
         solver = z3.Solver()
@@ -395,13 +416,7 @@ def build_target(
         return bool(r == z3.sat)
 
     comp_atoms: list[list[MembershipAtom]] = []
-    for c in s.components:
-        atoms = component_atoms(
-            [c.base[j] for j in active],
-            [tuple(p[j] for j in active) for p in c.periods],
-            act_places,
-            fresh,
-        )
+    for atoms in serial_set_atoms(s, active, act_places, fresh):
         comp_atoms.append(atoms)
         clauses.append(tuple(f for a in atoms for f in a.fails if not split or sat(f)))
     if not split:

@@ -113,30 +113,20 @@ def _not_serial_clauses(
         import z3
 
         from prover.serial.parikh import compute_serial_set
-        from prover.target import FreshVars, component_outside, conjunction_to_z3
+        from prover.target import FreshVars, active_labels, conjunction_to_z3, serial_set_atoms
     except ImportError:
         return None
     try:
         s = compute_serial_set(automaton.reachable())
-        used = [
-            any(c.base[j] or any(p[j] for p in c.periods) for c in s.components)
-            for j in range(len(s.labels))
-        ]
-        active = [j for j in range(len(s.labels)) if used[j]]
+        active = active_labels(s)
         places = [pair_index.get(s.labels[j], -1) for j in active]
         if any(p < 0 for p in places):
             return None
         zs = {i: d[i] for i in range(len(d))}
-        fresh = FreshVars()
-        clauses = []
-        for c in s.components:
-            alts = component_outside(
-                [c.base[j] for j in active],
-                [tuple(p[j] for j in active) for p in c.periods],
-                places,
-                fresh,
-            )
-            clauses.append(z3.Or([conjunction_to_z3(a, zs, prefix="bmc_q") for a in alts]))
+        clauses = [
+            z3.Or([conjunction_to_z3(f, zs, prefix="bmc_q") for a in atoms for f in a.fails])
+            for atoms in serial_set_atoms(s, active, places, FreshVars())
+        ]
         covered = {pair_index[s.labels[j]] for j in active if s.labels[j] in pair_index}
         outside = [d[i] >= 1 for i in range(len(d)) if i not in covered]
         return z3.Or(outside + [z3.And(clauses)])

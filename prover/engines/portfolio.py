@@ -83,56 +83,11 @@ class ProofAttempt:
 
 def build_target(net: PetriNet, serial_set: SerialSet) -> Target:
     """The target in clause form only (the engines never need the DNF split, which can be
-    large: c2 has 420 disjuncts, g2 more than 4096). Same set as
-    `prover.target.build_target`, built from its per-component alternatives."""
-    from prover.petri.net import Place
-    from prover.target import LinearConstraint, Var, _Fresh, component_outside
+    large: c2 has 420 disjuncts, g2 more than 4096): `prover.target.build_target` with
+    `split=False`."""
+    from prover.target import build_target as build_clause_target
 
-    index = net.place_index
-    label_places: list[int] = []
-    for req, resp in serial_set.labels:
-        p = index.get(Place("response", req, resp))
-        if p is None:
-            raise ValueError(f"no response place for label {req}/{resp}")
-        label_places.append(p)
-    comps = serial_set.components
-    used = [
-        any(c.base[j] or any(pp[j] for pp in c.periods) for c in comps)
-        for j in range(len(serial_set.labels))
-    ]
-    active = [j for j in range(len(serial_set.labels)) if used[j]]
-    labelled = set(label_places)
-    outside = sorted(
-        {label_places[j] for j in range(len(serial_set.labels)) if not used[j]}
-        | {i for i, p in enumerate(net.places) if p.kind == "response" and i not in labelled}
-    )
-    fresh = _Fresh()
-    act_places = [label_places[j] for j in active]
-    clauses = tuple(
-        tuple(
-            component_outside(
-                [c.base[j] for j in active],
-                [tuple(p[j] for j in active) for p in c.periods],
-                act_places,
-                fresh,
-            )
-        )
-        for c in comps
-    )
-    quiescent = tuple(
-        LinearConstraint.make({Var("place", i): 1}, 0, "=")
-        for i, p in enumerate(net.places)
-        if p.kind == "local"
-    )
-    return Target(
-        num_places=len(net.places),
-        labels=serial_set.labels,
-        label_places=tuple(label_places),
-        quiescent=quiescent,
-        outside_labels=tuple(outside),
-        clauses=clauses,
-        disjuncts=(),
-    )
+    return build_clause_target(net, serial_set, split=False)
 
 
 def attempt_proof(
