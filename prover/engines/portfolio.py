@@ -150,11 +150,9 @@ def _run_serial_walk(
     if res.invariant is None:
         attempts.append(EngineAttempt("serial-walk", False, time.monotonic() - t0, res.reason))
         return None
-    outcome = _finish(net, serial_set, target, res.invariant, "serial-walk", {}, deadline)
-    if isinstance(outcome, ProofOutcome):
-        return outcome
-    attempts.append(EngineAttempt("serial-walk", False, time.monotonic() - t0, outcome))
-    return None
+    return _finish_or_record(
+        net, serial_set, target, res.invariant, "serial-walk", {}, deadline, attempts, t0
+    )
 
 
 def _run_pdr(
@@ -184,11 +182,9 @@ def _run_pdr(
         attempts.append(EngineAttempt("pdr", False, time.monotonic() - t0, detail))
         return None
     stats = {"frames": res.frames, "clauses": res.clauses}
-    outcome = _finish(net, serial_set, target, res.invariant, "pdr", stats, deadline)
-    if isinstance(outcome, ProofOutcome):
-        return outcome
-    attempts.append(EngineAttempt("pdr", False, time.monotonic() - t0, outcome))
-    return None
+    return _finish_or_record(
+        net, serial_set, target, res.invariant, "pdr", stats, deadline, attempts, t0
+    )
 
 
 def _run_state_equation(
@@ -243,6 +239,26 @@ def find_proof(
     return attempt_proof(
         model, budget_s=budget_s, net=net, serial_set=serial_set, target=target, engines=engines
     ).outcome
+
+
+def _finish_or_record(
+    net: PetriNet,
+    serial_set: SerialSet,
+    target: Target,
+    inv: Invariant,
+    engine: str,
+    stats: dict[str, Any],
+    deadline: float,
+    attempts: list[EngineAttempt],
+    t0: float,
+) -> ProofOutcome | None:
+    """`_finish`, or None after recording the failed self-check in `attempts` (timed
+    from `t0`)."""
+    outcome = _finish(net, serial_set, target, inv, engine, stats, deadline)
+    if isinstance(outcome, ProofOutcome):
+        return outcome
+    attempts.append(EngineAttempt(engine, False, time.monotonic() - t0, outcome))
+    return None
 
 
 def _finish(
