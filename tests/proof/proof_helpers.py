@@ -34,9 +34,12 @@ def prepare(ns: NetworkSystem) -> Prepared:
     return Prepared(net, s, make_target(net, s))
 
 
-def checker_available() -> bool:
-    try:
-        import checker.api  # noqa: F401
-    except ImportError:
-        return False
-    return True
+def assert_checker_accepts(model: object, proof: dict[str, object], engine: str = "test") -> str:
+    """Wrap `proof` in a certificate and require the trusted checker to accept it."""
+    from checker.api import check_certificate
+    from prover.certificate.write import dump_certificate, make_certificate, producer
+
+    cert = make_certificate(model, "serializable", "proof", proof, producer(engine))  # type: ignore[arg-type]
+    res = check_certificate(dump_certificate(cert), timeout_s=30)
+    assert res.status == "valid", res.message
+    return res.status

@@ -12,7 +12,7 @@ import time
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from proof_helpers import BENCH, checker_available
+from proof_helpers import BENCH, assert_checker_accepts
 from test_differential import ns_json
 
 from prover.certificate.write import dump_certificate, make_certificate, producer
@@ -51,12 +51,7 @@ def _cert(model: object, proof: dict[str, object]) -> str:
 
 
 def _check(model: object, proof: dict[str, object]) -> None:
-    if not checker_available():  # pragma: no cover - stopgap before the checker lands
-        return
-    from checker.api import check_certificate
-
-    res = check_certificate(_cert(model, proof), timeout_s=30)
-    assert res.status == "valid", res.message
+    assert_checker_accepts(model, proof, ENGINE)
 
 
 PROVED = [
