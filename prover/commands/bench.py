@@ -103,12 +103,14 @@ def _run_one(model: Path, out_dir: Path, timeout: float) -> BenchRow:
     )
     prove_s = time.monotonic() - start
     verdict = VERDICT_OF_EXIT.get(proc.returncode, f"exit {proc.returncode}")
-    engine = None
+    engine = places = transitions = None
     try:
         report = json.loads(proc.stdout)
-        engine = report.get("engine") if isinstance(report, dict) else None
-    except ValueError:
-        pass
+        engine = report.get("engine")
+        net = report["sizes"]["petri_net"]
+        places, transitions = int(net["places"]), int(net["transitions"])
+    except (ValueError, KeyError, TypeError, AttributeError):
+        pass  # an input error or a crash: the row still shows the verdict
     check_s = check_status = None
     if cert.is_file() and verdict in ("serializable", "not_serializable"):
         start = time.monotonic()
@@ -117,14 +119,6 @@ def _run_one(model: Path, out_dir: Path, timeout: float) -> BenchRow:
         check_s = time.monotonic() - start
         check_status = {0: "valid", 1: "invalid", 2: "unusable", 3: "undecided"}.get(
             chk.returncode, f"exit {chk.returncode}")
-    places = transitions = None
-    insp = subprocess.run([*_tool("ser-prove"), "inspect", str(model), "--json", "--no-target"],
-                          capture_output=True, text=True, stdin=subprocess.DEVNULL)
-    try:
-        net = json.loads(insp.stdout)["petri_net"]
-        places, transitions = int(net["places"]), int(net["transitions"])
-    except (ValueError, KeyError, TypeError):
-        pass
     expected = _expected(model)
     agrees = None if expected is None else expected == verdict and check_status == "valid"
     return BenchRow(model.name, expected, verdict, agrees, round(prove_s, 3),

@@ -107,6 +107,16 @@ def _explanation(result: ProveResult) -> tuple[str, dict[str, Any] | None]:
     return render_text(expl), explanation_json(expl)
 
 
+def _sizes(result: ProveResult) -> dict[str, dict[str, int]] | None:
+    """NS and interleaving-net sizes of the decided model (for the summary and --json)."""
+    if result.ns is None:
+        return None
+    from prover.petri.build import build_interleaving_net
+
+    return {"network_system": result.ns.sizes(),
+            "petri_net": build_interleaving_net(result.ns).sizes()}
+
+
 def _result_json(result: ProveResult, expl: dict[str, Any] | None) -> dict[str, Any]:
     out: dict[str, Any] = {
         "model": result.model_path,
@@ -118,6 +128,7 @@ def _result_json(result: ProveResult, expl: dict[str, Any] | None) -> dict[str, 
         "reason": result.reason,
         "times": {k: round(v, 3) for k, v in result.times.items()},
         "stats": result.stats,
+        "sizes": _sizes(result),
     }
     if expl is not None:
         out["counterexample"] = expl
@@ -222,15 +233,13 @@ def _print_text(result: ProveResult, explanation: str, *, quiet: bool = False) -
         print(explanation)
         print()
     print(f"engine: {result.engine}; time: {describe_times(result.times)}")
-    if result.ns is not None:
-        from prover.petri.build import build_interleaving_net
-
-        sizes = result.ns.sizes()
-        net = build_interleaving_net(result.ns).sizes()
+    sizes = _sizes(result)
+    if sizes is not None:
+        ns, net = sizes["network_system"], sizes["petri_net"]
         print(
-            f"model: NS {sizes['globals']} globals, {sizes['locals']} locals, "
-            f"{sizes['requests']} requests, {sizes['responses']} responses, "
-            f"{sizes['transitions']} transitions; Petri net {net['places']} places, "
+            f"model: NS {ns['globals']} globals, {ns['locals']} locals, "
+            f"{ns['requests']} requests, {ns['responses']} responses, "
+            f"{ns['transitions']} transitions; Petri net {net['places']} places, "
             f"{net['transitions']} transitions"
         )
     print(f"certificate: {result.certificate_path} (checked: {result.check_message})")

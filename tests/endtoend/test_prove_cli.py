@@ -46,6 +46,7 @@ def test_json_lists_every_model(models: list[Path], tmp_path: Path,
     assert [d["verdict"] for d in docs] == ["not_serializable", "serializable", "serializable"]
     assert all(d["checker"]["status"] == "valid" for d in docs)
     assert "counterexample" in docs[0] and "counterexample" not in docs[1]
+    assert docs[0]["sizes"]["petri_net"] == {"places": 8, "transitions": 7}
 
 
 def test_out_dir_and_output_conflict(models: list[Path], tmp_path: Path) -> None:
