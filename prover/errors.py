@@ -84,6 +84,12 @@ class IntegerRangeError(CompileError):
     code = "E_INT_RANGE"
 
 
+class DivisionByZeroError(CompileError):
+    """`/` or `%` by zero, in constant folding or at run time of the model."""
+
+    code = "E_DIV_ZERO"
+
+
 class NetworkSystemFormatError(SerError):
     """A network-system JSON file is malformed or violates its schema."""
 

@@ -8,6 +8,7 @@ the offending token, with the line and a caret.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -20,7 +21,13 @@ from lark.exceptions import (
     UnexpectedToken,
 )
 
-from prover.errors import IntegerRangeError, SerError, SerSyntaxError, SourceLocation
+from prover.errors import (
+    DivisionByZeroError,
+    IntegerRangeError,
+    SerError,
+    SerSyntaxError,
+    SourceLocation,
+)
 from prover.frontend import ast
 
 GRAMMAR_PATH = Path(__file__).with_name("grammar.lark")
@@ -49,7 +56,7 @@ class _Build(Transformer[Token, object]):
         return ast.Num(value, line=tok.line or 0, col=tok.column or 0)
 
     def var(self, c: list[Token]) -> ast.Expr:
-        tok = c[0]
+        tok = _not_boolean(c[0])
         return ast.Var(str(tok), line=tok.line or 0, col=tok.column or 0)
 
     def nondet(self, c: list[Token]) -> ast.Expr:
@@ -62,7 +69,7 @@ class _Build(Transformer[Token, object]):
         return ast.Exit(line=c[0].line or 0, col=c[0].column or 0)
 
     def if_(self, c: list[object]) -> ast.Expr:
-        tok, cond, then, orelse = c
+        tok, cond, then, _else, orelse = c
         assert isinstance(tok, Token)
         return ast.mk_if(_e(cond), _e(then), _e(orelse), tok.line or 0, tok.column or 0)
 
@@ -81,14 +88,20 @@ class _Build(Transformer[Token, object]):
         assert isinstance(tok, Token)
         return _e(a), _e(b), tok.line or 0, tok.column or 0
 
-    def add(self, c: list[object]) -> ast.Expr:
-        return _folded(ast.mk_add, *self._binary(c))
+    def binary(self, c: list[object]) -> ast.Expr:
+        a, tok, b = c
+        assert isinstance(tok, Token)
+        cls = ast.BINARY_BY_OP[str(tok)]
+        return _folded(cls, _e(a), _e(b), tok.line or 0, tok.column or 0)
 
-    def sub(self, c: list[object]) -> ast.Expr:
-        return _folded(ast.mk_sub, *self._binary(c))
-
-    def eq(self, c: list[object]) -> ast.Expr:
-        return ast.mk_eq(*self._binary(c))
+    def neg(self, c: list[object]) -> ast.Expr:
+        tok, arg = c
+        assert isinstance(tok, Token)
+        line, col = tok.line or 0, tok.column or 0
+        try:
+            return ast.mk_neg(_e(arg), line, col)
+        except IntegerRangeError as exc:
+            raise _FoldRange(line, col, exc.message) from None
 
     def and_(self, c: list[object]) -> ast.Expr:
         return ast.mk_and(*self._binary(c))
@@ -102,6 +115,7 @@ class _Build(Transformer[Token, object]):
     def assign(self, c: list[object]) -> ast.Expr:
         name, _op, value = c
         assert isinstance(name, Token)
+        _not_boolean(name)
         return ast.mk_assign(str(name), _e(value), name.line or 0, name.column or 0)
 
     # top level -----------------------------------------------------------------
@@ -110,13 +124,88 @@ class _Build(Transformer[Token, object]):
         assert isinstance(kw, Token) and isinstance(name, Token)
         return ast.Request(str(name), _e(body), line=kw.line or 0)
 
+    def global_init(self, c: list[Token]) -> _GlobalInit:
+        name, _op, num = c
+        return _global_init(name, int(num), num)
+
+    def global_init_neg(self, c: list[Token]) -> _GlobalInit:
+        name, _op, _minus, num = c
+        return _global_init(name, -int(num), num)
+
+    def global_decl(self, c: list[object]) -> list[_GlobalInit]:
+        return [x for x in c if isinstance(x, _GlobalInit)]
+
     def program(self, c: list[object]) -> ast.Program:
         reqs = tuple(r for r in c if isinstance(r, ast.Request))
-        return ast.Program(reqs)
+        seen: dict[str, ast.Request] = {}
+        for r in reqs:
+            if r.name in seen:
+                raise _Located(
+                    r.line, 1, f"request '{r.name}' is defined twice (first on line "
+                    f"{seen[r.name].line}); give each request its own name"
+                )
+            seen[r.name] = r
+        return ast.Program(reqs, _initial(c))
 
     def bare(self, c: list[object]) -> ast.Program:
-        body = _e(c[0])
-        return ast.Program((ast.Request(BARE_REQUEST_NAME, body, line=body.line),))
+        body = _e(c[-1])
+        return ast.Program((ast.Request(BARE_REQUEST_NAME, body, line=body.line),), _initial(c))
+
+
+@dataclass(frozen=True)
+class _GlobalInit:
+    name: str
+    value: int
+    line: int
+    col: int
+
+
+def _global_init(name: Token, value: int, num: Token) -> _GlobalInit:
+    _not_boolean(name)
+    line, col = name.line or 0, name.column or 0
+    if ast.is_local_name(str(name)):
+        raise _Located(
+            line, col, f"'{name}' is a local name (lower-case first letter); only globals "
+            "(upper-case or '_' first) have initial values, locals start at 0"
+        )
+    if not ast.I64_MIN <= value <= ast.I64_MAX:
+        raise _LiteralRange(num)
+    return _GlobalInit(str(name), value, line, col)
+
+
+def _initial(c: list[object]) -> tuple[tuple[str, int], ...]:
+    """The initial global state of the `global` declarations; a name at most once."""
+    seen: dict[str, _GlobalInit] = {}
+    for decl in c:
+        if not isinstance(decl, list):
+            continue
+        for g in decl:
+            if g.name in seen:
+                raise _Located(
+                    g.line, g.col, f"global '{g.name}' is given an initial value twice "
+                    f"(first on line {seen[g.name].line})"
+                )
+            seen[g.name] = g
+    return tuple(sorted((g.name, g.value) for g in seen.values() if g.value != 0))
+
+
+def _not_boolean(tok: Token) -> Token:
+    if str(tok) in ("true", "false"):
+        raise _Located(
+            tok.line or 0, tok.column or 0, f"Ser has no '{tok}': write "
+            f"{1 if str(tok) == 'true' else 0} (0 is false, any other value is true)"
+        )
+    return tok
+
+
+class _Located(Exception):
+    """A modelling error found while building the tree; `parse` adds the source line."""
+
+    def __init__(self, line: int, col: int, message: str) -> None:
+        super().__init__(message)
+        self.line = line
+        self.col = col
+        self.message = message
 
 
 class _LiteralRange(Exception):
@@ -127,22 +216,22 @@ class _LiteralRange(Exception):
         self.token = token
 
 
-class _FoldRange(Exception):
-    def __init__(self, line: int, col: int, message: str) -> None:
-        super().__init__(message)
-        self.line = line
-        self.col = col
-        self.message = message
+class _FoldRange(_Located):
+    pass
 
 
-def _folded(fn: object, a: ast.Expr, b: ast.Expr, line: int, col: int) -> ast.Expr:
-    """Constant folding of `+`/`-` can overflow i64; locate that error at the operator."""
+class _FoldDivision(_Located):
+    pass
+
+
+def _folded(cls: type[ast.Binary], a: ast.Expr, b: ast.Expr, line: int, col: int) -> ast.Expr:
+    """Constant folding can overflow i64 or divide by zero; locate that at the operator."""
     try:
-        result = fn(a, b, line, col)  # type: ignore[operator]
+        return ast.mk_binary(cls, a, b, line, col)
     except IntegerRangeError as exc:
         raise _FoldRange(line, col, exc.message) from None
-    assert isinstance(result, ast.Expr)
-    return result
+    except DivisionByZeroError:
+        raise _FoldDivision(line, col, f"constant folding: {a.text} {cls.OP} 0 divides by zero") from None
 
 
 def _e(x: object) -> ast.Expr:
@@ -273,6 +362,10 @@ def parse(source: str, path: str = "<string>") -> ast.Program:
         raise IntegerRangeError(
             f"constant folding: {exc.message}", location(source, path, exc.line, exc.col)
         ) from None
+    except _FoldDivision as exc:
+        raise DivisionByZeroError(exc.message, location(source, path, exc.line, exc.col)) from None
+    except _Located as exc:
+        raise SerSyntaxError(exc.message, location(source, path, exc.line, exc.col)) from None
     except UnexpectedInput as exc:
         raise _syntax_error(exc, source, path) from None
     except LarkError as exc:  # defensive: any other lark failure is still a syntax error
