@@ -3,7 +3,7 @@
 Written from ser-reference §1–§3 and the deliberate differences of DESIGN.md, without
 looking at the prover. Expressions are plain tuples (hashable, compared structurally):
 ("int", n) ("var", x) ("nd",) ("yield",) ("exit",) ("assign", x, e) ("bin", op, a, b)
-("not", a) ("seq", a, b) ("if", c, t, e) ("while", c, b).
+("not", a) ("neg", a) ("seq", a, b) ("if", c, t, e) ("while", c, b).
 """
 
 from __future__ import annotations
@@ -47,30 +47,36 @@ def _i64(n: int) -> int:
     return n
 
 
-def _apply(op: str, a: int, b: int) -> int:
-    if op == "+":
-        return _i64(a + b)
-    if op == "-":
-        return _i64(a - b)
-    if op == "==":
-        return int(a == b)
+def _div(a: int, b: int) -> int:  # truncating toward zero, as C
+    if b == 0:
+        raise ModelError("division by zero")
+    return abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)
+
+
+_OPS: dict[str, Callable[[int, int], int]] = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "/": _div,
+    "%": lambda a, b: a - b * _div(a, b), "==": lambda a, b: int(a == b),
+    "!=": lambda a, b: int(a != b), "<": lambda a, b: int(a < b), "<=": lambda a, b: int(a <= b),
+    ">": lambda a, b: int(a > b), ">=": lambda a, b: int(a >= b),
     # && with a != 0, || with a == 0: the right operand decides, normalised at run time
-    return int(b != 0)
+    "&&": lambda a, b: int(b != 0), "||": lambda a, b: int(b != 0),
+}
+
+
+def _apply(op: str, a: int, b: int) -> int:
+    return _i64(_OPS[op](a, b))
 
 
 def mk_bin(op: str, a: Expr, b: Expr) -> Expr:
-    if a[0] == "int":
-        if op == "&&":
-            return ZERO if a[1] == 0 else b  # quirk Q1: `n && B` folds to B itself
-        if op == "||":
-            return ("int", 1) if a[1] != 0 else b
-        if b[0] == "int":
-            return ("int", _apply(op, a[1], b[1]))
-    return ("bin", op, a, b)
+    if a[0] == "int" and op in ("&&", "||"):  # quirk Q1: `n && B` folds to B itself
+        return b if (a[1] != 0) == (op == "&&") else ("int", int(op == "||"))
+    return ("int", _apply(op, a[1], b[1])) if a[0] == b[0] == "int" else ("bin", op, a, b)
 
 
-def mk_not(a: Expr) -> Expr:
-    return ("int", int(a[1] == 0)) if a[0] == "int" else ("not", a)
+def mk_un(tag: str, a: Expr) -> Expr:  # "not" (`!`) or "neg" (unary `-`)
+    if a[0] != "int":
+        return (tag, a)
+    return ("int", int(a[1] == 0) if tag == "not" else _i64(-a[1]))
 
 
 def mk_seq(a: Expr, b: Expr) -> Expr:
@@ -78,9 +84,7 @@ def mk_seq(a: Expr, b: Expr) -> Expr:
 
 
 def mk_if(c: Expr, t: Expr, e: Expr) -> Expr:
-    if c[0] == "int":
-        return t if c[1] != 0 else e
-    return ("if", c, t, e)
+    return (t if c[1] != 0 else e) if c[0] == "int" else ("if", c, t, e)
 
 
 def mk_while(c: Expr, b: Expr) -> Expr:
@@ -93,21 +97,37 @@ _GRAMMAR = (Path(__file__).parent / "ser.lark").read_text(encoding="utf-8")
 _PARSER = lark.Lark(_GRAMMAR, parser="lalr", lexer="basic", maybe_placeholders=False)
 
 
-_BIN = {"or_": "||", "and_": "&&", "eq": "==", "add": "+", "sub": "-"}
+def _name(tok: Any, init: bool = False) -> str:
+    if tok in ("true", "false") or init and _is_local(tok):
+        why = "only globals have initial values" if init and _is_local(tok) else "write 1 or 0"
+        raise ModelError(f"line {tok.line} column {tok.column}: not a name here: {tok} ({why})")
+    return str(tok)
+
+
+def _program(c: list[Any]) -> tuple[Env, list[tuple[str, Expr]]]:
+    inits = [i for d in c if d[0] == "global" for i in d[1:]]
+    blocks = [b for b in c if b[0] != "global"]
+    for what, names in (("global", [k for k, _ in inits]), ("request", [r for r, _ in blocks])):
+        if len(set(names)) != len(names):
+            raise ModelError(f"a {what} name is repeated: {names}")
+    return tuple(sorted((k, v) for k, v in inits if v != 0)), blocks
+
+
 _NODE: dict[str, Callable[[list[Any]], Any]] = {
     "int_": lambda c: ("int", _i64(int(c[0]))),
-    "var": lambda c: ("var", str(c[0])),
-    "nondet": lambda c: ("nd",),
-    "yield_": lambda c: ("yield",),
-    "exit_": lambda c: ("exit",),
-    "assign": lambda c: ("assign", str(c[0]), c[1]),
-    "not_": lambda c: mk_not(c[0]),
+    "var": lambda c: ("var", _name(c[0])),
+    "assign": lambda c: ("assign", _name(c[0]), c[1]),
+    "bin": lambda c: mk_bin(str(c[1]), c[0], c[2]),
+    "not": lambda c: mk_un("not", c[0]),
+    "neg": lambda c: mk_un("neg", c[1]),
     "seq": lambda c: mk_seq(c[0], c[1]),
     "if_": lambda c: mk_if(c[0], c[1], c[2]),
     "while_": lambda c: mk_while(c[0], c[1]),
     "request_block": lambda c: (str(c[0]), c[1]),
-    "program": list,
-    "bare": lambda c: [("request", c[0])],
+    "init": lambda c: (_name(c[0], True), _i64(int(c[-1]) * (-1 if len(c) == 3 else 1))),
+    "global_decl": lambda c: ("global", *c),
+    "program": _program,
+    "bare": lambda c: _program([*c[:-1], ("request", c[-1])]),
 }
 
 
@@ -115,59 +135,46 @@ class _Build(lark.Transformer[Any, Any]):
     """Parse tree → Expr through the smart constructors (the parser folds too, §1.4)."""
 
     def __default__(self, data: Any, children: list[Any], meta: Any) -> Any:
-        if data in _BIN:
-            return mk_bin(_BIN[data], children[0], children[1])
-        return _NODE[str(data)](children)
+        return _NODE[data](children) if data in _NODE else (str(data),)  # nd, yield, exit
 
 
-def parse_ser(text: str) -> list[tuple[str, Expr]]:
-    """The (request name, body) list of a Ser file. Errors name their own line and column."""
+def parse_program(text: str) -> tuple[Env, list[tuple[str, Expr]]]:
+    """The initial global state and the (request name, body) list of a Ser file."""
     try:
-        tree = _PARSER.parse(text)
-        result: list[tuple[str, Expr]] = _Build().transform(tree)
-    except lark.exceptions.UnexpectedCharacters as exc:
-        raise ModelError(
-            f"line {exc.line} column {exc.column}: unexpected character {exc.char!r}"
-        ) from None
-    except lark.exceptions.UnexpectedEOF:
-        raise ModelError("unexpected end of input") from None
-    except lark.exceptions.UnexpectedToken as exc:
-        raise ModelError(
-            f"line {exc.line} column {exc.column}: unexpected token {str(exc.token)!r}"
-        ) from None
+        result: tuple[Env, list[tuple[str, Expr]]] = _Build().transform(_PARSER.parse(text))
+    except lark.exceptions.UnexpectedInput as exc:  # a character or a token (LALR: no EOF)
+        tok = getattr(exc, "token", None)
+        what = f"character {getattr(exc, 'char', '')!r}" if tok is None else f"token {str(tok)!r}"
+        raise ModelError(f"line {exc.line} column {exc.column}: unexpected {what}") from None
     except lark.exceptions.VisitError as exc:  # an error raised inside a constructor
-        if isinstance(exc.orig_exc, ModelError):
-            raise exc.orig_exc from None
-        raise
+        raise exc.orig_exc if isinstance(exc.orig_exc, ModelError) else exc from None
     return result
 
 
 # ------------------------------------------------------------------ printer (docs/naming.md)
 
-_LEVEL = {"seq": 1, "assign": 2, "||": 3, "&&": 4, "==": 5, "+": 6, "-": 6, "not": 7}
-_CHILD_MIN = {"||": (3, 4), "&&": (4, 5), "==": (6, 6), "+": (6, 7), "-": (6, 7)}
+_LEVEL = {"seq": 1, "assign": 2, "||": 3, "&&": 4, "==": 5, "!=": 5, "<": 6, "<=": 6, ">": 6,
+          ">=": 6, "+": 7, "-": 7, "*": 8, "/": 8, "%": 8, "not": 9, "neg": 9}
 
 
 def _level(e: Expr) -> int:
-    return _LEVEL.get(e[1] if e[0] == "bin" else e[0], 8)
+    return _LEVEL.get(e[1] if e[0] == "bin" else e[0], 10)
 
 
 def expr_text(e: Expr, minimum: int = 1) -> str:
     """Canonical text; parentheses exactly where the reference's text would be ambiguous."""
     tag = e[0]
-    if tag == "int":
+    if tag in ("int", "var"):
         s = str(e[1])
-    elif tag == "var":
-        s = e[1]
     elif tag in ("nd", "yield", "exit"):
-        s = {"nd": "?", "yield": "yield", "exit": "exit"}[tag]
+        s = "?" if tag == "nd" else tag
     elif tag == "assign":
         s = f"{e[1]} := {expr_text(e[2], 2)}"
-    elif tag == "bin":
-        lo, hi = _CHILD_MIN[e[1]]
-        s = f"{expr_text(e[2], lo)} {e[1]} {expr_text(e[3], hi)}"
-    elif tag == "not":
-        s = "!" + expr_text(e[1], 7)
+    elif tag == "bin":  # left-associative, except that comparisons (5, 6) do not chain
+        lv = _level(e)
+        s = f"{expr_text(e[2], lv + (lv in (5, 6)))} {e[1]} {expr_text(e[3], lv + 1)}"
+    elif tag in ("not", "neg"):
+        s = ("!" if tag == "not" else "-") + expr_text(e[1], 9)
     elif tag == "seq":
         s = f"{expr_text(e[1], 2)}; {expr_text(e[2], 1)}"
     elif tag == "if":
@@ -193,10 +200,7 @@ def _is_local(name: str) -> bool:
 
 
 def _set(env: Env, name: str, value: int) -> Env:
-    rest = [(k, v) for k, v in env if k != name]
-    if value != 0:
-        rest.append((name, value))
-    return tuple(sorted(rest))
+    return tuple(sorted([(k, v) for k, v in env if k != name] + [(name, value)] * (value != 0)))
 
 
 def _get(env: Env, name: str) -> int:
@@ -239,9 +243,9 @@ def run(e: Expr, loc: Env, glo: Env) -> list[Outcome]:
                         out.append((True, res, l3, g3))
                     else:
                         out.append((False, _apply(op, v, w), l3, g3))
-    elif tag == "not":
+    elif tag in ("not", "neg"):  # the smart constructor computes the value of a literal
         for y, v, l2, g2 in run(e[1], loc, glo):
-            out.append((True, mk_not(v), l2, g2) if y else (False, int(v == 0), l2, g2))
+            out.append((y, mk_un(tag, v) if y else mk_un(tag, ("int", v))[1], l2, g2))
     elif tag == "seq":
         first = run(e[1], loc, glo)
         out.extend((True, mk_seq(v, e[2]), l2, g2) for y, v, l2, g2 in first if y)
@@ -261,9 +265,8 @@ def run(e: Expr, loc: Env, glo: Env) -> list[Outcome]:
 
 
 def _run_while(e: Expr, loc: Env, glo: Env) -> list[Outcome]:
-    cond, body = e[1], e[2]
+    (_, cond, body), stack, seen = e, [(loc, glo)], set()
     out: list[Outcome] = []
-    stack, seen = [(loc, glo)], set()
     while stack:
         state = stack.pop()
         if state in seen:  # a yield-free cycle: this path never finishes (§2.2)
@@ -289,13 +292,13 @@ def _run_while(e: Expr, loc: Env, glo: Env) -> list[Outcome]:
 
 
 def compile_ser(text: str) -> NS:
-    blocks = parse_ser(text)
+    init, blocks = parse_program(text)
     named: dict[str, Any] = {}  # text -> state: distinct states must never share a name (B7)
     requests: dict[tuple[str, str], None] = {}
     responses: dict[tuple[str, str], None] = {}
     transitions: dict[tuple[str, str, str, str], None] = {}
     seen_l: dict[tuple[Env, Expr], str] = {}  # local state -> request that first reached it
-    seen_g: dict[Env, None] = {(): None}
+    seen_g: dict[Env, None] = {init: None}
     done: set[tuple[tuple[Env, Expr], Env]] = set()
     stack: list[tuple[tuple[Env, Expr], Env]] = []
 
@@ -313,7 +316,7 @@ def compile_ser(text: str) -> NS:
     for req, body in blocks:
         requests[(req, lname(((), body)))] = None
         seen_l.setdefault(((), body), req)
-        stack.append((((), body), ()))
+        stack.append((((), body), init))
     while stack:
         pair = stack.pop()
         if pair in done:
@@ -339,7 +342,7 @@ def compile_ser(text: str) -> NS:
             raise ModelError(_bound_message(seen_l, seen_g))
         stack.extend((st, g) for g in new_g for st in seen_l)
         stack.extend((st, g) for st in new_l for g in seen_g)
-    return NS("{}", tuple(requests), tuple(responses), tuple(transitions))
+    return NS(env_text(init), tuple(requests), tuple(responses), tuple(transitions))
 
 
 def _bound_message(seen_l: dict[tuple[Env, Expr], str], seen_g: Iterable[Env]) -> str:
