@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-LEAVES = st.sampled_from(["0", "1", "2", "-3", "x", "y", "X", "Y", "?", "yield", "exit"])
+# `exit` is rare: a reachable `exit` rejects the whole program.
+LEAVES = st.sampled_from(
+    ["0", "1", "2", "-3", "x", "y", "X", "Y", "?", "yield"] * 3
+    + ["X < 2", "x >= Y", "-X", "X != y", "7 / x", "X % 3", "2 * Y", "exit"]
+)
 
 
 # Every binary operator; `_compound` writes some without parentheses so that the
@@ -23,17 +27,18 @@ def _compound(children: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         ),
         children.map(lambda c: f"(-{c})"),
         children.map(lambda c: f"-{c}"),
-        two.map(lambda p: f"({p[0]} + {p[1]})"),
-        two.map(lambda p: f"({p[0]} - {p[1]})"),
-        two.map(lambda p: f"({p[0]} == {p[1]})"),
-        two.map(lambda p: f"({p[0]} && {p[1]})"),
-        two.map(lambda p: f"({p[0]} || {p[1]})"),
+        st.tuples(children, st.sampled_from(["<", "!=", "/", "*", "%", "-"]), children).map(
+            lambda t: f"({t[0]} {t[1]} {t[2]})"
+        ),
         two.map(lambda p: f"({p[0]}; {p[1]})"),
         children.map(lambda c: f"(!{c})"),
         children.map(lambda c: f"(x := {c})"),
         children.map(lambda c: f"(X := {c})"),
         st.tuples(children, children, children).map(
             lambda t: f"if ({t[0]}) {{ {t[1]} }} else {{ {t[2]} }}"
+        ),
+        st.tuples(children, children, children, children).map(
+            lambda t: f"if ({t[0]}) {{ {t[1]} }} else if ({t[2]}) {{ {t[3]} }} else {{ 0 }}"
         ),
         two.map(lambda p: f"while ({p[0]}) {{ {p[1]} }}"),
     )
