@@ -122,6 +122,8 @@ def prove_model(
     stats: dict[str, Any] = {}
     model = load_model(path)
     times["load_s"] = time.monotonic() - start
+    if model.warnings:
+        stats["warnings"] = list(model.warnings)
     ns = model.ns
     automaton = build_serial_automaton(ns)
     dest = cert_path or default_certificate_path(path)

@@ -205,6 +205,8 @@ def run(args: argparse.Namespace) -> int:
                       file=sys.stderr)
             continue
         codes.append(result.exit_code)
+        for w in [] if args.json else result.stats.get("warnings", []):
+            print(f"warning: {w}", file=sys.stderr)
         text, data = _explanation(result) if result.status == "not_serializable" else ("", None)
         if args.json:
             docs.append(_result_json(result, data))

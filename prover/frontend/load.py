@@ -17,7 +17,7 @@ from typing import Literal
 from prover.errors import InputFileError
 from prover.frontend.compile import DEFAULT_STATE_BOUND, compile_program
 from prover.frontend.nsjson import load_ns_json
-from prover.frontend.parser import parse
+from prover.frontend.parser import parse, ser_warnings
 from prover.ns import NetworkSystem
 
 __all__ = ["DEFAULT_STATE_BOUND", "LoadedModel", "load_model", "load_source"]
@@ -48,7 +48,7 @@ def load_source(
     if kind == "ser":
         program = parse(source, path)
         ns = compile_program(program, source=source, path=path, state_bound=state_bound)
-        return LoadedModel(path, "ser", source, ns)
+        return LoadedModel(path, "ser", source, ns, ser_warnings(program, path))
     if kind == "ns-json":
         ns, warnings = load_ns_json(source, path)
         return LoadedModel(path, "ns-json", source, ns, warnings)

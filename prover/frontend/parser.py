@@ -145,11 +145,11 @@ class _Build(Transformer[Token, object]):
                     f"{seen[r.name].line}); give each request its own name"
                 )
             seen[r.name] = r
-        return ast.Program(reqs, _initial(c))
+        return ast.Program(reqs, *_initial(c))
 
     def bare(self, c: list[object]) -> ast.Program:
         body = _e(c[-1])
-        return ast.Program((ast.Request(BARE_REQUEST_NAME, body, line=body.line),), _initial(c))
+        return ast.Program((ast.Request(BARE_REQUEST_NAME, body, line=body.line),), *_initial(c))
 
 
 @dataclass(frozen=True)
@@ -173,8 +173,9 @@ def _global_init(name: Token, value: int, num: Token) -> _GlobalInit:
     return _GlobalInit(str(name), value, line, col)
 
 
-def _initial(c: list[object]) -> tuple[tuple[str, int], ...]:
-    """The initial global state of the `global` declarations; a name at most once."""
+def _initial(c: list[object]) -> tuple[tuple[tuple[str, int], ...], frozenset[str]]:
+    """The initial global state of the `global` declarations (a name at most once), and
+    the declared names."""
     seen: dict[str, _GlobalInit] = {}
     for decl in c:
         if not isinstance(decl, list):
@@ -186,7 +187,8 @@ def _initial(c: list[object]) -> tuple[tuple[str, int], ...]:
                     f"(first on line {seen[g.name].line})"
                 )
             seen[g.name] = g
-    return tuple(sorted((g.name, g.value) for g in seen.values() if g.value != 0))
+    initial = tuple(sorted((g.name, g.value) for g in seen.values() if g.value != 0))
+    return initial, frozenset(seen)
 
 
 def _not_boolean(tok: Token) -> Token:
@@ -231,7 +233,8 @@ def _folded(cls: type[ast.Binary], a: ast.Expr, b: ast.Expr, line: int, col: int
     except IntegerRangeError as exc:
         raise _FoldRange(line, col, exc.message) from None
     except DivisionByZeroError:
-        raise _FoldDivision(line, col, f"constant folding: {a.text} {cls.OP} 0 divides by zero") from None
+        message = f"constant folding: {a.text} {cls.OP} 0 divides by zero"
+        raise _FoldDivision(line, col, message) from None
 
 
 def _e(x: object) -> ast.Expr:
@@ -304,17 +307,74 @@ def _token_text(tok: Token) -> str:
     return f"'{tok}'"
 
 
+# Constructs of other languages: "Ser has no X: write Y" (docs/language.md).
+_COMPOUND = "Ser has no '{0}=': write 'x := x {0} e'"
+_CHAR_HINTS = {
+    ":": "Ser has no ':': assignment is ':='",
+    "&": "Ser has no '&': write '&&' (on 0/1 values)",
+    "|": "Ser has no '|': write '||' (on 0/1 values)",
+    '"': "Ser has no strings: values are integers",
+    "'": "Ser has no characters or strings: values are integers",
+    "[": "Ser has no arrays: use one variable per element",
+}
+
+
+def _char_hint(ch: str, before: str) -> str | None:
+    if ch == "=":
+        for op in ("&&", "||", "+", "-", "*", "/", "%"):
+            if before.endswith(op):
+                return _COMPOUND.format(op)
+        return "Ser has no '=': write '==' to compare or ':=' to assign"
+    return _CHAR_HINTS.get(ch)
+
+
+_NOT_SER_WORDS = {
+    "return": "Ser has no 'return': a request answers the value of its last expression",
+    "for": "Ser has no 'for': write 'i := 0; while (i < n) { ...; i := i + 1 }'",
+    "int": "Ser has no declarations: a local starts at 0, write 'x := e'",
+    "var": "Ser has no declarations: a local starts at 0, write 'x := e'",
+    "let": "Ser has no declarations: a local starts at 0, write 'x := e'",
+    "then": "Ser has no 'then': write 'if (c) { ... } else { ... }'",
+    "do": "Ser has no 'do': write 'while (c) { ... }'",
+    "elif": "Ser has no 'elif': write 'else if (c) { ... }'",
+}
+
+
+def _token_hint(tok: Token, before: str, accepted: set[str]) -> str | None:
+    """A hint for a construct from another language, or None."""
+    last_word = before.rsplit(None, 1)[-1] if before.split() else ""
+    if tok.type == "PLUS" and before.endswith("+"):
+        return "Ser has no '++': write 'x := x + 1'"
+    if before.endswith("--") and tok.type in ("SEMI", "RBRACE", "RPAR", "$END"):
+        return "Ser has no '--': write 'x := x - 1'"
+    if tok.type == "STAR" and before.endswith("/"):
+        return "Ser has no '/* */' comments: write '// ...' to the end of the line"
+    if tok.type == "STAR" and before.endswith("*"):
+        return "Ser has no '**': write the product 'x * x * ...'"
+    if tok.type == "GT" and before.endswith("<"):
+        return "Ser has no '<>': write '!='"
+    if last_word in _NOT_SER_WORDS and tok.type != "ASSIGN":
+        return _NOT_SER_WORDS[last_word]
+    if tok.type in ("EQ", "NE", "LT", "LE", "GT", "GE") and "AND" in accepted:
+        return (f"comparisons do not chain in Ser: write 'a < b && b < c', or put the first "
+                f"comparison in parentheses before '{tok}'")
+    if accepted == {"ELSE"}:
+        return "Ser's 'if' needs an 'else': write 'else { 0 }' when there is nothing to do"
+    if tok.type == "GLOBAL":
+        return "the 'global' declarations come first, before the first request"
+    if tok.type == "LBRACE":
+        return "braces only enclose the branches of 'if' and the body of 'while': group with ( )"
+    return None
+
+
 def _syntax_error(exc: UnexpectedInput, source: str, path: str) -> SerError:
     if isinstance(exc, UnexpectedCharacters):
         pos = exc.pos_in_stream or 0
         ch = source[pos] if pos < len(source) else ""
-        hint = {":": " (assignment is ':=')", "=": " (equality is '==')",
-                "&": " (conjunction is '&&')", "|": " (disjunction is '||')",
-                "/": " (comments start with '//')"}.get(ch, "")
         shown = repr(ch) if ch.isprintable() else f"U+{ord(ch):04X}" if ch else "?"
+        hint = _char_hint(ch, source[:pos].rstrip())
         return SerSyntaxError(
-            f"unexpected character {shown}{hint}",
-            location(source, path, exc.line, exc.column),
+            hint or f"unexpected character {shown}", location(source, path, exc.line, exc.column)
         )
     if isinstance(exc, UnexpectedToken):
         tok = exc.token
@@ -329,10 +389,16 @@ def _syntax_error(exc: UnexpectedInput, source: str, path: str) -> SerError:
         if at_end:
             before = source.rstrip()
         if before.endswith(";") and tok.type in ("RBRACE", "$END"):
-            return SerSyntaxError("a ';' must be followed by an expression (no trailing ';')", loc)
+            return SerSyntaxError(
+                "Ser has no trailing ';': ';' separates expressions, remove the last one", loc
+            )
         if not source_has_code(source):
             return SerSyntaxError("no request and no expression found", loc)
-        expected = _describe_expected(_accepted(exc))
+        accepted = _accepted(exc)
+        hint = _token_hint(tok, before, accepted)
+        if hint is not None:
+            return SerSyntaxError(hint, loc)
+        expected = _describe_expected(accepted)
         return SerSyntaxError(f"unexpected {_token_text(tok)}; expected {expected}", loc)
     if isinstance(exc, UnexpectedEOF):
         return SerSyntaxError("unexpected end of input", _end_location(source, path))
@@ -378,3 +444,12 @@ def parse(source: str, path: str = "<string>") -> ast.Program:
                 location(source, path, req.line or 1, 1),
             )
     return tree
+
+
+def ser_warnings(program: ast.Program, path: str = "<string>") -> tuple[str, ...]:
+    """Likely mistakes that are still valid Ser: a global that is only ever read."""
+    return tuple(
+        f"{path}:{v.line}:{v.col}: global '{v.name}' is read but never assigned and has no "
+        f"initial value, so it is always 0 (a misspelt name? or declare 'global {v.name} := N;')"
+        for v in ast.read_only_globals(program)
+    )

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 # `exit` is rare: a reachable `exit` rejects the whole program.
 LEAVES = st.sampled_from(
     ["0", "1", "2", "-3", "x", "y", "X", "Y", "?", "yield"] * 3
-    + ["X < 2", "x >= Y", "-X", "X != y", "7 / x", "X % 3", "2 * Y", "exit"]
+    + ["(X < 2)", "(x >= Y)", "-X", "(X != y)", "7 / x", "X % 3", "2 * Y", "exit"]
 )
 
 
