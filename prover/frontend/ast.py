@@ -266,7 +266,8 @@ APPLY: dict[type[Binary], Callable[[int, int], int]] = {
     Eq: lambda a, b: int(a == b),
     Ne: lambda a, b: int(a != b),
 }
-BINARY_BY_OP: dict[str, type[Binary]] = {c.OP: c for c in (*APPLY, And, Or)}
+_ALL_BINARY: list[type[Binary]] = [*APPLY, And, Or]
+BINARY_BY_OP: dict[str, type[Binary]] = {c.OP: c for c in _ALL_BINARY}
 
 
 def apply_binary(cls: type[Binary], a: int, b: int) -> int:
