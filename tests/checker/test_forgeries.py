@@ -100,3 +100,58 @@ def test_float_in_a_python_object_is_refused() -> None:
     cert = certs.proof_incr_decr()
     cert["proof"]["serial_set"]["components"][0]["periods"][0][0]["count"] = 1.0
     assert _rejected(cert) == "E-JSON"
+
+
+# ------------------------------------------------------------------ restricted NS (pairs)
+
+
+def _lock_pairs() -> list[list[str]]:
+    body = "({}, while(L == 1){ yield }; L := 1; X := 1; yield; y := X; X := 0; L := 0; y)"
+    mid = "({}, y := X; X := 0; L := 0; y)"
+    # the lock keeps `mid` away from the unlocked global {}
+    return [[body, "{L=1,X=1}"], [body, "{}"], [mid, "{L=1,X=1}"]]
+
+
+def _with_pairs(pairs: list[list[str]]) -> Any:
+    cert = certs.proof_intro_lock()
+    cert["proof"] = {"pairs": pairs, **cert["proof"]}
+    # names must resolve in the restricted net: answer 0 comes only from `mid` at {}
+    formula = cert["proof"]["invariant"]["formula"]
+    formula["and"] = [f for f in formula["and"] if "0)" not in json.dumps(f)
+                      and "\"0\"]" not in json.dumps(f)]
+    return cert
+
+
+def test_restricted_proof_is_valid_and_discharges_exclusion() -> None:
+    r = check_certificate(_with_pairs(_lock_pairs()))
+    assert r.status == "valid", r.message
+    names = [o.name for o in r.obligations]
+    assert names.count("exclusion: {}") == 1 and "exclusion: {L=1,X=1}" not in names
+    model = next(o for o in r.obligations if o.name == "model")
+    assert "restricted to 3 pairs" in model.detail
+
+
+def test_pair_left_out_that_co_occurs_is_rejected() -> None:
+    pairs = _lock_pairs()
+    waiting = pairs.pop(0)  # the waiting request does co-occur with the held lock
+    assert waiting[1] == "{L=1,X=1}"
+    r = check_certificate(_with_pairs(pairs))
+    assert (r.status, r.code) == ("invalid", "E-EXCLUSION"), r.message
+
+
+def test_pair_that_cuts_off_discovery_is_rejected() -> None:
+    pairs = [p for p in _lock_pairs() if p[1] != "{}"]  # nothing ever moves: mid unreachable
+    r = check_certificate(_with_pairs(pairs))
+    assert (r.status, r.code) == ("invalid", "E-PAIRS"), r.message
+
+
+def test_final_local_cannot_be_listed() -> None:
+    r = check_certificate(_with_pairs(sorted([*_lock_pairs(), ["({y=1}, 1)", "{}"]])))
+    assert (r.status, r.code) == ("invalid", "E-PAIRS"), r.message
+
+
+def test_pairs_must_be_sorted_and_unique() -> None:
+    pairs = _lock_pairs()
+    for bad in (pairs[::-1], [*pairs, pairs[-1]]):
+        r = check_certificate(_with_pairs(bad))
+        assert (r.status, r.code) == ("unusable", "E-SCHEMA"), r.message
