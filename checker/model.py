@@ -9,14 +9,14 @@ looking at the prover. Expressions are plain tuples (hashable, compared structur
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import lark
 
-from checker.errors import ModelError
+from checker.errors import Invalid, ModelError
 
 Expr = tuple[Any, ...]
 Env = tuple[tuple[str, int], ...]  # sorted (name, value) pairs, zero values dropped
@@ -288,71 +288,132 @@ def _run_while(e: Expr, loc: Env, glo: Env) -> list[Outcome]:
     return out
 
 
-# --------------------------------------------------------------------------- Ser → NS (§2.4)
+# --------------------------------------------------------------------------- one-step semantics
 
 
-def compile_ser(text: str) -> NS:
+@dataclass(frozen=True)
+class Semantics:
+    """A model's one-step semantics over canonical names: what every NS is explored from,
+    and what counterexamples are replayed against. `step` and `answers` take names this
+    semantics produced (initial states or earlier outcomes)."""
+
+    initial: str
+    requests: tuple[tuple[str, str], ...]  # (request name, initial local)
+    step: Callable[[str, str], tuple[tuple[str, str], ...]]  # (l, g) -> [(l2, g2)]
+    answers: Callable[[str], tuple[str, ...]]  # the responses a local can give
+    can_step: Callable[[str], bool]
+    bound_message: Callable[[], str]
+    table: NS | None = None  # NS JSON: the file itself is the closure
+
+
+def ser_semantics(text: str) -> Semantics:
     init, blocks = parse_program(text)
-    named: dict[str, Any] = {}  # text -> state: distinct states must never share a name (B7)
-    requests: dict[tuple[str, str], None] = {}
+    states: dict[str, Any] = {}  # "L"/"G" + text -> state: distinct states never share a name
+    cache: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}
+
+    def name(kind: str, state: Any) -> str:
+        shown = local_text(*state) if kind == "L" else env_text(state)
+        if states.setdefault(kind + shown, state) != state:
+            raise ModelError(f"two distinct states print as {shown!r}")
+        return shown
+
+    def step(loc: str, glo: str) -> tuple[tuple[str, str], ...]:
+        if (loc, glo) not in cache:
+            (env, e), g = states["L" + loc], states["G" + glo]
+            out = [(name("L", (l2, v if y else ("int", v))), name("G", g2))
+                   for y, v, l2, g2 in run(e, env, g)]  # fmt: skip
+            cache[(loc, glo)] = tuple(dict.fromkeys(out))
+        return cache[(loc, glo)]
+
+    def answers(loc: str) -> tuple[str, ...]:
+        e = states["L" + loc][1]
+        return (str(e[1]),) if e[0] == "int" else ()
+
+    def bound_message() -> str:
+        values: dict[str, set[int]] = {}
+        for key, st in states.items():
+            for k, v in st[0] if key[0] == "L" else st:
+                values.setdefault(k, set()).add(v)
+        var = max(sorted(values), key=lambda k: len(values[k]), default="?")
+        return f"compilation exceeds {STATE_BOUND} states (variable {var} keeps growing)"
+
+    requests = tuple(dict.fromkeys((r, name("L", ((), body))) for r, body in blocks))
+    return Semantics(name("G", init), requests, step, answers,
+                     lambda loc: states["L" + loc][1][0] != "int", bound_message)  # fmt: skip
+
+
+def ns_semantics(ns: NS) -> Semantics:
+    succ: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for loc, g, l2, g2 in ns.transitions:
+        succ.setdefault((loc, g), []).append((l2, g2))
+    answers: dict[str, list[str]] = {}
+    for loc, v in ns.responses:
+        answers.setdefault(loc, []).append(v)
+    sources = {t[0] for t in ns.transitions}
+    return Semantics(ns.initial, ns.requests, lambda loc, g: tuple(succ.get((loc, g), ())),
+                     lambda loc: tuple(answers.get(loc, ())), sources.__contains__,
+                     lambda: f"NS exceeds {STATE_BOUND} states", ns)  # fmt: skip
+
+
+def explore(sem: Semantics, pairs: frozenset[tuple[str, str]] | None = None) -> NS:
+    """The NS discovered from the initial states. Without `pairs`: the closure (every local
+    seen is stepped at every global seen, ser-reference §2.4; for NS JSON the file). With
+    `pairs`: a local is stepped at a global only when the pair is listed (DESIGN.md,
+    restricted network systems)."""
+    if pairs is None and sem.table is not None:
+        return sem.table
+    by_l: dict[str, list[str]] = {}
+    by_g: dict[str, list[str]] = {}
+    for loc, g in pairs or ():
+        by_l.setdefault(loc, []).append(g)
+        by_g.setdefault(g, []).append(loc)
+    locs: dict[str, None] = {}
+    globs: dict[str, None] = {sem.initial: None}
     responses: dict[tuple[str, str], None] = {}
     transitions: dict[tuple[str, str, str, str], None] = {}
-    seen_l: dict[tuple[Env, Expr], str] = {}  # local state -> request that first reached it
-    seen_g: dict[Env, None] = {init: None}
-    done: set[tuple[tuple[Env, Expr], Env]] = set()
-    stack: list[tuple[tuple[Env, Expr], Env]] = []
+    todo: list[tuple[str, str]] = []
 
-    def name(text: str, state: Any) -> str:
-        if named.setdefault(text, state) != state:
-            raise ModelError(f"two distinct states print as {text[1:]!r}")
-        return text[1:]
+    def found(new_l: list[str], new_g: list[str]) -> None:
+        for loc in new_l:
+            responses.update(((loc, v), None) for v in sem.answers(loc))
+            if sem.can_step(loc):
+                todo.extend((loc, g) for g in (globs if pairs is None else by_l.get(loc, ()))
+                            if g in globs)  # fmt: skip
+        for g in new_g:
+            todo.extend((loc, g) for loc in (locs if pairs is None else by_g.get(g, ()))
+                        if loc in locs and sem.can_step(loc))  # fmt: skip
 
-    def lname(st: tuple[Env, Expr]) -> str:
-        return name("L" + local_text(*st), st)
-
-    def gname(g: Env) -> str:
-        return name("G" + env_text(g), g)
-
-    for req, body in blocks:
-        requests[(req, lname(((), body)))] = None
-        seen_l.setdefault(((), body), req)
-        stack.append((((), body), init))
-    while stack:
-        pair = stack.pop()
+    locs.update(dict.fromkeys(loc for _, loc in sem.requests))
+    found(list(locs), [])
+    done: set[tuple[str, str]] = set()
+    while todo:
+        pair = todo.pop()
         if pair in done:
             continue
         done.add(pair)
         if len(done) > PAIR_BOUND:
             raise ModelError(f"compilation explores more than {PAIR_BOUND} (local, global) pairs")
-        (loc, e), glo = pair
-        if e[0] == "int":
-            responses[(lname((loc, e)), str(e[1]))] = None
-            continue
         new_l, new_g = [], []
-        for y, v, l2, g2 in run(e, loc, glo):
-            target = (l2, v if y else ("int", v))
-            transitions[(lname((loc, e)), gname(glo), lname(target), gname(g2))] = None
-            if g2 not in seen_g:
-                seen_g[g2] = None
+        for l2, g2 in sem.step(*pair):
+            transitions[(*pair, l2, g2)] = None
+            if l2 not in locs:
+                locs[l2] = None
+                new_l.append(l2)
+            if g2 not in globs:
+                globs[g2] = None
                 new_g.append(g2)
-            if target not in seen_l:
-                seen_l[target] = seen_l[(loc, e)]
-                new_l.append(target)
-        if len(seen_l) + len(seen_g) > STATE_BOUND:
-            raise ModelError(_bound_message(seen_l, seen_g))
-        stack.extend((st, g) for g in new_g for st in seen_l)
-        stack.extend((st, g) for st in new_l for g in seen_g)
-    return NS(env_text(init), tuple(requests), tuple(responses), tuple(transitions))
+        if len(locs) + len(globs) > STATE_BOUND:
+            raise ModelError(sem.bound_message())
+        found(new_l, new_g)
+    if pairs is not None and not pairs <= done:
+        loc, g = min(pairs - done)
+        raise Invalid(f"listed pair ({loc}, {g}) is never discovered or cannot step",
+                      code="E-PAIRS")  # fmt: skip
+    return NS(sem.initial, sem.requests, tuple(responses), tuple(transitions))
 
 
-def _bound_message(seen_l: dict[tuple[Env, Expr], str], seen_g: Iterable[Env]) -> str:
-    values: dict[str, set[int]] = {}
-    for env in [st[0] for st in seen_l] + list(seen_g):
-        for k, v in env:
-            values.setdefault(k, set()).add(v)
-    var = max(sorted(values), key=lambda k: len(values[k]), default="?")
-    req = list(seen_l.values())[-1]
-    return f"compilation exceeds {STATE_BOUND} states (request {req}, variable {var} keeps growing)"
+def compile_ser(text: str) -> NS:
+    return explore(ser_semantics(text))
 
 
 # --------------------------------------------------------------------------- NS JSON (§3)
@@ -369,7 +430,7 @@ def load_ns_json(text: str) -> NS:
     try:
         data = json.loads(text, object_pairs_hook=_no_duplicates)
     except (ValueError, RecursionError) as exc:
-        raise ModelError(f"NS JSON: {exc}") from None
+        raise ModelError(f"NS JSON: {str(exc)[:200]}") from None
     if not isinstance(data, dict):
         raise ModelError("NS JSON: top level is not an object")
     shapes = {"requests": 2, "responses": 2, "transitions": 4}
@@ -387,12 +448,25 @@ def load_ns_json(text: str) -> NS:
         )
         if not ok:
             raise ModelError(f"NS JSON: {key} must be a list of {width}-string lists")
+        if len(items) > PAIR_BOUND:
+            raise ModelError(f"NS JSON: more than {PAIR_BOUND} {key}")
         rows[key] = tuple(dict.fromkeys(tuple(r) for r in items))
+    names = {n for r in rows["transitions"] for n in r} | {r[1] for r in rows["requests"]}
+    if len(names | {r[0] for r in rows["responses"]}) > STATE_BOUND:
+        raise ModelError(f"NS JSON: more than {STATE_BOUND} states (the compilation bound)")
     return NS(data["initial_global"], rows["requests"], rows["responses"], rows["transitions"])
 
 
-def load_model(kind: str, text: str) -> NS:
+def semantics(kind: str, text: str) -> Semantics:
     try:
-        return compile_ser(text) if kind == "ser" else load_ns_json(text)
+        return ser_semantics(text) if kind == "ser" else ns_semantics(load_ns_json(text))
+    except RecursionError:
+        raise ModelError("model nested too deeply") from None
+
+
+def load_model(kind: str, text: str) -> NS:
+    """The closure NS (what a certificate without `pairs` is checked against)."""
+    try:
+        return explore(semantics(kind, text))
     except RecursionError:
         raise ModelError("model nested too deeply") from None
