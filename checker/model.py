@@ -157,13 +157,9 @@ _LEVEL = {"seq": 1, "assign": 2, "||": 3, "&&": 4, "==": 5, "!=": 5, "<": 6, "<=
           ">=": 6, "+": 7, "-": 7, "*": 8, "/": 8, "%": 8, "not": 9, "neg": 9}
 
 
-def _level(e: Expr) -> int:
-    return _LEVEL.get(e[1] if e[0] == "bin" else e[0], 10)
-
-
 def expr_text(e: Expr, minimum: int = 1) -> str:
     """Canonical text; parentheses exactly where the reference's text would be ambiguous."""
-    tag = e[0]
+    tag, lv = e[0], _LEVEL.get(e[1] if e[0] == "bin" else e[0], 10)
     if tag in ("int", "var"):
         s = str(e[1])
     elif tag in ("nd", "yield", "exit"):
@@ -171,7 +167,6 @@ def expr_text(e: Expr, minimum: int = 1) -> str:
     elif tag == "assign":
         s = f"{e[1]} := {expr_text(e[2], 2)}"
     elif tag == "bin":  # left-associative, except that comparisons (5, 6) do not chain
-        lv = _level(e)
         s = f"{expr_text(e[2], lv + (lv in (5, 6)))} {e[1]} {expr_text(e[3], lv + 1)}"
     elif tag in ("not", "neg"):
         s = ("!" if tag == "not" else "-") + expr_text(e[1], 9)
@@ -181,7 +176,7 @@ def expr_text(e: Expr, minimum: int = 1) -> str:
         s = f"if({expr_text(e[1])}){{{expr_text(e[2])}}}else{{{expr_text(e[3])}}}"
     else:
         s = f"while({expr_text(e[1])}){{ {expr_text(e[2])} }}"
-    return f"({s})" if _level(e) < minimum else s
+    return f"({s})" if lv < minimum else s
 
 
 def env_text(env: Env) -> str:
