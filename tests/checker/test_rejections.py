@@ -84,7 +84,7 @@ SCHEMA_BREAKS = [
     ("model source type", lambda c: c["model"].__setitem__("source", 5)),
     ("verdict value", lambda c: c.__setitem__("verdict", "maybe")),
     ("producer missing tool", lambda c: c["producer"].pop("tool")),
-    ("producer wall time negative", lambda c: c["producer"].__setitem__("wall_time_s", -1)),
+    ("producer wall time negative", lambda c: c["producer"].__setitem__("wall_time_ms", -1)),
     ("both evidence members", lambda c: c.__setitem__("proof", {})),
     ("no evidence", lambda c: c.pop("counterexample")),
     ("events not a list", lambda c: c["counterexample"].__setitem__("events", {})),
