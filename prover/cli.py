@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from prover import __version__
-from prover.deadline import Interrupted, interruptible
+from prover.deadline import Interrupted, interruptible, process_age
 from prover.errors import SerError
 
 # command name -> (module, one-line help). The default command is "prove".
@@ -73,6 +73,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(rest)
     except SystemExit as exc:  # argparse already printed its message
         return 0 if exc.code == 0 else EXIT_USAGE
+    # Run as the `ser-prove` process itself (not called with arguments, as tests do):
+    # the interpreter's start-up counts against the first model's deadline.
+    args.spent_s = process_age() if argv is None else 0.0
     try:
         with interruptible():  # SIGINT/SIGTERM: one line, exit 130/143, no partial file
             code: int = args._run(args)

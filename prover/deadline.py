@@ -219,11 +219,14 @@ def run_isolated_many(
     memory_bytes: int | None = MEMORY_LIMIT_BYTES,
     passthrough: tuple[type[BaseException], ...] = (),
     on_done: Callable[[int, ChildOutcome], None] | None = None,
+    spent_s: float = 0.0,
 ) -> list[ChildOutcome]:
     """Run every task in its own forked child, at most `jobs` at a time, each with its own
     deadline of `timeout_s` seconds from its start (killed at `timeout_s + GRACE_S`).
 
     Results come back in task order. `on_done(i, outcome)` is called as each finishes.
+    `spent_s` (e.g. `process_age()`: interpreter start-up and imports) is taken off the
+    deadlines of the first `jobs` tasks, which started with the process.
     On `Interrupted` or any other exception in the parent, every child is killed and
     reaped before the exception propagates.
     """
@@ -236,9 +239,10 @@ def run_isolated_many(
         while todo or running:
             while todo and len(running) < max(1, jobs):
                 i = todo.pop()
+                own = max(0.0, limit - spent_s) if i < max(1, jobs) else limit
                 start = time.monotonic()
-                pid, fd = _spawn(tasks[i], passthrough, limit, memory_bytes)
-                running[fd] = _Running(i, pid, fd, start, start + limit + GRACE_S, [])
+                pid, fd = _spawn(tasks[i], passthrough, own, memory_bytes)
+                running[fd] = _Running(i, pid, fd, start, start + own + GRACE_S, [])
             now = time.monotonic()
             wait = max(0.0, min(r.kill_at for r in running.values()) - now)
             ready, _, _ = select.select(list(running), [], [], min(wait, 1.0))
@@ -272,6 +276,19 @@ def run_isolated_many(
                 os.close(r.fd)
             _reap(r.pid, kill=True)
     return [o if o is not None else ChildOutcome("died") for o in outcomes]
+
+
+def process_age() -> float:
+    """Seconds since this process started (Linux /proc; 0.0 where unknown)."""
+    try:
+        with open("/proc/self/stat", encoding="ascii") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+        with open("/proc/uptime", encoding="ascii") as fh:
+            uptime = float(fh.read().split()[0])
+        started = int(fields[19]) / os.sysconf("SC_CLK_TCK")  # field 22: starttime
+    except (OSError, ValueError, IndexError):
+        return 0.0
+    return max(0.0, uptime - started)
 
 
 def run_isolated(

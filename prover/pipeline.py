@@ -223,10 +223,14 @@ def prove_models(
     progress: Callable[[str], None] | None = None,
     use_proofs: bool = True,
     memory_bytes: int | None = MEMORY_LIMIT_BYTES,
+    spent_s: float = 0.0,
 ) -> list[ProveResult | SerError]:
     """Decide each (model, certificate path or None) in its own child process, at most
     `parallel` at a time, each under its own deadline of `timeout_s`; the parent writes
-    the certificates. Returns a result or the input error for each, in order."""
+    the certificates. Returns a result or the input error for each, in order.
+
+    `spent_s`: time the caller already spent (the process's start-up), taken off the
+    deadlines of the first `parallel` models."""
     dests = [cert or default_certificate_path(path) for path, cert in jobs]
     models = [path for path, _ in jobs]
     early: dict[int, SerError] = {}
@@ -237,15 +241,18 @@ def prove_models(
             early[i] = refused
     todo = [i for i in range(len(jobs)) if i not in early]
 
-    def task(i: int) -> Callable[[], _Decided]:
+    first_wave = max(1, parallel)
+
+    def task(k: int, i: int) -> Callable[[], _Decided]:
+        own = max(0.0, timeout_s - spent_s) if k < first_wave else timeout_s
         return lambda: _decide(
-            jobs[i][0], dests[i], timeout_s=timeout_s, check_timeout_s=check_timeout_s,
+            jobs[i][0], dests[i], timeout_s=own, check_timeout_s=check_timeout_s,
             progress=progress, use_proofs=use_proofs,
         )
 
     outcomes = run_isolated_many(
-        [task(i) for i in todo], timeout_s=timeout_s, jobs=parallel,
-        memory_bytes=memory_bytes, passthrough=(SerError,),
+        [task(k, i) for k, i in enumerate(todo)], timeout_s=timeout_s, jobs=parallel,
+        memory_bytes=memory_bytes, passthrough=(SerError,), spent_s=spent_s,
     )
     results: list[ProveResult | SerError | None] = [None] * len(jobs)
     for i, problem in early.items():

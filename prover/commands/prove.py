@@ -191,6 +191,7 @@ def run(args: argparse.Namespace) -> int:
         raw = prove_models(
             list(zip(models, dests, strict=True)), timeout_s=args.timeout,
             check_timeout_s=args.check_timeout, parallel=args.jobs, progress=progress,
+            spent_s=float(getattr(args, "spent_s", 0.0)),
         )
     finally:
         progress.clear()
