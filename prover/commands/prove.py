@@ -48,7 +48,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--check-timeout", type=float, default=30.0, metavar="S",
-        help="time limit per checker query, seconds (default 30)",
+        help="time limit of the checker, seconds, at most what is left of --timeout "
+        "(default 30)",
     )
     parser.add_argument(
         "--out-dir", metavar="DIR",

@@ -77,3 +77,25 @@ def test_nan_timeout_is_a_usage_error(tmp_path: Path) -> None:
     model.write_text("request main { 1 }\n")
     assert main([str(model), "--timeout", "nan"]) == 2
     assert main([str(model), "--timeout", "-1"]) == 2
+
+
+def test_each_model_has_its_own_deadline_with_jobs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    slow = tmp_path / "slow.ser"
+    slow.write_text(SLOW)
+    quick = tmp_path / "quick.ser"
+    quick.write_text("request main { X := 1; yield; y := X; X := 0; y }\n")
+    code = main([str(slow), str(quick), "--jobs", "2", "--timeout", "2", "--quiet",
+                 "--out-dir", str(tmp_path / "c")])
+    assert code == 3  # undecided outranks not serializable
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith(f"{slow}: undecided")
+    assert lines[1] == f"{quick}: NOT serializable"
+    assert [p.name for p in (tmp_path / "c").iterdir()] == ["quick.ser.cert.json"]
+
+
+def test_process_age_is_known_here() -> None:
+    from prover.deadline import process_age
+
+    assert process_age() > 0.0
