@@ -37,7 +37,7 @@ GRACE_S = 0.5
 the child stops by itself at the deadline; this covers handing back the result."""
 
 MEMORY_LIMIT_BYTES = 1800 * 1024 * 1024
-"""Address-space limit of a model's child process (documented in README: 1.8 GiB)."""
+"""Address-space limit of a model's child process: 1,800 MiB, so a run stays under 2 GB."""
 
 _READ_CHUNK = 1 << 16
 
