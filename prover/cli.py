@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from prover import __version__
+from prover.deadline import Interrupted, interruptible, process_age
 from prover.errors import SerError
 
 # command name -> (module, one-line help). The default command is "prove".
@@ -72,12 +73,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(rest)
     except SystemExit as exc:  # argparse already printed its message
         return 0 if exc.code == 0 else EXIT_USAGE
+    # Run as the `ser-prove` process itself (not called with arguments, as tests do):
+    # the interpreter's start-up counts against the first model's deadline.
+    args.spent_s = process_age() if argv is None else 0.0
     try:
-        code: int = args._run(args)
+        with interruptible():  # SIGINT/SIGTERM: one line, exit 130/143, no partial file
+            code: int = args._run(args)
         return code
     except SerError as exc:
         print(exc.render(), file=sys.stderr)
         return EXIT_USAGE
+    except Interrupted as exc:
+        print("ser-prove: interrupted", file=sys.stderr)
+        return exc.exit_code
     except KeyboardInterrupt:
         print("ser-prove: interrupted", file=sys.stderr)
         return 130

@@ -38,6 +38,11 @@ class SerError(Exception):
         self.message = message
         self.location = location
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # Errors cross the pipe from a model's child process (prover/deadline.py); the
+        # default pickling would call `cls(message)` and drop the location.
+        return (self.__class__, (self.message, self.location))
+
     def render(self) -> str:
         if self.location is None:
             return f"error[{self.code}]: {self.message}"
@@ -49,7 +54,8 @@ class SerError(Exception):
 
 
 class InputFileError(SerError):
-    """The model file cannot be read, is empty, or has an unknown extension."""
+    """The model file cannot be read, is empty, has an unknown extension, is not a
+    regular file or is larger than prover.limits.MAX_MODEL_BYTES."""
 
     code = "E_INPUT"
 
@@ -94,6 +100,13 @@ class NetworkSystemFormatError(SerError):
     """A network-system JSON file is malformed or violates its schema."""
 
     code = "E_NS_FORMAT"
+
+
+class CheckerLimitError(SerError):
+    """The model is beyond a limit of the certificate checker (prover/limits.py): no
+    certificate for it could be checked, so it is refused before any engine runs."""
+
+    code = "E_CHECKER_LIMIT"
 
 
 class UsageError(SerError):

@@ -7,14 +7,28 @@ does not accept (or a checker that cannot be imported) is an internal error: the
 is `status="error"` with exit code 4, and the rejected certificate is saved next to the
 requested destination as `*.rejected.json` for the bug report.
 
-Engine schedule (`timeout_s` is the engines' budget; the checker has its own per-query
-timeout):
+**One hard deadline.** `timeout_s` bounds everything one model costs: reading,
+compiling, the serial set, the target, the engines, the self-check and the checker. The
+whole run happens in a forked child process (prover/deadline.py) that the parent kills
+at the deadline (+ `deadline.GRACE_S`), with an address-space limit
+(`deadline.MEMORY_LIMIT_BYTES`); a killed run is "undecided" (exit 3), a run that runs
+out of memory too. The child never writes a file: it hands the certificate text back and
+the parent writes it atomically (temporary file in the same folder + rename), so an
+interrupted or killed run leaves no partial file.
 
-1. explicit counterexample search (prover/engines/explicit.py), shortest first, for a
-   quarter of the budget (at most FIRST_EXPLICIT_SLICE_S; minimising a counterexample
-   may take longer): most violations are shallow;
-2. the proof portfolio (`prover.engines.portfolio.find_proof`, imported lazily; skipped
-   if it is not installed) for most of what is left;
+**One set of limits** (prover/limits.py): model files are regular files of at most 4 MiB;
+a model the checker's own front end refuses is refused here (exit 2), before any engine.
+
+Engine schedule, inside the child (the engines stop at `ENGINE_SHARE` of the budget, the
+checker gets the rest; slices between engines are counted in work, not seconds, so the
+same model gives the same verdict, engine and certificate on an idle and on a loaded
+machine as long as the deadline is not reached):
+
+1. explicit counterexample search (prover/engines/explicit.py), shortest first, with a
+   budget of FIRST_EXPLICIT_STATES states (one round of the unbounded and the
+   concurrency-1 search): most violations are shallow;
+2. the proof portfolio (`prover.engines.portfolio`, imported lazily) for most of what is
+   left;
 3. the explicit search again with 70 % of the remaining time and a larger state budget;
 4. the symbolic BMC (prover/engines/bmc.py) with whatever remains, for deep violations.
 
@@ -23,10 +37,12 @@ No counterexample and no proof within the budget: `status="undecided"`, exit cod
 
 from __future__ import annotations
 
+import contextlib
 import os
+import stat
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from prover.certificate.write import (
@@ -34,20 +50,22 @@ from prover.certificate.write import (
     dump_certificate,
     make_certificate,
     producer,
-    write_certificate,
 )
+from prover.deadline import MEMORY_LIMIT_BYTES, ChildOutcome, run_isolated_many
 from prover.engines import Counterexample
 from prover.engines.explicit import SearchResult, find_counterexample
-from prover.errors import CertificateError
+from prover.errors import CertificateError, SerError, UsageError
 from prover.ns import NetworkSystem
-from prover.serial.automaton import build_serial_automaton
 
 Status = Literal["serializable", "not_serializable", "undecided", "error"]
 
-# Measured on the paper benchmarks: every shallow violation is found within 0.1 s, while
-# serializable models spend the whole slice here, so keep it short and give the proof
-# engines their turn early; the search resumes afterwards with the remaining budget.
-FIRST_EXPLICIT_SLICE_S = 0.25
+FIRST_EXPLICIT_STATES = 20_000
+"""State budget of the first explicit search. Every violation among the paper benchmarks
+is found within 1,200 states; 20,000 states is what the former 0.25 s slice reached on
+an idle machine, so serializable models reach the proof engines as early as before."""
+
+ENGINE_SHARE = 0.85
+"""The engines stop at this fraction of the budget; the checker gets the rest (at least)."""
 
 EXIT_SERIALIZABLE = 0
 EXIT_NOT_SERIALIZABLE = 1
@@ -66,7 +84,10 @@ EXIT_OF: dict[str, int] = {
 @dataclass(frozen=True)
 class ProveResult:
     """What one model's run produced. `status` is a verdict only if the checker said
-    "valid"; `certificate_path` is then where the certificate was written."""
+    "valid"; `certificate_path` is then where the certificate was written.
+
+    `sizes` (NS and Petri-net sizes) and `explanation` (text and JSON of a
+    counterexample's explanation) are computed inside the run, under its deadline."""
 
     model_path: str
     status: Status
@@ -79,10 +100,24 @@ class ProveResult:
     times: dict[str, float] = field(default_factory=dict)
     stats: dict[str, Any] = field(default_factory=dict)
     ns: NetworkSystem | None = field(default=None, compare=False, repr=False)
+    sizes: dict[str, dict[str, int]] | None = field(default=None, compare=False, repr=False)
+    explanation: tuple[str, dict[str, Any]] | None = field(
+        default=None, compare=False, repr=False
+    )
 
     @property
     def exit_code(self) -> int:
         return EXIT_OF[self.status]
+
+
+@dataclass(frozen=True)
+class _Decided:
+    """A child's answer: the result, and the text to write to `dest` (the certificate,
+    or a rejected certificate for the bug report), written by the parent."""
+
+    result: ProveResult
+    text: str | None
+    dest: str | None
 
 
 def default_certificate_path(model_path: str) -> str:
@@ -95,13 +130,68 @@ def _rejected_path(cert_path: str) -> str:
 
 
 def _check(text: str, source: str, timeout_s: float) -> tuple[str, str]:
-    """Run the trusted checker; ("unavailable", why) if it cannot be imported."""
+    """Run the trusted checker: (status, message); ("unavailable", why) if it cannot be
+    imported, ("limit", message) for a certificate beyond the checker's limits."""
     try:
         from checker.api import check_certificate
     except ImportError as exc:
         return "unavailable", f"the certificate checker is not available ({exc})"
     result = check_certificate(text, model_text=source, timeout_s=timeout_s)
+    if result.status == "unusable" and result.code == "E-LIMIT":
+        return "limit", result.message
     return result.status, result.message
+
+
+def check_destination(dest: str, models: Sequence[str]) -> None:
+    """Refuse a certificate destination that would destroy something: one of the models,
+    a directory, or any existing non-regular file (a device such as /dev/full, a FIFO):
+    the atomic rename would replace the node itself."""
+    real = os.path.realpath(dest)
+    for m in models:
+        if os.path.realpath(m) == real:
+            raise UsageError(f"refusing to write the certificate over the model {m}")
+    try:
+        st = os.stat(dest)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise UsageError(f"cannot use {dest} as certificate: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise UsageError(f"{dest} is a directory; give a file name for the certificate")
+    if not stat.S_ISREG(st.st_mode):
+        raise UsageError(
+            f"refusing to replace {dest}: it exists and is not a regular file"
+        )
+
+
+def write_atomically(text: str, dest: str) -> None:
+    """Write `text` to `dest` through a fresh temporary file in the same folder and a
+    rename: `dest` is either untouched or complete, also when a signal arrives here."""
+    folder = os.path.dirname(os.path.abspath(dest))
+    base = os.path.basename(dest)
+    tmp = ""
+    try:
+        for n in range(100):
+            tmp = os.path.join(folder, f".{base}.tmp{os.getpid()}-{n}")
+            try:
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+                break
+            except FileExistsError:
+                continue
+        else:
+            raise CertificateError(f"cannot write certificate {dest}: no temporary name free")
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        os.replace(tmp, dest)
+        tmp = ""
+    except OSError as exc:
+        raise CertificateError(
+            f"cannot write certificate {dest}: {exc.strerror or exc}"
+        ) from None
+    finally:
+        if tmp:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
 
 
 def prove_model(
@@ -113,36 +203,145 @@ def prove_model(
     progress: Callable[[str], None] | None = None,
     use_proofs: bool = True,
 ) -> ProveResult:
-    """Decide one model file. Input errors raise `prover.errors.SerError`."""
+    """Decide one model file under a hard deadline. Input errors raise
+    `prover.errors.SerError`."""
+    out = prove_models(
+        [(path, cert_path)], timeout_s=timeout_s, check_timeout_s=check_timeout_s,
+        progress=progress, use_proofs=use_proofs,
+    )[0]
+    if isinstance(out, SerError):
+        raise out
+    return out
+
+
+def prove_models(
+    jobs: Sequence[tuple[str, str | None]],
+    *,
+    timeout_s: float = 60.0,
+    check_timeout_s: float = 30.0,
+    parallel: int = 1,
+    progress: Callable[[str], None] | None = None,
+    use_proofs: bool = True,
+    memory_bytes: int | None = MEMORY_LIMIT_BYTES,
+    spent_s: float = 0.0,
+) -> list[ProveResult | SerError]:
+    """Decide each (model, certificate path or None) in its own child process, at most
+    `parallel` at a time, each under its own deadline of `timeout_s`; the parent writes
+    the certificates. Returns a result or the input error for each, in order.
+
+    `spent_s`: time the caller already spent (the process's start-up), taken off the
+    deadlines of the first `parallel` models."""
+    dests = [cert or default_certificate_path(path) for path, cert in jobs]
+    models = [path for path, _ in jobs]
+    early: dict[int, SerError] = {}
+    for i, dest in enumerate(dests):
+        try:
+            check_destination(dest, models)
+        except SerError as refused:
+            early[i] = refused
+    todo = [i for i in range(len(jobs)) if i not in early]
+
+    first_wave = max(1, parallel)
+
+    def task(k: int, i: int) -> Callable[[], _Decided]:
+        own = max(0.0, timeout_s - spent_s) if k < first_wave else timeout_s
+        return lambda: _decide(
+            jobs[i][0], dests[i], timeout_s=own, check_timeout_s=check_timeout_s,
+            progress=progress, use_proofs=use_proofs,
+        )
+
+    outcomes = run_isolated_many(
+        [task(k, i) for k, i in enumerate(todo)], timeout_s=timeout_s, jobs=parallel,
+        memory_bytes=memory_bytes, passthrough=(SerError,), spent_s=spent_s,
+    )
+    results: list[ProveResult | SerError | None] = [None] * len(jobs)
+    for i, problem in early.items():
+        results[i] = problem
+    for i, outcome in zip(todo, outcomes, strict=True):
+        results[i] = _settle(jobs[i][0], outcome, timeout_s)
+    return [r for r in results if r is not None]
+
+
+def _settle(path: str, outcome: ChildOutcome, timeout_s: float) -> ProveResult | SerError:
+    """Turn a child's outcome into a result; write what it asked to be written."""
+    if outcome.kind == "raised":
+        err: SerError = outcome.value
+        return err
+    if outcome.kind == "ok":
+        decided: _Decided = outcome.value
+        result = decided.result
+        if decided.text is not None and decided.dest is not None:
+            try:
+                write_atomically(decided.text, decided.dest)
+            except CertificateError as exc:
+                if result.status == "error":  # the bug report could not be saved
+                    return replace(result, reason=result.reason + f" ({exc.message})")
+                return exc
+        return result
+    times = {"total_s": outcome.seconds}
+    if outcome.kind == "timeout":
+        why = f"time limit of {timeout_s:g} s reached"
+        return ProveResult(path, "undecided", why, None, None, None, None, "", times)
+    if outcome.kind == "memory":
+        mib = MEMORY_LIMIT_BYTES // (1024 * 1024)
+        why = f"memory limit of {mib} MiB reached (no verdict within the resources)"
+        return ProveResult(path, "undecided", why, None, None, None, None, "", times)
+    if outcome.kind == "died" and "CPU-time" in outcome.detail:
+        why = f"time limit of {timeout_s:g} s reached"
+        return ProveResult(path, "undecided", why, None, None, None, None, "", times)
+    last = outcome.detail.strip().splitlines()[-1] if outcome.detail.strip() else outcome.kind
+    msg = f"internal error (a bug, please report it): {last}"
+    return ProveResult(path, "error", msg, None, None, None, None, "", times,
+                       {"traceback": outcome.detail})
+
+
+def _decide(
+    path: str,
+    dest: str,
+    *,
+    timeout_s: float,
+    check_timeout_s: float,
+    progress: Callable[[str], None] | None,
+    use_proofs: bool,
+) -> _Decided:
+    """One model, in its child process: never writes a file."""
     from prover.frontend.load import load_model
+    from prover.limits import certificate_over_limits, preflight
+    from prover.serial.automaton import build_serial_automaton
 
     start = time.monotonic()
-    deadline = start + max(0.0, timeout_s)
+    hard = start + max(0.0, timeout_s)
+    deadline = start + ENGINE_SHARE * max(0.0, timeout_s)
     times: dict[str, float] = {}
     stats: dict[str, Any] = {}
     model = load_model(path)
+    preflight(model.kind, model.source, path)
     times["load_s"] = time.monotonic() - start
     if model.warnings:
         stats["warnings"] = list(model.warnings)
     ns = model.ns
+    sizes = _model_sizes(ns)
     automaton = build_serial_automaton(ns)
-    dest = cert_path or default_certificate_path(path)
 
     def say(msg: str) -> None:
         if progress is not None:
             progress(msg)
+
+    def undecided(why: str) -> _Decided:
+        times["total_s"] = time.monotonic() - start
+        return _Decided(ProveResult(path, "undecided", why, None, None, None, None, "",
+                                    times, stats, ns, sizes), None, None)
 
     cert: dict[str, Any] | None = None
     engine: str | None = None
     cex: Counterexample | None = None
     reasons: list[str] = []
 
-    # 1. Explicit search, shortest first.
+    # 1. Explicit search, shortest first, with a budget of states (not seconds).
     t0 = time.monotonic()
-    first_deadline = min(deadline, t0 + min(FIRST_EXPLICIT_SLICE_S, 0.25 * max(0.0, timeout_s)))
     res = find_counterexample(
-        ns, automaton=automaton, deadline=first_deadline, progress=say,
-        minimise_deadline=deadline,
+        ns, automaton=automaton, deadline=deadline, progress=say,
+        max_states=FIRST_EXPLICIT_STATES, minimise_deadline=deadline,
     )
     times["explicit_s"] = time.monotonic() - t0
     _record(stats, res)
@@ -156,7 +355,7 @@ def prove_model(
             f"({res.stop_reason} limit)"
         )
 
-    # 2. Proof portfolio (hook; skipped while it is not available).
+    # 2. Proof portfolio.
     if cex is None and use_proofs and time.monotonic() < deadline:
         t0 = time.monotonic()
         budget = 0.8 * (deadline - t0)
@@ -177,7 +376,7 @@ def prove_model(
         t0 = time.monotonic()
         res2 = find_counterexample(
             ns, automaton=automaton, deadline=t0 + 0.7 * (deadline - t0), progress=say,
-            initial_states=max(20_000, 4 * res.states),
+            initial_states=max(20_000, 4 * res.states), minimise_deadline=deadline,
         )
         times["explicit2_s"] = time.monotonic() - t0
         _record(stats, res2)
@@ -213,34 +412,54 @@ def prove_model(
     times["engines_s"] = time.monotonic() - start
 
     if cert is None:
-        return ProveResult(
-            path, "undecided",
-            "no counterexample and no proof within the budget: " + "; ".join(reasons),
-            None, None, None, None, "", times, stats, ns,
+        return undecided(
+            "no counterexample and no proof within the budget: " + "; ".join(reasons)
         )
 
     text = dump_certificate(cert)
+    over = certificate_over_limits(text, len(cex.events) if cex is not None else None)
+    if over is not None:
+        return undecided(f"{engine} found a {cert['verdict']} certificate, but {over}")
     t0 = time.monotonic()
     say("checking the certificate")
-    status, message = _check(text, model.source, check_timeout_s)
+    left = hard - time.monotonic()
+    if left <= 0:
+        return undecided("no time left to check the certificate within the budget")
+    status, message = _check(text, model.source, min(check_timeout_s, left))
     times["check_s"] = time.monotonic() - t0
+    if status == "undecided" or (status != "valid" and time.monotonic() >= hard):
+        # The checker could not finish (its budget is the rest of ours): no verdict, and
+        # no sign of a bug either.
+        return undecided(f"the checker did not decide the certificate in time ({message})")
+    if status == "limit":
+        return undecided(f"{engine}'s certificate exceeds a limit of the checker ({message})")
+    expl = _explanation(ns, cex) if cex is not None else None
     times["total_s"] = time.monotonic() - start
     if status != "valid":
         saved = _rejected_path(dest)
-        try:
-            write_certificate(cert, saved)
-        except CertificateError:
-            saved = "(could not be saved)"
-        return ProveResult(
+        return _Decided(ProveResult(
             path, "error",
             f"internal error (a bug, please report it): the {cert['verdict']} certificate "
             f"from engine {engine} was not accepted by the checker ({status}: {message}); "
             f"certificate kept at {saved}",
-            None, engine, cex, status, message, times, stats, ns,
-        )
-    write_certificate(cert, dest)
+            None, engine, cex, status, message, times, stats, ns, sizes,
+        ), text, saved)
     verdict: Status = "serializable" if cert["verdict"] == "serializable" else "not_serializable"
-    return ProveResult(path, verdict, "", dest, engine, cex, status, message, times, stats, ns)
+    return _Decided(ProveResult(path, verdict, "", dest, engine, cex, status, message, times,
+                                stats, ns, sizes, expl), text, dest)
+
+
+def _model_sizes(ns: NetworkSystem) -> dict[str, dict[str, int]]:
+    from prover.petri.build import build_interleaving_net
+
+    return {"network_system": ns.sizes(), "petri_net": build_interleaving_net(ns).sizes()}
+
+
+def _explanation(ns: NetworkSystem, cex: Counterexample) -> tuple[str, dict[str, Any]]:
+    from prover.certificate.explain import explain, explanation_json, render_text
+
+    expl = explain(ns, cex)
+    return render_text(expl), explanation_json(expl)
 
 
 def _record(stats: dict[str, Any], res: SearchResult) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -28,7 +29,7 @@ from prover.pipeline import (
     EXIT_USAGE,
     ProveResult,
     describe_times,
-    prove_model,
+    prove_models,
 )
 
 _SEVERITY = [EXIT_INTERNAL, EXIT_USAGE, EXIT_UNDECIDED, EXIT_NOT_SERIALIZABLE, EXIT_SERIALIZABLE]
@@ -42,11 +43,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--timeout", type=float, default=60.0, metavar="S",
-        help="time budget of the engines per model, seconds (default 60)",
+        help="hard deadline per model, seconds: reading, engines and checking included; "
+        "past it the model is undecided (default 60)",
     )
     parser.add_argument(
         "--check-timeout", type=float, default=30.0, metavar="S",
-        help="time limit per checker query, seconds (default 30)",
+        help="time limit of the checker, seconds, at most what is left of --timeout "
+        "(default 30)",
     )
     parser.add_argument(
         "--out-dir", metavar="DIR",
@@ -91,30 +94,21 @@ class _Progress:
         sys.stderr.flush()
 
     def clear(self) -> None:
-        if self.shown:
+        if self.shown or self.tty:  # the model's child process may have written
             sys.stderr.write("\r\x1b[K")
             sys.stderr.flush()
 
 
 def _explanation(result: ProveResult) -> tuple[str, dict[str, Any] | None]:
-    if result.counterexample is None:
+    # computed in the model's run, under its deadline (prover/pipeline.py)
+    if result.explanation is None:
         return "", None
-    from prover.certificate.explain import explain, explanation_json, render_text
-
-    if result.ns is None:
-        return "", None
-    expl = explain(result.ns, result.counterexample)
-    return render_text(expl), explanation_json(expl)
+    return result.explanation
 
 
 def _sizes(result: ProveResult) -> dict[str, dict[str, int]] | None:
     """NS and interleaving-net sizes of the decided model (for the summary and --json)."""
-    if result.ns is None:
-        return None
-    from prover.petri.build import build_interleaving_net
-
-    return {"network_system": result.ns.sizes(),
-            "petri_net": build_interleaving_net(result.ns).sizes()}
+    return result.sizes
 
 
 def _result_json(result: ProveResult, expl: dict[str, Any] | None) -> dict[str, Any]:
@@ -140,35 +134,29 @@ def _error_json(path: str, exc: SerError) -> dict[str, Any]:
             "error": {"code": exc.code, "message": exc.render()}}
 
 
-def _decide(path: str, args: argparse.Namespace) -> tuple[ProveResult | None, dict[str, Any]]:
-    """One model: (result, error document) — exactly one is meaningful. Runs in a worker
-    process with --jobs, so it returns data instead of printing."""
-    progress = _Progress(path, enabled=not (args.quiet or args.json or args.jobs > 1))
-    cert_path = args.output
+def _cert_path(path: str, args: argparse.Namespace) -> str | None:
     if args.out_dir:
-        cert_path = str(Path(args.out_dir) / (Path(path).name + ".cert.json"))
-    try:
-        result = prove_model(
-            path, cert_path=cert_path, timeout_s=args.timeout,
-            check_timeout_s=args.check_timeout, progress=progress,
-        )
-    except SerError as exc:
-        progress.clear()
-        return None, _error_json(path, exc)
-    except Exception as exc:  # a bug: never let it look like a verdict (exit 1)
-        progress.clear()
-        msg = f"internal error (a bug, please report it): {type(exc).__name__}: {exc}"
+        return str(Path(args.out_dir) / (Path(path).name + ".cert.json"))
+    cert: str | None = args.output
+    return cert
+
+
+def _after(path: str, outcome: ProveResult | SerError,
+           args: argparse.Namespace) -> tuple[ProveResult | None, dict[str, Any]]:
+    """(result, error document): exactly one is meaningful; writes the artifacts."""
+    if isinstance(outcome, SerError):
+        return None, _error_json(path, outcome)
+    if outcome.status == "error" and not outcome.check_status:  # a crash, not a verdict
         return None, {"model": path, "verdict": "error", "exit_code": EXIT_INTERNAL,
-                      "reason": msg}
-    progress.clear()
+                      "reason": outcome.reason}
     if args.artifacts:
         from prover.artifacts import write_artifacts
 
         try:
-            write_artifacts(path, result, args.artifacts)
+            write_artifacts(path, outcome, args.artifacts)
         except (OSError, SerError) as exc:
             print(f"{path}: warning: artifacts not written: {exc}", file=sys.stderr)
-    return result, {}
+    return outcome, {}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -177,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("-o/--output needs exactly one MODEL")
     if args.output and args.out_dir:
         raise UsageError("give -o/--output or --out-dir, not both")
-    if args.timeout < 0 or args.check_timeout <= 0:
+    if not args.timeout >= 0 or not args.check_timeout > 0:  # NaN fails both
         raise UsageError("--timeout must be ≥ 0 and --check-timeout > 0")
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
@@ -186,13 +174,29 @@ def run(args: argparse.Namespace) -> int:
             Path(args.out_dir).mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise UsageError(f"cannot create {args.out_dir}: {exc.strerror or exc}") from None
-    if args.jobs > 1 and len(models) > 1:
-        from concurrent.futures import ProcessPoolExecutor
-
-        with ProcessPoolExecutor(max_workers=min(args.jobs, len(models))) as pool:
-            outcomes = list(pool.map(_decide, models, [args] * len(models)))
-    else:
-        outcomes = [_decide(path, args) for path in models]
+    dests = [_cert_path(path, args) for path in models]
+    if args.out_dir:  # a/m.ser and b/m.ser would both write DIR/m.ser.cert.json
+        first: dict[str, str] = {}
+        for path, dest in zip(models, dests, strict=True):
+            assert dest is not None
+            key = os.path.realpath(dest)
+            if key in first and os.path.realpath(first[key]) != os.path.realpath(path):
+                raise UsageError(
+                    f"{first[key]} and {path} would both write {dest}; "
+                    "give models with distinct file names to one --out-dir"
+                )
+            first.setdefault(key, path)
+    progress = _Progress(models[0], enabled=not (args.quiet or args.json or args.jobs > 1
+                                                 or len(models) > 1))
+    try:
+        raw = prove_models(
+            list(zip(models, dests, strict=True)), timeout_s=args.timeout,
+            check_timeout_s=args.check_timeout, parallel=args.jobs, progress=progress,
+            spent_s=float(getattr(args, "spent_s", 0.0)),
+        )
+    finally:
+        progress.clear()
+    outcomes = [_after(path, out, args) for path, out in zip(models, raw, strict=True)]
     codes: list[int] = []
     docs: list[dict[str, Any]] = []
     for path, (result, error) in zip(models, outcomes, strict=True):

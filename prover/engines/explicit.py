@@ -68,6 +68,10 @@ _STEP = 0  # an in-flight token steps (then maybe responds)
 _SPAWN = 1  # a new instance spawns and steps (then maybe responds)
 _SPAWN_RESPOND = 2  # a new instance spawns and responds at once (initial local answers)
 
+MINIMISE_STATES = 200_000
+"""State budget of the search for a smaller counterexample (about 2 s idle; a budget in
+states, not seconds, keeps the certificate independent of the machine's load)."""
+
 State = tuple[int, tuple[int, ...], tuple[int, ...]]
 """(global id, sorted in-flight token ids, sorted completed pair ids)."""
 
@@ -347,7 +351,7 @@ def find_counterexample(
     deadline: float | None = None,
     max_requests: int = 64,
     initial_states: int = 20_000,
-    minimise_s: float = 2.0,
+    minimise_states: int = MINIMISE_STATES,
     minimise_deadline: float | None = None,
     max_states: int = 1_500_000,
     progress: Callable[[str], None] | None = None,
@@ -362,11 +366,14 @@ def find_counterexample(
     but few simultaneous ones (e.g. the e2 family) quickly. A counterexample from a
     bounded search carries the lower bound of the unbounded searches, so its minimality
     is reported honestly. Such a counterexample with K requests is then *minimised*: the
-    unbounded search with at most K − 1 requests runs for up to `minimise_s` seconds;
+    unbounded search with at most K − 1 requests explores up to `minimise_states` states;
     if it completes, K is proven minimal; if it finds a counterexample, that one has the
     fewest requests (`minimise_deadline`, default `deadline`, bounds this step too). Stops
     at the deadline; returns the last unbounded result when
     nothing was found. Each round's state budget is capped by `max_states` (memory).
+
+    Every budget but the deadline is counted in states, not seconds, so the same model
+    gives the same result on an idle and on a loaded machine (prover/pipeline.py).
     """
     membership = SerialMembership(automaton or build_serial_automaton(ns))
     budget = min(initial_states, max_states)
@@ -388,7 +395,7 @@ def find_counterexample(
             )
             if bounded.counterexample is not None:
                 until = deadline if minimise_deadline is None else minimise_deadline
-                return _minimise(ns, membership, bounded, until, minimise_s, progress)
+                return _minimise(ns, membership, bounded, until, minimise_states, progress)
             if bounded.stop_reason == "time":
                 return SearchResult(None, full.exhausted_requests, False, full.states, "time")
         if deadline is not None and time.monotonic() > deadline:
@@ -404,18 +411,15 @@ def _minimise(
     membership: SerialMembership,
     found: SearchResult,
     deadline: float | None,
-    minimise_s: float,
+    minimise_states: int,
     progress: Callable[[str], None] | None,
 ) -> SearchResult:
     cex = found.counterexample
-    if cex is None or cex.minimal or minimise_s <= 0:
+    if cex is None or cex.minimal or minimise_states <= 0:
         return found
-    stop = time.monotonic() + minimise_s
-    if deadline is not None:
-        stop = min(stop, deadline)
     sub = search(
-        ns, membership=membership, max_requests=cex.requests - 1, max_states=50_000_000,
-        deadline=stop, progress=progress,
+        ns, membership=membership, max_requests=cex.requests - 1, max_states=minimise_states,
+        deadline=deadline, progress=progress,
     )
     if sub.counterexample is not None:
         return sub

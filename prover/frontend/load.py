@@ -18,6 +18,7 @@ from prover.errors import InputFileError
 from prover.frontend.compile import DEFAULT_STATE_BOUND, compile_program
 from prover.frontend.nsjson import load_ns_json
 from prover.frontend.parser import parse, ser_warnings
+from prover.limits import read_model_bytes
 from prover.ns import NetworkSystem
 
 __all__ = ["DEFAULT_STATE_BOUND", "LoadedModel", "load_model", "load_source"]
@@ -56,7 +57,9 @@ def load_source(
 
 
 def load_model(path: str | Path, *, state_bound: int = DEFAULT_STATE_BOUND) -> LoadedModel:
-    """Read and build a model file; `.ser` is a Ser program, `.json` a network system."""
+    """Read and build a model file; `.ser` is a Ser program, `.json` a network system.
+
+    Only regular files of at most `prover.limits.MAX_MODEL_BYTES` are read."""
     p = Path(path)
     name = str(path)
     kind = _KINDS.get(p.suffix.lower())
@@ -64,14 +67,7 @@ def load_model(path: str | Path, *, state_bound: int = DEFAULT_STATE_BOUND) -> L
         raise InputFileError(
             f"{name}: unknown model extension {p.suffix or '(none)'!r} (expected .ser or .json)"
         )
-    try:
-        data = p.read_bytes()
-    except IsADirectoryError:
-        raise InputFileError(f"{name}: is a directory, not a model file") from None
-    except FileNotFoundError:
-        raise InputFileError(f"{name}: no such file") from None
-    except OSError as exc:
-        raise InputFileError(f"{name}: cannot read ({exc.strerror or exc})") from None
+    data = read_model_bytes(p)
     try:
         source = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -4,12 +4,15 @@
 Every schema violation is reported with its JSON path (`transitions[3][2]: expected a
 string`); malformed JSON with line and column. Unknown top-level members and repeated
 entries are accepted with a warning (the reference ignores the former; repeated
-entries do not change the semantics, and the NS keeps each entry once).
+entries do not change the semantics, and the NS keeps each entry once). A repeated
+member name inside an object and a lone surrogate escape in a string are errors (the
+certificate checker refuses both; see prover/limits.py).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -102,7 +105,7 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
-def _decode(source: str, path: str) -> tuple[object, list[str]]:
+def _decode(source: str, path: str) -> object:
     duplicates: list[str] = []
 
     def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -119,11 +122,73 @@ def _decode(source: str, path: str) -> tuple[object, list[str]]:
         raise NetworkSystemFormatError(
             f"malformed JSON: {exc.msg}", location(source, path, exc.lineno, exc.colno)
         ) from None
-    except (ValueError, RecursionError) as exc:
-        raise NetworkSystemFormatError(f"malformed JSON: {exc}") from None
-    warnings = [f"{path}: member '{k}' appears more than once; the last one is used"
-                for k in dict.fromkeys(duplicates)]
-    return doc, warnings
+    except RecursionError:
+        raise NetworkSystemFormatError(
+            f"{path}: malformed JSON: nested too deeply for the JSON reader"
+        ) from None
+    except ValueError as exc:  # e.g. a number of more than 4,300 digits
+        raise NetworkSystemFormatError(f"{path}: malformed JSON: {exc}") from None
+    if duplicates:
+        # The certificate checker refuses repeated keys (prover/limits.py: one set of
+        # limits), and "the last one wins" hides a typo: an error, not a warning.
+        raise NetworkSystemFormatError(
+            f"{path}: an object repeats the member '{_show(duplicates[0])}' "
+            "(repeated keys are not allowed)"
+        )
+    _check_strings(doc, path)
+    return doc
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _show(text: str) -> str:
+    """A name as it can be printed (escapes for lone surrogates), cut at 60 characters."""
+    shown = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return shown if len(shown) <= 60 else shown[:57] + "..."
+
+
+def _check_strings(doc: object, path: str) -> None:
+    """Every key and string must be valid Unicode: a lone surrogate escape such as
+    "\\ud800" decodes to a Python string that cannot be written as UTF-8 (nor hashed
+    into a certificate). Iterative: the nesting depth is the JSON reader's to bound."""
+    todo: list[tuple[object, tuple[object, ...]]] = [(doc, ())]
+    while todo:
+        node, where = todo.pop()
+        if isinstance(node, str):
+            m = _SURROGATE.search(node)
+            if m is not None:
+                raise NetworkSystemFormatError(
+                    f"{path}: {json_path(list(where))}: the string contains the lone "
+                    f"surrogate escape \\u{ord(m.group()):04x}, which is not a Unicode "
+                    "character"
+                )
+        elif isinstance(node, dict):
+            for k, v in node.items():
+                if _SURROGATE.search(k):
+                    raise NetworkSystemFormatError(
+                        f"{path}: {json_path(list(where))}: a member name contains a lone "
+                        "surrogate escape, which is not a Unicode character"
+                    )
+                todo.append((v, (*where, k)))
+        elif isinstance(node, list):
+            todo.extend((v, (*where, i)) for i, v in enumerate(node))
+
+
+def _well_formed(doc: object) -> bool:
+    """The schema's rules, checked directly (jsonschema takes seconds on 10^5 entries);
+    only a document that fails this is handed to jsonschema, for its messages."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("initial_global"), str):
+        return False
+    for key, width in (("requests", 2), ("responses", 2), ("transitions", 4)):
+        rows = doc.get(key)
+        if not isinstance(rows, list):
+            return False
+        for row in rows:
+            if not (isinstance(row, list) and len(row) == width
+                    and all(isinstance(x, str) for x in row)):
+                return False
+    return True
 
 
 def _repeats(kind: str, rows: list[tuple[str, ...]], path: str) -> list[str]:
@@ -139,8 +204,9 @@ def _repeats(kind: str, rows: list[tuple[str, ...]], path: str) -> list[str]:
 
 def load_ns_json(source: str, path: str = "<string>") -> tuple[NetworkSystem, tuple[str, ...]]:
     """Parse and validate an NS JSON document; returns the NS and the warnings."""
-    doc, warnings = _decode(source, path)
-    errors = sorted(_validator().iter_errors(doc), key=_sort_key)
+    doc = _decode(source, path)
+    warnings: list[str] = []
+    errors = [] if _well_formed(doc) else sorted(_validator().iter_errors(doc), key=_sort_key)
     if errors:
         # dict.fromkeys: one `required` violation per missing key, all described at once.
         lines = list(dict.fromkeys(

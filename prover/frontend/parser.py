@@ -50,10 +50,10 @@ class _Build(Transformer[Token, object]):
     # expressions ---------------------------------------------------------------
     def num(self, c: list[Token]) -> ast.Expr:
         tok = c[0]
-        value = int(tok)
-        if value > ast.I64_MAX:
+        # Length first: int() refuses strings over 4,300 digits (ValueError, not ours).
+        if len(tok.lstrip("0")) > 19 or int(tok) > ast.I64_MAX:
             raise _LiteralRange(tok)
-        return ast.Num(value, line=tok.line or 0, col=tok.column or 0)
+        return ast.Num(int(tok), line=tok.line or 0, col=tok.column or 0)
 
     def var(self, c: list[Token]) -> ast.Expr:
         tok = _not_boolean(c[0])
@@ -421,7 +421,8 @@ def parse(source: str, path: str = "<string>") -> ast.Program:
     except _LiteralRange as exc:
         tok = exc.token
         raise IntegerRangeError(
-            f"integer literal {tok} does not fit in signed 64 bits",
+            f"integer literal {tok if len(tok) <= 40 else f'{tok[:20]}... ({len(tok)} digits)'}"
+            " does not fit in signed 64 bits",
             location(source, path, tok.line or 1, tok.column or 1),
         ) from None
     except _FoldRange as exc:

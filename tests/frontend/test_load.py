@@ -89,11 +89,11 @@ def test_unknown_keys_and_repeated_entries_are_warnings() -> None:
     assert len(m.ns.requests) == 1
 
 
-def test_duplicate_member_is_a_warning() -> None:
+def test_duplicate_member_is_an_error() -> None:
+    # the certificate checker refuses repeated keys: one set of limits (issue 10)
     text = json.dumps(README_NS)[:-1] + ', "initial_global": "G9"}'
-    m = load_source(text, "ns-json")
-    assert m.ns.initial_global == "G9"
-    assert any("more than once" in w for w in m.warnings)
+    with pytest.raises(NetworkSystemFormatError, match="repeats the member 'initial_global'"):
+        load_source(text, "ns-json")
 
 
 # ---- files ----------------------------------------------------------------------------

@@ -1,0 +1,165 @@
+"""One set of limits: what the prover accepts is what the trusted checker accepts.
+
+The prover must never spend its budget on a model and then write a certificate that the
+checker rejects for a limit the prover could have known. So:
+
+* model files are read only if they are regular files of at most `MAX_MODEL_BYTES`
+  (checked with fstat before reading, and at most that many bytes + 1 are read);
+* the embedded model source must fit the checker's certificate size limit;
+* after the prover's own front end accepted a model, the checker's own front end
+  (`checker.model.load_model`: its parser, its compiler, its state and pair bounds, its
+  NS JSON rules such as "no repeated keys") must accept it too; otherwise the model is
+  refused with exit code 2 and the checker's reason (`CheckerLimitError`);
+* a certificate that exceeds the checker's certificate limits (bytes, counterexample
+  events) is not offered to it: the run is "undecided" with the limit named.
+
+The checker's figures are read from the checker itself (`checker.certificate.Limits`),
+so a change there is followed here without a second copy of the numbers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from prover.errors import CheckerLimitError, InputFileError
+
+MAX_MODEL_BYTES = 4 * 1024 * 1024
+"""Largest model file read (4 MiB): far above any real model (the paper's largest is
+under 4 KiB), and with JSON escaping still well inside the checker's 16 MiB certificate."""
+
+_CERT_ENVELOPE_BYTES = 64 * 1024
+"""Room kept in the certificate for everything but the embedded source."""
+
+
+@dataclass(frozen=True)
+class CheckerLimits:
+    max_bytes: int
+    max_events: int
+
+
+def checker_limits() -> CheckerLimits:
+    """The checker's certificate limits (its defaults, as `ser-prove` calls it)."""
+    try:
+        from checker.certificate import Limits
+    except ImportError:  # no checker: nothing will be checked, nothing to fit
+        return CheckerLimits(1 << 62, 1 << 62)
+    lim = Limits()
+    return CheckerLimits(int(lim.max_bytes), int(lim.max_events))
+
+
+def read_model_bytes(path: str | Path, *, max_bytes: int = MAX_MODEL_BYTES) -> bytes:
+    """The bytes of a model file: regular files only, at most `max_bytes`.
+
+    Opened non-blocking (a FIFO must not hang the open), then fstat: devices such as
+    /dev/zero, FIFOs, sockets and directories are refused before anything is read; a file
+    that grows while being read is cut off at `max_bytes` + 1 bytes and refused."""
+    name = str(path)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(name, flags)
+    except FileNotFoundError:
+        raise InputFileError(f"{name}: no such file") from None
+    except IsADirectoryError:
+        raise InputFileError(f"{name}: is a directory, not a model file") from None
+    except OSError as exc:
+        raise InputFileError(f"{name}: cannot read ({exc.strerror or exc})") from None
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise InputFileError(f"{name}: is a directory, not a model file")
+        if not stat.S_ISREG(st.st_mode):
+            raise InputFileError(
+                f"{name}: not a regular file ({_file_kind(st.st_mode)}); models are read "
+                "from regular files only"
+            )
+        if st.st_size > max_bytes:
+            raise InputFileError(_too_large(name, st.st_size, max_bytes))
+        chunks: list[bytes] = []
+        total = 0
+        while total <= max_bytes:
+            chunk = os.read(fd, min(1 << 20, max_bytes + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        if total > max_bytes:
+            raise InputFileError(_too_large(name, total, max_bytes, at_least=True))
+        return b"".join(chunks)
+    except OSError as exc:
+        raise InputFileError(f"{name}: cannot read ({exc.strerror or exc})") from None
+    finally:
+        os.close(fd)
+
+
+def _too_large(name: str, size: int, limit: int, *, at_least: bool = False) -> str:
+    what = f"more than {limit} bytes" if at_least else f"{size} bytes"
+    return (f"{name}: the model is {what}; the limit is {limit} bytes "
+            f"({limit // (1024 * 1024)} MiB, prover.limits.MAX_MODEL_BYTES)")
+
+
+def _file_kind(mode: int) -> str:
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def check_source_fits(source: str, path: str) -> None:
+    """The certificate embeds the source JSON-escaped; it must fit the checker's limit."""
+    limit = checker_limits().max_bytes
+    escaped = len(json.dumps(source, ensure_ascii=False).encode("utf-8", "surrogatepass"))
+    if escaped + _CERT_ENVELOPE_BYTES > limit:
+        raise CheckerLimitError(
+            f"{path}: the model source takes {escaped} bytes in a certificate, more than "
+            f"the certificate checker's limit of {limit} bytes per certificate allows"
+        )
+
+
+def preflight(
+    kind: str, source: str, path: str, pairs: frozenset[tuple[str, str]] | None = None
+) -> None:
+    """Refuse a model the checker's own front end would refuse (`CheckerLimitError`).
+
+    Runs the checker's parser and its exploration of the NS the certificate will name: the
+    closure, or the restricted NS of `pairs` (cheap next to the engines: 0.04 s for all 47
+    paper models together). Without the checker installed nothing is checked later
+    either, so nothing is refused here."""
+    check_source_fits(source, path)
+    try:
+        from checker.errors import CheckerError
+        from checker.model import explore, semantics
+    except ImportError:
+        return
+    try:
+        explore(semantics(kind, source), pairs)
+    except CheckerError as exc:
+        raise CheckerLimitError(
+            f"{path}: the certificate checker would reject this model: {exc.message}"
+        ) from None
+    except (RecursionError, MemoryError) as exc:  # the checker guards these itself
+        raise CheckerLimitError(
+            f"{path}: the certificate checker would reject this model "
+            f"({type(exc).__name__})"
+        ) from None
+
+
+def certificate_over_limits(text: str, events: int | None) -> str | None:
+    """Why the checker would refuse this certificate for its size, or None."""
+    lim = checker_limits()
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > lim.max_bytes:
+        return (f"the certificate would take {size} bytes, more than the checker's limit "
+                f"of {lim.max_bytes}")
+    if events is not None and events > lim.max_events:
+        return (f"the counterexample has {events} events, more than the checker's limit "
+                f"of {lim.max_events}")
+    return None

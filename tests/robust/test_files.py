@@ -1,0 +1,115 @@
+"""Never lose a file: -o never replaces the model or a non-regular file, --out-dir name
+clashes are errors, certificates are written atomically and nothing partial is left."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from prover import pipeline
+from prover.cli import main
+from prover.deadline import Interrupted
+from prover.errors import UsageError
+
+NONSER = "request main { X := 1; yield; y := X; X := 0; y }\n"
+SER = "request main { 1 }\n"
+
+
+def _model(d: Path, name: str = "m.ser", text: str = NONSER) -> Path:
+    p = d / name
+    p.write_text(text)
+    return p
+
+
+def test_output_equal_to_model_is_refused(tmp_path: Path) -> None:
+    m = _model(tmp_path)
+    assert main([str(m), "-o", str(m)]) == 2
+    assert m.read_text() == NONSER
+
+
+def test_output_through_a_link_to_the_model_is_refused(tmp_path: Path) -> None:
+    m = _model(tmp_path)
+    link = tmp_path / "link.json"
+    link.symlink_to(m)
+    assert main([str(m), "-o", str(link)]) == 2
+    assert m.read_text() == NONSER and link.is_symlink()
+
+
+@pytest.mark.parametrize("dest", ["/dev/null", "/dev/full"])
+def test_output_to_a_device_is_refused(tmp_path: Path, dest: str,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    if not os.path.exists(dest):
+        pytest.skip(f"{dest} does not exist here")
+    assert main([str(_model(tmp_path)), "-o", dest]) == 2
+    assert "not a regular file" in capsys.readouterr().err
+    assert not Path(dest).is_file()
+
+
+def test_output_to_a_directory_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "d").mkdir()
+    assert main([str(_model(tmp_path)), "-o", str(tmp_path / "d")]) == 2
+
+
+def test_out_dir_name_clash_is_an_error(tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    a = _model(tmp_path / "a", text=SER)
+    b = _model(tmp_path / "b")
+    out = tmp_path / "certs"
+    assert main([str(a), str(b), "--out-dir", str(out)]) == 2
+    assert "would both write" in capsys.readouterr().err
+    assert not any(out.iterdir())
+
+
+def test_same_model_twice_in_out_dir_is_fine(tmp_path: Path) -> None:
+    m = _model(tmp_path, text=SER)
+    assert main([str(m), str(m), "--out-dir", str(tmp_path / "c"), "--quiet"]) == 0
+
+
+def test_existing_regular_certificate_is_replaced(tmp_path: Path) -> None:
+    m = _model(tmp_path)
+    dest = tmp_path / "old.json"
+    dest.write_text("old")
+    assert main([str(m), "-o", str(dest), "--quiet"]) == 1
+    assert dest.read_text().startswith("{")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.ser", "old.json"]
+
+
+def test_check_destination_directly(tmp_path: Path) -> None:
+    m = _model(tmp_path)
+    with pytest.raises(UsageError, match="over the model"):
+        pipeline.check_destination(str(m), [str(m)])
+    pipeline.check_destination(str(tmp_path / "new.json"), [str(m)])
+
+
+def test_interrupted_write_leaves_nothing(tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    dest = tmp_path / "c.json"
+
+    def interrupted(src: str, dst: str) -> None:
+        raise Interrupted(15)
+
+    monkeypatch.setattr(pipeline.os, "replace", interrupted)
+    with pytest.raises(Interrupted):
+        pipeline.write_atomically("{}\n", str(dest))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_atomic_write_leaves_only_the_file(tmp_path: Path) -> None:
+    dest = tmp_path / "c.json"
+    pipeline.write_atomically("{}\n", str(dest))
+    pipeline.write_atomically("{\"a\": 1}\n", str(dest))
+    assert [p.name for p in tmp_path.iterdir()] == ["c.json"]
+    assert dest.read_text() == "{\"a\": 1}\n"
+
+
+def test_rejected_certificate_is_kept_by_the_parent(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pipeline, "_check", lambda text, source, timeout: ("invalid", "boom"))
+    m = _model(tmp_path)
+    assert main([str(m)]) == 4
+    assert (tmp_path / "m.ser.cert.rejected.json").exists()
+    assert not (tmp_path / "m.ser.cert.json").exists()

@@ -1,0 +1,101 @@
+"""Deterministic schedule and hard deadline: the explicit search's first slice and its
+minimisation are budgets of states, so a slow clock (a loaded machine) changes neither
+the verdict nor the certificate; --timeout is a deadline for the whole run."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+
+from prover import pipeline
+from prover.cli import main
+from prover.engines import explicit
+
+# e3 of the paper benchmarks: its violation needs about 1,200 explored states, so the
+# explicit search looks at its clock on the way (every 1,024 expansions).
+E3 = """request foo {
+    b := 0;
+    y := 0;
+    while(y == 0 || y == 1 || y == 2) {
+        tmp := X;
+        yield;
+        if(tmp == X){ b := 1 }else{0};
+        y := y + 1
+    };
+    b
+}
+
+request set0 { X := 0 }
+request set1 { X := 1 }
+"""
+
+SLOW = """request incr { while (X == 10) { yield }; X := X + 1 }
+request decr { while (X == 0) { yield }; X := X - 1 }
+"""
+
+
+def _certificate(path: Path) -> str:
+    decided = pipeline._decide(str(path), str(path) + ".cert.json", timeout_s=600,
+                               check_timeout_s=60, progress=None, use_proofs=True)
+    assert decided.result.status == "not_serializable"
+    assert decided.result.engine == "explicit"
+    assert decided.text is not None
+    return decided.text
+
+
+def test_slow_clock_gives_the_same_certificate(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    model = tmp_path / "e3.ser"
+    model.write_text(E3)
+    normal = _certificate(model)
+    # Every look at the clock in the explicit engine costs 0.2 s: the former 0.25 s slice
+    # ended after two looks; a budget of states does not notice.
+    ticks = itertools.count()
+    monkeypatch.setattr(explicit.time, "monotonic", lambda: 1000.0 + 0.2 * next(ticks))
+    assert _certificate(model) == normal
+
+
+def test_first_slice_is_counted_in_states() -> None:
+    assert pipeline.FIRST_EXPLICIT_STATES >= 1_200  # every paper violation fits
+    assert not hasattr(pipeline, "FIRST_EXPLICIT_SLICE_S")
+
+
+def test_timeout_is_a_deadline_for_the_whole_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    model = tmp_path / "slow.ser"
+    model.write_text(SLOW)
+    assert main([str(model), "--timeout", "1"]) == 3
+    assert "undecided" in capsys.readouterr().out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["slow.ser"]
+
+
+def test_nan_timeout_is_a_usage_error(tmp_path: Path) -> None:
+    model = tmp_path / "m.ser"
+    model.write_text("request main { 1 }\n")
+    assert main([str(model), "--timeout", "nan"]) == 2
+    assert main([str(model), "--timeout", "-1"]) == 2
+
+
+def test_each_model_has_its_own_deadline_with_jobs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    slow = tmp_path / "slow.ser"
+    slow.write_text(SLOW)
+    quick = tmp_path / "quick.ser"
+    quick.write_text("request main { X := 1; yield; y := X; X := 0; y }\n")
+    code = main([str(slow), str(quick), "--jobs", "2", "--timeout", "2", "--quiet",
+                 "--out-dir", str(tmp_path / "c")])
+    assert code == 3  # undecided outranks not serializable
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith(f"{slow}: undecided")
+    assert lines[1] == f"{quick}: NOT serializable"
+    assert [p.name for p in (tmp_path / "c").iterdir()] == ["quick.ser.cert.json"]
+
+
+def test_process_age_is_known_here() -> None:
+    from prover.deadline import process_age
+
+    assert process_age() > 0.0
