@@ -18,7 +18,7 @@ from prover.serial.automaton import SerialAutomaton, SerialEdge, build_serial_au
 from prover.serial.parikh import SerialSet, SimpleLinearSet
 from prover.target import Conjunction, Var
 
-BENCH_DIR = Path("/work/shared/benchmarks/paper")
+BENCH_DIR = Path(__file__).resolve().parents[3] / "shared" / "benchmarks" / "paper"
 
 
 def benchmark_names() -> list[str]:
