@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import importlib.resources
 import json
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import jsonschema
 
 from checker.errors import JsonError, LimitError, SchemaError
 
-SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "certificate.schema.json"
+# Package data (schemas/__init__.py), found in a wheel as in a source checkout.
+SCHEMA_PATH = importlib.resources.files("schemas") / "certificate.schema.json"
 
 
 @dataclass(frozen=True)

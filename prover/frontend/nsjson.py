@@ -9,10 +9,10 @@ entries do not change the semantics, and the NS keeps each entry once).
 
 from __future__ import annotations
 
+import importlib.resources
 import json
 from collections.abc import Sequence
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator
@@ -22,7 +22,7 @@ from prover.errors import NetworkSystemFormatError
 from prover.frontend.parser import location
 from prover.ns import NetworkSystem, RequestEntry, ResponseEntry, Transition
 
-SCHEMA_PATH = Path(__file__).resolve().parents[2] / "schemas" / "network-system.schema.json"
+SCHEMA_PATH = importlib.resources.files("schemas") / "network-system.schema.json"
 KNOWN_KEYS = ("initial_global", "requests", "responses", "transitions")
 MAX_REPORTED = 20
 

@@ -19,6 +19,9 @@ from prover.serial.parikh import SerialSet, SimpleLinearSet
 from prover.target import Conjunction, Var
 
 BENCH_DIR = Path(__file__).resolve().parents[3] / "shared" / "benchmarks" / "paper"
+needs_bench = pytest.mark.skipif(
+    not BENCH_DIR.is_dir(), reason="needs the paper benchmarks in ../shared/benchmarks/paper"
+)
 
 
 def benchmark_names() -> list[str]:

@@ -18,6 +18,7 @@ from sls_helpers import (
     is_serial,
     load_automaton,
     members,
+    needs_bench,
     serial_vectors_upto,
     vectors_upto,
 )
@@ -108,6 +109,7 @@ def test_random_automata_exact(edges: list[tuple[str, str, str, str]]) -> None:
     _exact_upto(aut, s, 5)
 
 
+@needs_bench
 @pytest.mark.parametrize("name", BENCHMARKS)
 def test_benchmark_serial_set_exact(name: str) -> None:
     aut = load_automaton(name)

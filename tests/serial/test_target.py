@@ -9,7 +9,16 @@ import pytest
 import z3
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sls_helpers import automaton, benchmark_names, holds, in_s, load_ns, members, vectors_upto
+from sls_helpers import (
+    automaton,
+    benchmark_names,
+    holds,
+    in_s,
+    load_ns,
+    members,
+    needs_bench,
+    vectors_upto,
+)
 
 from prover.petri.build import build_interleaving_net
 from prover.petri.net import PetriNet, Place
@@ -62,6 +71,7 @@ def test_hand_mod3() -> None:
     assert automaton("0", []) is not None
 
 
+@needs_bench
 @pytest.mark.parametrize("name", benchmark_names())
 def test_benchmark_target_exact(name: str) -> None:
     if name in HEAVY and not SLOW:
