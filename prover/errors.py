@@ -31,7 +31,7 @@ class SourceLocation:
 class SerError(Exception):
     """Root of all prover errors. `code` is stable and documented."""
 
-    code = "E_SER"
+    code = "E-SER"
 
     def __init__(self, message: str, location: SourceLocation | None = None) -> None:
         super().__init__(message)
@@ -51,58 +51,58 @@ class SerError(Exception):
 class InputFileError(SerError):
     """The model file cannot be read, is empty, or has an unknown extension."""
 
-    code = "E_INPUT"
+    code = "E-INPUT"
 
 
 class SerSyntaxError(SerError):
     """Lexical or syntax error in a Ser program."""
 
-    code = "E_SYNTAX"
+    code = "E-SYNTAX"
 
 
 class CompileError(SerError):
     """The Ser program cannot be compiled to a network system."""
 
-    code = "E_COMPILE"
+    code = "E-COMPILE"
 
 
 class ExitReachedError(CompileError):
     """`exit` is reachable; the language leaves its meaning undefined, so we reject it."""
 
-    code = "E_EXIT"
+    code = "E-EXIT"
 
 
 class StateBoundError(CompileError):
     """Compilation produced more states than the configured bound."""
 
-    code = "E_STATE_BOUND"
+    code = "E-STATE-BOUND"
 
 
 class IntegerRangeError(CompileError):
     """An integer literal or computed value leaves the signed 64-bit range."""
 
-    code = "E_INT_RANGE"
+    code = "E-INT-RANGE"
 
 
 class NetworkSystemFormatError(SerError):
     """A network-system JSON file is malformed or violates its schema."""
 
-    code = "E_NS_FORMAT"
+    code = "E-NS-FORMAT"
 
 
 class UsageError(SerError):
     """Bad command-line usage."""
 
-    code = "E_USAGE"
+    code = "E-USAGE"
 
 
 class BudgetExceeded(SerError):
     """An engine ran out of its time or size budget (not an input error)."""
 
-    code = "E_BUDGET"
+    code = "E-BUDGET"
 
 
 class CertificateError(SerError):
     """A certificate could not be produced or written."""
 
-    code = "E_CERT"
+    code = "E-CERT"
