@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import hashlib
+import signal
+import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from checker import certificate
 from checker.certificate import Limits
-from checker.errors import CheckerError, Invalid, LimitError
+from checker.errors import CheckerError, Invalid, LimitError, Undecided
 from checker.model import load_model
 from checker.obligations import Model, check_structure, counterexample, make_model, proof
 
@@ -42,39 +46,101 @@ def check_certificate(
     cert: dict[str, Any] | str | bytes,
     *,
     model_text: str | bytes | None = None,
-    timeout_s: float = 30.0,
+    timeout_s: float = 60.0,
     limits: Limits | None = None,
 ) -> CheckResult:
-    """Check a certificate; never raises. `model_text`: the model file, whose SHA-256 must
-    equal the embedded one."""
+    """Check a certificate within `timeout_s` seconds for the whole check (else undecided);
+    never raises. `model_text`: the model file, whose SHA-256 must equal the embedded one."""
     limits = limits or Limits()
     done: list[ObligationResult] = []
     verdict: str | None = None
+    deadline = Deadline(time.monotonic() + timeout_s, timeout_s)
+    limit = sys.getrecursionlimit()
     try:
-        for name, thunk in _obligations(cert, model_text, timeout_s, limits):
-            start = time.perf_counter()
-            try:
-                detail = thunk()
-            except CheckerError as exc:
-                result = {"invalid": "failed", "undecided": "undecided"}.get(exc.status, "error")
-                done.append(ObligationResult(name, result, time.perf_counter() - start, str(exc)))
-                raise
-            done.append(ObligationResult(name, "ok", time.perf_counter() - start, detail))
-            if name == "certificate":
-                verdict = detail
+        # nested JSON is walked recursively by the validator (~10 frames a level)
+        sys.setrecursionlimit(max(limit, 40 * limits.max_depth + 1000))
+        with _alarm(timeout_s):
+            for name, thunk in _obligations(cert, model_text, deadline, limits):
+                deadline.check(name)
+                start = time.perf_counter()
+                try:
+                    detail = thunk()
+                except CheckerError as exc:
+                    result = {"invalid": "failed", "undecided": "undecided"}.get(exc.status,
+                                                                                "error")
+                    done.append(ObligationResult(name, result, time.perf_counter() - start,
+                                                 str(exc)))  # fmt: skip
+                    raise
+                except _Expired:
+                    done.append(ObligationResult(name, "undecided", time.perf_counter() - start,
+                                                 deadline.message()))  # fmt: skip
+                    raise
+                done.append(ObligationResult(name, "ok", time.perf_counter() - start, detail))
+                if name == "certificate":
+                    verdict = detail
     except CheckerError as exc:
         where = done[-1].name if done else "checker"
         return CheckResult(exc.status, exc.code, f"{where}: {exc}", tuple(done), verdict)
+    except _Expired:
+        where = done[-1].name if done else "checker"
+        return CheckResult("undecided", "E-TIMEOUT", f"{where}: {deadline.message()}",
+                           tuple(done), verdict)  # fmt: skip
     except Exception as exc:  # outside any obligation: still never a traceback
         msg = f"internal error {type(exc).__name__}: {exc}"
         return CheckResult("unusable", "E-INTERNAL", msg, tuple(done), verdict)
+    finally:
+        sys.setrecursionlimit(limit)
     total = sum(o.seconds for o in done)
     summary = f"{len(done)} obligations discharged in {total:.2f} s"
     return CheckResult("valid", None, summary, tuple(done), verdict)
 
 
+@dataclass(frozen=True)
+class Deadline:
+    """The one wall-clock budget of a check: cut between obligations and in solver calls."""
+
+    at: float  # time.monotonic()
+    seconds: float
+
+    def remaining(self) -> float:
+        return self.at - time.monotonic()
+
+    def message(self) -> str:
+        return f"the check did not finish within its budget of {self.seconds:g} s"
+
+    def check(self, where: str) -> None:
+        if self.remaining() <= 0:
+            raise Undecided(f"{self.message()} (before {where})", code="E-TIMEOUT")
+
+
+class _Expired(BaseException):
+    """Raised by the timer signal; a BaseException so that no `except Exception` eats it."""
+
+
+@contextmanager
+def _alarm(seconds: float) -> Iterator[None]:
+    """Interrupt pure-Python work at the deadline (validation, elimination, search). Only
+    in the main thread, and only if no one else's timer is armed (theirs bounds us)."""
+    usable = threading.current_thread() is threading.main_thread() and hasattr(signal,
+                                                                             "setitimer")
+    if not usable or signal.getitimer(signal.ITIMER_REAL)[0] > 0:
+        yield
+        return
+
+    def fire(signum: int, frame: Any) -> None:
+        raise _Expired
+
+    old = signal.signal(signal.SIGALRM, fire)
+    signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.001), 0.05)  # repeats if swallowed
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
 def _obligations(
-    cert: dict[str, Any] | str | bytes, model_text: str | bytes | None, timeout_s: float,
+    cert: dict[str, Any] | str | bytes, model_text: str | bytes | None, deadline: Deadline,
     limits: Limits,
 ) -> Iterator[tuple[str, Callable[[], str]]]:  # fmt: skip
     state: dict[str, Any] = {}
@@ -115,7 +181,7 @@ def _obligations(
     if "counterexample" in data:
         steps = counterexample(model, data["counterexample"])
     else:
-        steps = proof(model, data["proof"], timeout_s)
+        steps = proof(model, data["proof"], deadline.remaining)
     for name, thunk in steps:
         yield name, _guard(thunk)
 

@@ -1,18 +1,21 @@
-"""Reading a certificate: size and nesting limits, strict JSON, the JSON Schema."""
+"""Reading a certificate: strict JSON, integer literals only, size limits, the JSON Schema.
+
+Order matters: numbers with a fraction or an exponent are rejected while decoding (JSON
+Schema's "integer" accepts 1.0 and 1e300, and float arithmetic forges proofs), then cheap
+counts bound what the schema validator and the obligations will have to walk.
+"""
 
 from __future__ import annotations
 
-import importlib.resources
 import json
 from dataclasses import dataclass
+from functools import cache
+from importlib import resources
 from typing import Any
 
 import jsonschema
 
 from checker.errors import JsonError, LimitError, SchemaError
-
-# Package data (schemas/__init__.py), found in a wheel as in a source checkout.
-SCHEMA_PATH = importlib.resources.files("schemas") / "certificate.schema.json"
 
 
 @dataclass(frozen=True)
@@ -25,6 +28,22 @@ class Limits:
     max_vars: int = 2_000
     max_events: int = 100_000
     max_int: int = 2**63 - 1
+    max_json_nodes: int = 2_000_000
+    max_periods: int = 200  # per component: k x k exact elimination, k <= coordinates
+
+
+class _NotInteger:
+    """A JSON number spelled with a fraction or an exponent, kept as text for the message."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+def integer(value: Any, where: str) -> int:
+    """The second line behind the decoder: exactly an int (never a bool or a float)."""
+    if type(value) is not int:
+        raise SchemaError(f"{where}: {value!r} is not an integer")
+    return value
 
 
 def _strict_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -40,19 +59,42 @@ def _no_constant(name: str) -> Any:
 
 
 def _scan(data: Any, limits: Limits) -> None:
-    """Nesting depth and integer sizes, iteratively (no recursion on hostile input)."""
-    todo: list[tuple[Any, int]] = [(data, 1)]
+    """Non-integer numbers, nesting depth, node count and integer sizes, iteratively."""
+    todo: list[tuple[Any, int, tuple[Any, ...]]] = [(data, 1, ())]
+    nodes = 0
     while todo:
-        node, depth = todo.pop()
+        node, depth, path = todo.pop()
+        nodes += 1
+        if nodes > limits.max_json_nodes:
+            raise LimitError(f"more than {limits.max_json_nodes} JSON values")
         if depth > limits.max_depth:
             raise LimitError(f"JSON nesting deeper than {limits.max_depth}")
         if isinstance(node, dict):
-            todo.extend((v, depth + 1) for v in node.values())
+            todo.extend((v, depth + 1, (*path, k)) for k, v in node.items())
         elif isinstance(node, list):
-            todo.extend((v, depth + 1) for v in node)
+            todo.extend((v, depth + 1, (*path, i)) for i, v in enumerate(node))
+        elif isinstance(node, _NotInteger):
+            where = "/" + "/".join(str(p) for p in path)
+            raise JsonError(f"{where}: {node.text[:40]} is not an integer literal (numbers in "
+                            "a certificate are integers without fraction or exponent)")
         elif isinstance(node, int) and not isinstance(node, bool):
             if abs(node) > limits.max_int:
-                raise LimitError(f"integer {node} exceeds the limit {limits.max_int}")
+                raise LimitError(f"integer {str(node)[:30]}... exceeds the limit {limits.max_int}")
+
+
+def _counts(data: Any, limits: Limits) -> None:
+    """Cheap size checks before the schema validator walks the document."""
+    ce = data.get("counterexample") if isinstance(data, dict) else None
+    events = ce.get("events") if isinstance(ce, dict) else None
+    if isinstance(events, list) and len(events) > limits.max_events:
+        raise LimitError(f"{len(events)} events, limit {limits.max_events}")
+    proof = data.get("proof") if isinstance(data, dict) else None
+    sset = proof.get("serial_set") if isinstance(proof, dict) else None
+    comps = sset.get("components") if isinstance(sset, dict) else None
+    for i, comp in enumerate(comps if isinstance(comps, list) else []):
+        periods = comp.get("periods") if isinstance(comp, dict) else None
+        if isinstance(periods, list) and len(periods) > limits.max_periods:
+            raise LimitError(f"component {i}: {len(periods)} periods, limit {limits.max_periods}")
 
 
 def parse(cert: dict[str, Any] | str | bytes, limits: Limits) -> dict[str, Any]:
@@ -68,29 +110,34 @@ def parse(cert: dict[str, Any] | str | bytes, limits: Limits) -> dict[str, Any]:
         raise LimitError(f"certificate is {len(raw)} bytes, limit {limits.max_bytes}")
     try:
         text = raw.decode("utf-8")
-        data = json.loads(text, object_pairs_hook=_strict_object, parse_constant=_no_constant)
+        data = json.loads(text, object_pairs_hook=_strict_object, parse_constant=_no_constant,
+                          parse_float=_NotInteger)  # fmt: skip
     except RecursionError:
         raise LimitError("JSON nesting too deep") from None
     except (UnicodeDecodeError, ValueError) as exc:
-        raise JsonError(f"not JSON: {exc}") from None
+        raise JsonError(f"not JSON: {str(exc)[:200]}") from None
     _scan(data, limits)
+    _counts(data, limits)
     validate(data)
     result: dict[str, Any] = data
     return result
 
 
-_VALIDATOR: jsonschema.Draft202012Validator | None = None
+SCHEMA = ("schemas", "certificate.schema.json")  # package data: (package, file)
+
+
+@cache  # a pure function of the packaged schema file
+def _validator(package: str, name: str) -> jsonschema.Draft202012Validator:
+    try:
+        text = resources.files(package).joinpath(name).read_text("utf-8")
+    except (OSError, ModuleNotFoundError) as exc:
+        raise SchemaError(f"cannot read the certificate schema: {exc}") from None
+    return jsonschema.Draft202012Validator(json.loads(text))
 
 
 def validate(data: Any) -> None:
-    global _VALIDATOR
-    if _VALIDATOR is None:
-        try:
-            schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise SchemaError(f"cannot read the certificate schema: {exc}") from None
-        _VALIDATOR = jsonschema.Draft202012Validator(schema)
-    error = jsonschema.exceptions.best_match(_VALIDATOR.iter_errors(data))
+    # The first error, not the best one: ranking all errors of nested oneOf is superlinear.
+    error = next(iter(_validator(*SCHEMA).iter_errors(data)), None)
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "(top level)"
         raise SchemaError(f"schema violation at {where}: {error.message[:300]}")

@@ -6,6 +6,7 @@ Exit codes: 0 valid, 1 invalid, 2 unusable input, 3 undecided. Never a traceback
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -42,17 +43,38 @@ def _parser() -> argparse.ArgumentParser:
         "(a missing or changed model makes the certificate stale: invalid)",
     )
     p.add_argument("--json", action="store_true", help="machine-readable result on stdout")
-    p.add_argument("--timeout", type=float, default=30.0, metavar="S",
-                   help="seconds per solver query (default 30); a timeout is undecided")
-    p.add_argument("--max-bytes", type=int, default=d.max_bytes, metavar="N",
+    p.add_argument("--timeout", type=_seconds, default=60.0, metavar="S",
+                   help="seconds for the whole check of one certificate (default 60); past "
+                   "them the answer is undecided (exit 3)")
+    p.add_argument("--max-bytes", type=_count, default=d.max_bytes, metavar="N",
                    help=f"largest certificate accepted, bytes (default {d.max_bytes})")
-    p.add_argument("--max-depth", type=int, default=d.max_depth, metavar="N",
+    p.add_argument("--max-depth", type=_count, default=d.max_depth, metavar="N",
                    help=f"deepest JSON/formula nesting accepted (default {d.max_depth})")
-    p.add_argument("--max-nodes", type=int, default=d.max_nodes, metavar="N",
+    p.add_argument("--max-nodes", type=_count, default=d.max_nodes, metavar="N",
                    help=f"most formula nodes accepted (default {d.max_nodes})")
-    p.add_argument("--max-vars", type=int, default=d.max_vars, metavar="N",
+    p.add_argument("--max-vars", type=_count, default=d.max_vars, metavar="N",
                    help=f"most auxiliary variables accepted (default {d.max_vars})")
     return p
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 < value < 1e7:  # also rejects nan and inf
+        raise argparse.ArgumentTypeError(f"seconds must be positive and finite: {text!r}")
+    return value
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+    return value
 
 
 def _read(path: str, limit: int) -> bytes:
@@ -109,9 +131,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     if (args.cert is None) == (args.all is None):
         print("ser-check-cert: give exactly one of CERT or --all DIR", file=sys.stderr)
         return 2
-    if args.timeout <= 0:
-        print("ser-check-cert: --timeout must be positive", file=sys.stderr)
-        return 2
     limits = Limits(args.max_bytes, args.max_depth, args.max_nodes, args.max_vars)
     try:
         if args.all is not None:
@@ -125,6 +144,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _emit(text: str) -> None:
+    enc = sys.stdout.encoding or "utf-8"  # a lone surrogate in a name must still print
+    text = text.encode(enc, "backslashreplace").decode(enc, "replace")
     try:
         print(text)
         sys.stdout.flush()
@@ -132,5 +153,23 @@ def _emit(text: str) -> None:
         sys.stderr.close()
 
 
+class _Terminated(KeyboardInterrupt):
+    pass
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise _Terminated
+
+
+def run() -> int:
+    """Console entry point: Ctrl-C and SIGTERM print one line, exit 130 and 143."""
+    signal.signal(signal.SIGTERM, _terminated)
+    try:
+        return main()
+    except KeyboardInterrupt as exc:
+        print("ser-check-cert: interrupted", file=sys.stderr)
+        return 143 if isinstance(exc, _Terminated) else 130
+
+
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(run())

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from checker.certificate import integer
 from checker.errors import LimitError, SchemaError, Undecided
 from checker.net import Place
 
@@ -46,6 +47,8 @@ def check_shape(inv: Json, declared: Sequence[str], max_nodes: int, max_vars: in
         raise LimitError(f"{len(declared)} auxiliary variables, limit {max_vars}")
     if set(inv["initial_aux"]) != set(declared):
         raise SchemaError("initial_aux must give a value to exactly the declared aux variables")
+    for name, value in inv["initial_aux"].items():
+        integer(value, f"initial_aux {name!r}")
     nodes, todo = 0, [inv["formula"], *(t for u in inv["updates"] for t in u["assign"].values())]
     while todo:
         node = todo.pop()
@@ -141,13 +144,13 @@ class Translator:
     def term(self, t: Json) -> Any:
         be = self.be
         if "const" in t:
-            return be.const(t["const"])
+            return be.const(integer(t["const"], "const"))
         if "aux" in t:
             return self.aux[t["aux"]]
         if "place" in t:
             return self.places(self.resolve(t["place"]))
         if "sum" in t:
-            return be.lin([(c, self.term(s)) for c, s in t["sum"]])
+            return be.lin([(integer(c, "coefficient"), self.term(s)) for c, s in t["sum"]])
         c, a, b = t["ite"]
         return be.ite(self.form(c), self.term(a), self.term(b))
 
@@ -165,12 +168,11 @@ class Translator:
 
 
 class Query:
-    """One cvc5 solver, QF_LIA, with a per-query time limit; push/pop per obligation."""
+    """One cvc5 solver, QF_LIA, each query limited to what is left of the budget."""
 
-    def __init__(self, smt: Smt, timeout_s: float) -> None:
-        self.smt = smt
+    def __init__(self, smt: Smt, remaining: Callable[[], float]) -> None:
+        self.smt, self.remaining = smt, remaining
         self.solver = CVC5Solver(smt.env, QF_LIA)
-        self.solver.cvc5.setOption("tlimit-per", str(max(1, int(timeout_s * 1000))))
 
     def add(self, f: FNode) -> None:
         self.solver.add_assertion(f)
@@ -178,6 +180,10 @@ class Query:
     def unsat(self, f: FNode, shown: Mapping[str, FNode]) -> str | None:
         """None when `f` (with the assertions) is unsat; else the counter-model as text.
         unknown/timeout/solver error raises Undecided: only unsat discharges."""
+        left = self.remaining()
+        if left <= 0:
+            raise Undecided("the check budget is used up", code="E-TIMEOUT")
+        self.solver.cvc5.setOption("tlimit-per", str(max(1, int(left * 1000))))
         self.solver.push()
         try:
             self.solver.add_assertion(f)

@@ -14,7 +14,7 @@ from fractions import Fraction
 from math import lcm
 from typing import Any
 
-from checker.certificate import Limits
+from checker.certificate import Limits, integer
 from checker.errors import Invalid, LimitError, SchemaError
 from checker.formula import Backend, Query, Smt, Translator, check_shape
 from checker.model import NS
@@ -61,7 +61,7 @@ def vector(entries: list[Json], where: str) -> Vector:
     keys = [(e["request"], e["response"]) for e in entries]
     if any(a >= b for a, b in zip(keys, keys[1:], strict=False)):
         raise SchemaError(f"{where}: entries not sorted by (request, response) or repeated")
-    return {k: e["count"] for k, e in zip(keys, entries, strict=True)}
+    return {k: integer(e["count"], where) for k, e in zip(keys, entries, strict=True)}
 
 
 def check_structure(cert: Json, limits: Limits) -> None:
@@ -103,7 +103,8 @@ def counterexample(m: Model, ce: Json) -> Iterator[tuple[str, Thunk]]:
         used: set[int] = set()
         glob = ns.initial
         for i, ev in enumerate(ce["events"], 1):
-            n, where = ev["instance"], f"event {i} ({ev['event']} of instance {ev['instance']})"
+            n = integer(ev["instance"], f"event {i} instance")
+            where = f"event {i} ({ev['event']} of instance {n})"
             if ev["event"] == "spawn":
                 _known("request", ev["request"], m.requests, where)
                 _known("local state", ev["local"], m.locals_, where)
@@ -212,7 +213,7 @@ def _resolve_edges(m: Model, part: Json, where: str) -> dict[Edge, int]:
         _known("response", v, m.responses, where)
         if edge not in m.aut.edges:
             raise invalid("E-WITNESS", f"{where}: {list(edge)} is not a serial-automaton edge")
-        flow[edge] = e["count"]
+        flow[edge] = integer(e["count"], where)
     return flow
 
 
@@ -309,7 +310,7 @@ def _transition_key(t: Json) -> TKey:
     return ("step", t["request"], *t["from"], *t["to"])
 
 
-def proof(m: Model, pf: Json, timeout_s: float) -> Iterator[tuple[str, Thunk]]:
+def proof(m: Model, pf: Json, remaining: Callable[[], float]) -> Iterator[tuple[str, Thunk]]:
     net, inv = m.net, pf["invariant"]
     comps = pf["serial_set"]["components"]
     resolve = _place_resolver(net)
@@ -345,7 +346,7 @@ def proof(m: Model, pf: Json, timeout_s: float) -> Iterator[tuple[str, Thunk]]:
 
     def query() -> Query:
         if "q" not in state:
-            q = Query(smt, timeout_s)
+            q = Query(smt, remaining)
             q.add(smt.conj([smt.cmp(">=", v, smt.const(0)) for v in mvar.values()]))
             q.add(state["I"])
             state["q"] = q

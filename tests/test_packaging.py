@@ -36,8 +36,12 @@ def test_schemas_are_package_data() -> None:
 
 
 def test_readers_use_package_resources() -> None:
+    import importlib.resources
+
     from checker import certificate
     from prover.frontend import nsjson, parser
 
-    for located in (certificate.SCHEMA_PATH, nsjson.SCHEMA_PATH, parser.GRAMMAR_PATH):
-        assert located.is_file(), located
+    package, name = certificate.SCHEMA
+    located = [importlib.resources.files(package) / name, nsjson.SCHEMA_PATH, parser.GRAMMAR_PATH]
+    for path in located:
+        assert path.is_file(), path

@@ -40,7 +40,14 @@ def test_exit_codes(files: dict[str, Path], capsys: Any) -> None:
     assert main([str(files["pf"]), "--model", str(files["model"])]) == 1
     assert main([str(files["ce"]) + ".missing"]) == 2
     assert main([]) == 2
-    assert main([str(files["ce"]), "--timeout", "0"]) == 2
+    for bad in ("0", "-1", "nan", "inf", "x"):
+        with pytest.raises(SystemExit) as exc:
+            main([str(files["ce"]), "--timeout", bad])
+        assert exc.value.code == 2
+    for bad in ("0", "-5", "1.5"):
+        with pytest.raises(SystemExit) as exc:
+            main([str(files["ce"]), "--max-depth", bad])
+        assert exc.value.code == 2
     with pytest.raises(SystemExit) as exc:
         main(["--no-such-flag"])
     assert exc.value.code == 2
