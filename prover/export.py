@@ -56,7 +56,7 @@ def petri_to_tina(net: PetriNet, name: str = "model") -> str:
     """
     marking = dict(net.initial)
     lines = [
-        "# Interleaving Petri net (ser-reference 4.2) written by ser-prove.",
+        "# Interleaving Petri net of the network system, written by ser-prove.",
         "# Identifiers are p<i> (places) and t<i> (transitions); each is followed by a",
         "# comment with its canonical name.",
         f"net {safe_identifier(name)}",

@@ -79,6 +79,7 @@ class ProveResult:
     times: dict[str, float] = field(default_factory=dict)
     stats: dict[str, Any] = field(default_factory=dict)
     ns: NetworkSystem | None = field(default=None, compare=False, repr=False)
+    warnings: tuple[str, ...] = ()  # the model's load warnings (e.g. unknown NS JSON keys)
 
     @property
     def exit_code(self) -> int:
@@ -112,6 +113,7 @@ def prove_model(
     check_timeout_s: float = 30.0,
     progress: Callable[[str], None] | None = None,
     use_proofs: bool = True,
+    state_bound: int | None = None,
 ) -> ProveResult:
     """Decide one model file. Input errors raise `prover.errors.SerError`."""
     from prover.frontend.load import load_model
@@ -120,7 +122,7 @@ def prove_model(
     deadline = start + max(0.0, timeout_s)
     times: dict[str, float] = {}
     stats: dict[str, Any] = {}
-    model = load_model(path)
+    model = load_model(path) if state_bound is None else load_model(path, state_bound=state_bound)
     times["load_s"] = time.monotonic() - start
     ns = model.ns
     automaton = build_serial_automaton(ns)
@@ -214,7 +216,7 @@ def prove_model(
         return ProveResult(
             path, "undecided",
             "no counterexample and no proof within the budget: " + "; ".join(reasons),
-            None, None, None, None, "", times, stats, ns,
+            None, None, None, None, "", times, stats, ns, model.warnings,
         )
 
     text = dump_certificate(cert)
@@ -234,11 +236,12 @@ def prove_model(
             f"internal error (a bug, please report it): the {cert['verdict']} certificate "
             f"from engine {engine} was not accepted by the checker ({status}: {message}); "
             f"certificate kept at {saved}",
-            None, engine, cex, status, message, times, stats, ns,
+            None, engine, cex, status, message, times, stats, ns, model.warnings,
         )
     write_certificate(cert, dest)
     verdict: Status = "serializable" if cert["verdict"] == "serializable" else "not_serializable"
-    return ProveResult(path, verdict, "", dest, engine, cex, status, message, times, stats, ns)
+    return ProveResult(path, verdict, "", dest, engine, cex, status, message, times, stats, ns,
+                       model.warnings)
 
 
 def _record(stats: dict[str, Any], res: SearchResult) -> None:

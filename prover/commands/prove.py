@@ -13,25 +13,14 @@ the exit code is the most severe one (4 > 2 > 3 > 1 > 0).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
+from prover.commands.report import InputFailure, Outcome, Reporter
 from prover.errors import SerError, UsageError
-from prover.pipeline import (
-    EXIT_INTERNAL,
-    EXIT_NOT_SERIALIZABLE,
-    EXIT_SERIALIZABLE,
-    EXIT_UNDECIDED,
-    EXIT_USAGE,
-    ProveResult,
-    describe_times,
-    prove_model,
-)
-
-_SEVERITY = [EXIT_INTERNAL, EXIT_USAGE, EXIT_UNDECIDED, EXIT_NOT_SERIALIZABLE, EXIT_SERIALIZABLE]
+from prover.frontend.load import DEFAULT_STATE_BOUND
+from prover.pipeline import prove_model
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -56,10 +45,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--jobs", type=int, default=1, metavar="N",
         help="decide up to N models at the same time, one process each (default 1)",
     )
-    parser.add_argument("--json", action="store_true", help="print results as JSON on stdout")
+    parser.add_argument(
+        "--json", action="store_true",
+        help="print one JSON object per model and line on stdout (JSON Lines, "
+        "schemas/prove-result.schema.json), each as soon as its model is decided",
+    )
     parser.add_argument(
         "--quiet", action="store_true",
         help="print only the verdict line per model (no explanation, no progress)",
+    )
+    parser.add_argument(
+        "--state-bound", type=int, default=DEFAULT_STATE_BOUND, metavar="N",
+        help="stop compiling a Ser program beyond N local x global states "
+        f"(default {DEFAULT_STATE_BOUND})",
     )
     parser.add_argument(
         "--artifacts", metavar="DIR",
@@ -96,53 +94,8 @@ class _Progress:
             sys.stderr.flush()
 
 
-def _explanation(result: ProveResult) -> tuple[str, dict[str, Any] | None]:
-    if result.counterexample is None:
-        return "", None
-    from prover.certificate.explain import explain, explanation_json, render_text
-
-    if result.ns is None:
-        return "", None
-    expl = explain(result.ns, result.counterexample)
-    return render_text(expl), explanation_json(expl)
-
-
-def _sizes(result: ProveResult) -> dict[str, dict[str, int]] | None:
-    """NS and interleaving-net sizes of the decided model (for the summary and --json)."""
-    if result.ns is None:
-        return None
-    from prover.petri.build import build_interleaving_net
-
-    return {"network_system": result.ns.sizes(),
-            "petri_net": build_interleaving_net(result.ns).sizes()}
-
-
-def _result_json(result: ProveResult, expl: dict[str, Any] | None) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "model": result.model_path,
-        "verdict": result.status,
-        "exit_code": result.exit_code,
-        "certificate": result.certificate_path,
-        "engine": result.engine,
-        "checker": {"status": result.check_status, "message": result.check_message},
-        "reason": result.reason,
-        "times": {k: round(v, 3) for k, v in result.times.items()},
-        "stats": result.stats,
-        "sizes": _sizes(result),
-    }
-    if expl is not None:
-        out["counterexample"] = expl
-    return out
-
-
-def _error_json(path: str, exc: SerError) -> dict[str, Any]:
-    return {"model": path, "verdict": "input_error", "exit_code": EXIT_USAGE,
-            "error": {"code": exc.code, "message": exc.render()}}
-
-
-def _decide(path: str, args: argparse.Namespace) -> tuple[ProveResult | None, dict[str, Any]]:
-    """One model: (result, error document) — exactly one is meaningful. Runs in a worker
-    process with --jobs, so it returns data instead of printing."""
+def _decide(path: str, args: argparse.Namespace) -> Outcome:
+    """One model's outcome, as data: it runs in a worker process with --jobs."""
     progress = _Progress(path, enabled=not (args.quiet or args.json or args.jobs > 1))
     cert_path = args.output
     if args.out_dir:
@@ -151,15 +104,14 @@ def _decide(path: str, args: argparse.Namespace) -> tuple[ProveResult | None, di
         result = prove_model(
             path, cert_path=cert_path, timeout_s=args.timeout,
             check_timeout_s=args.check_timeout, progress=progress,
+            state_bound=args.state_bound,
         )
     except SerError as exc:
         progress.clear()
-        return None, _error_json(path, exc)
+        return InputFailure.of(path, exc)
     except Exception as exc:  # a bug: never let it look like a verdict (exit 1)
         progress.clear()
-        msg = f"internal error (a bug, please report it): {type(exc).__name__}: {exc}"
-        return None, {"model": path, "verdict": "error", "exit_code": EXIT_INTERNAL,
-                      "reason": msg}
+        return f"internal error (a bug, please report it): {type(exc).__name__}: {exc}"
     progress.clear()
     if args.artifacts:
         from prover.artifacts import write_artifacts
@@ -168,7 +120,7 @@ def _decide(path: str, args: argparse.Namespace) -> tuple[ProveResult | None, di
             write_artifacts(path, result, args.artifacts)
         except (OSError, SerError) as exc:
             print(f"{path}: warning: artifacts not written: {exc}", file=sys.stderr)
-    return result, {}
+    return result
 
 
 def run(args: argparse.Namespace) -> int:
@@ -181,65 +133,23 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--timeout must be ≥ 0 and --check-timeout > 0")
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
+    if args.state_bound < 1:
+        raise UsageError("--state-bound must be a positive integer")
     if args.out_dir:
         try:
             Path(args.out_dir).mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise UsageError(f"cannot create {args.out_dir}: {exc.strerror or exc}") from None
+    reporter = Reporter(len(models), json=args.json, quiet=args.quiet)
     if args.jobs > 1 and len(models) > 1:
-        from concurrent.futures import ProcessPoolExecutor
+        from concurrent.futures import ProcessPoolExecutor, as_completed
 
         with ProcessPoolExecutor(max_workers=min(args.jobs, len(models))) as pool:
-            outcomes = list(pool.map(_decide, models, [args] * len(models)))
+            futures = {pool.submit(_decide, path, args): i for i, path in enumerate(models)}
+            for fut in as_completed(futures):  # report each model as soon as it is settled
+                i = futures[fut]
+                reporter.add(i, models[i], fut.result())
     else:
-        outcomes = [_decide(path, args) for path in models]
-    codes: list[int] = []
-    docs: list[dict[str, Any]] = []
-    for path, (result, error) in zip(models, outcomes, strict=True):
-        if result is None:
-            codes.append(int(error["exit_code"]))
-            if args.json:
-                docs.append(error)
-            else:
-                print(error.get("error", {}).get("message") or f"{path}: {error['reason']}",
-                      file=sys.stderr)
-            continue
-        codes.append(result.exit_code)
-        text, data = _explanation(result) if result.status == "not_serializable" else ("", None)
-        if args.json:
-            docs.append(_result_json(result, data))
-            continue
-        _print_text(result, "" if args.quiet else text, quiet=args.quiet)
-    if args.json:
-        payload: Any = docs[0] if len(docs) == 1 else docs
-        print(json.dumps(payload, indent=2, ensure_ascii=False))
-    return min(codes, key=_SEVERITY.index)
-
-
-def _print_text(result: ProveResult, explanation: str, *, quiet: bool = False) -> None:
-    path = result.model_path
-    if result.status == "error":
-        print(f"{path}: error: {result.reason}", file=sys.stderr)
-        return
-    if result.status == "undecided":
-        print(f"{path}: undecided ({result.reason})")
-        return
-    word = "serializable" if result.status == "serializable" else "NOT serializable"
-    print(f"{path}: {word}")
-    if quiet:
-        return
-    if explanation:
-        print()
-        print(explanation)
-        print()
-    print(f"engine: {result.engine}; time: {describe_times(result.times)}")
-    sizes = _sizes(result)
-    if sizes is not None:
-        ns, net = sizes["network_system"], sizes["petri_net"]
-        print(
-            f"model: NS {ns['globals']} globals, {ns['locals']} locals, "
-            f"{ns['requests']} requests, {ns['responses']} responses, "
-            f"{ns['transitions']} transitions; Petri net {net['places']} places, "
-            f"{net['transitions']} transitions"
-        )
-    print(f"certificate: {result.certificate_path} (checked: {result.check_message})")
+        for i, path in enumerate(models):
+            reporter.add(i, path, _decide(path, args))
+    return reporter.finish()
