@@ -56,9 +56,25 @@ class Explanation:
     left_over: Multiset
 
 
+def response_key(response: str) -> tuple[int, int, str]:
+    """Responses in numeric order when they are integers (`3` before `10`), text after."""
+    try:
+        return (0, int(response), "")
+    except ValueError:
+        return (1, 0, response)
+
+
+def pair_key(pair: tuple[str, str]) -> tuple[str, tuple[int, int, str]]:
+    return (pair[0], response_key(pair[1]))
+
+
+def _by_pair(ms: Multiset) -> Multiset:
+    return tuple(sorted(ms, key=lambda item: pair_key(item[0])))
+
+
 def _fmt_ms(ms: Multiset) -> str:
     parts = []
-    for (r, v), n in ms:
+    for (r, v), n in _by_pair(ms):
         parts.append(f"{r}/{v}" + (f" ×{n}" if n > 1 else ""))
     return ", ".join(parts) if parts else "(nothing)"
 
@@ -116,11 +132,11 @@ def explain(
     oracle = membership or SerialMembership(aut)
     producible = oracle.producible_from_initial()
     by_request: dict[str, list[str]] = {r: [] for r in ns.request_names}
-    for r, v in sorted(producible):
+    for r, v in sorted(producible, key=pair_key):
         by_request.setdefault(r, []).append(v)
     serial_answers = tuple((r, tuple(vs)) for r, vs in by_request.items())
     reasons: list[str] = []
-    never = [(p, n) for p, n in cex.completed if p not in producible]
+    never = [(p, n) for p, n in _by_pair(cex.completed) if p not in producible]
     for (r, v), _ in never:
         answers = by_request.get(r, [])
         if answers:
@@ -225,7 +241,8 @@ def explanation_json(expl: Explanation) -> dict[str, Any]:
             }
             for r in expl.rows
         ],
-        "completed": [{"request": r, "response": v, "count": n} for (r, v), n in expl.completed],
+        "completed": [{"request": r, "response": v, "count": n}
+                      for (r, v), n in _by_pair(expl.completed)],
         "requests": expl.requests,
         "minimal": expl.minimal,
         "lower_bound": expl.lower_bound,
@@ -234,7 +251,8 @@ def explanation_json(expl: Explanation) -> dict[str, Any]:
         "longest_serial_order": [{"request": r, "response": v} for r, v in
                                  expl.best_serial_prefix],
         "stuck_at": expl.stuck_at,
-        "left_over": [{"request": r, "response": v, "count": n} for (r, v), n in expl.left_over],
+        "left_over": [{"request": r, "response": v, "count": n}
+                      for (r, v), n in _by_pair(expl.left_over)],
     }
 
 

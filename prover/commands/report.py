@@ -74,7 +74,7 @@ def explanation_of(result: ProveResult) -> tuple[str, dict[str, Any] | None]:
 
 def with_path(path: str, message: str) -> str:
     """Every message names its model (an error without a location does not by itself)."""
-    return message if message.startswith(path) else f"{path}: {message}"
+    return message if path in message else f"{path}: {message}"
 
 
 def wrap_reason(reason: str, *, indent: str = "  ") -> list[str]:
