@@ -1,9 +1,11 @@
 """`ser-prove MODEL... [-o CERT | --out-dir DIR] [--timeout S] [--jobs N] [--json] [--quiet]
-[--artifacts DIR]`: decide serializability.
+[--state-bound N] [--artifacts DIR]`: decide serializability.
 
 For each model: run the engines (prover/pipeline.py), check the certificate with the
 trusted checker, and only then print the verdict; for a counterexample also the
-explanation (numbered interleaving table, final multiset, why it is not serial).
+explanation (numbered interleaving table, final multiset, why it is not serial). What
+is printed, and when, is prover/commands/report.py; `--json` records are
+prover/commands/jsonl.py (docs/cli.md describes both).
 
 Exit codes: 0 serializable, 1 not serializable, 2 input or usage error, 3 undecided,
 4 internal error (a certificate the checker did not accept: a bug). With several models
