@@ -15,7 +15,7 @@ from typing import Any
 from checker import certificate
 from checker.certificate import Limits
 from checker.errors import CheckerError, Invalid, LimitError, Undecided
-from checker.model import load_model
+from checker.model import explore, semantics
 from checker.obligations import Model, check_structure, counterexample, make_model, proof
 
 EXIT_CODES = {"valid": 0, "invalid": 1, "unusable": 2, "undecided": 3}
@@ -167,21 +167,26 @@ def _obligations(
         return digest
 
     def build() -> str:
-        m = state["cert"]["model"]
-        model = make_model(load_model(m["kind"], m["source"]))
-        state["model"] = model
-        return f"{len(model.net.places)} places, {len(model.net.transitions)} transitions, " \
-            f"{len(model.aut.edges)} serial edges"
+        cert, m = state["cert"], state["cert"]["model"]
+        state["sem"] = sem = semantics(m["kind"], m["source"])
+        if "counterexample" in cert:
+            return "one-step semantics (counterexamples are replayed on it)"
+        pairs = cert["proof"].get("pairs")
+        ns = explore(sem, None if pairs is None else frozenset(tuple(p) for p in pairs))
+        state["model"] = model = make_model(ns)
+        kind = "closure" if pairs is None else f"restricted to {len(pairs)} pairs"
+        return f"NS {kind}: {len(model.net.places)} places, {len(model.net.transitions)} " \
+            f"transitions, {len(model.aut.edges)} serial edges"
 
     yield "certificate", _guard(read)
     yield "model-hash", _guard(model_hash)
     yield "model", _guard(build)
-    model: Model = state["model"]
     data = state["cert"]
     if "counterexample" in data:
-        steps = counterexample(model, data["counterexample"])
+        steps = counterexample(state["sem"], data["counterexample"])
     else:
-        steps = proof(model, data["proof"], deadline.remaining)
+        model: Model = state["model"]
+        steps = proof(model, data["proof"], deadline.remaining, state["sem"])
     for name, thunk in steps:
         yield name, _guard(thunk)
 

@@ -3,20 +3,20 @@
 Written from ser-reference §1–§3 and the deliberate differences of DESIGN.md, without
 looking at the prover. Expressions are plain tuples (hashable, compared structurally):
 ("int", n) ("var", x) ("nd",) ("yield",) ("exit",) ("assign", x, e) ("bin", op, a, b)
-("not", a) ("seq", a, b) ("if", c, t, e) ("while", c, b).
+("not", a) ("neg", a) ("seq", a, b) ("if", c, t, e) ("while", c, b).
 """
 
 from __future__ import annotations
 
 import importlib.resources
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import lark
 
-from checker.errors import ModelError
+from checker.errors import Invalid, ModelError
 
 Expr = tuple[Any, ...]
 Env = tuple[tuple[str, int], ...]  # sorted (name, value) pairs, zero values dropped
@@ -47,30 +47,36 @@ def _i64(n: int) -> int:
     return n
 
 
-def _apply(op: str, a: int, b: int) -> int:
-    if op == "+":
-        return _i64(a + b)
-    if op == "-":
-        return _i64(a - b)
-    if op == "==":
-        return int(a == b)
+def _div(a: int, b: int) -> int:  # truncating toward zero, as C
+    if b == 0:
+        raise ModelError("division by zero")
+    return abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)
+
+
+_OPS: dict[str, Callable[[int, int], int]] = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b, "/": _div,
+    "%": lambda a, b: a - b * _div(a, b), "==": lambda a, b: int(a == b),
+    "!=": lambda a, b: int(a != b), "<": lambda a, b: int(a < b), "<=": lambda a, b: int(a <= b),
+    ">": lambda a, b: int(a > b), ">=": lambda a, b: int(a >= b),
     # && with a != 0, || with a == 0: the right operand decides, normalised at run time
-    return int(b != 0)
+    "&&": lambda a, b: int(b != 0), "||": lambda a, b: int(b != 0),
+}
+
+
+def _apply(op: str, a: int, b: int) -> int:
+    return _i64(_OPS[op](a, b))
 
 
 def mk_bin(op: str, a: Expr, b: Expr) -> Expr:
-    if a[0] == "int":
-        if op == "&&":
-            return ZERO if a[1] == 0 else b  # quirk Q1: `n && B` folds to B itself
-        if op == "||":
-            return ("int", 1) if a[1] != 0 else b
-        if b[0] == "int":
-            return ("int", _apply(op, a[1], b[1]))
-    return ("bin", op, a, b)
+    if a[0] == "int" and op in ("&&", "||"):  # quirk Q1: `n && B` folds to B itself
+        return b if (a[1] != 0) == (op == "&&") else ("int", int(op == "||"))
+    return ("int", _apply(op, a[1], b[1])) if a[0] == b[0] == "int" else ("bin", op, a, b)
 
 
-def mk_not(a: Expr) -> Expr:
-    return ("int", int(a[1] == 0)) if a[0] == "int" else ("not", a)
+def mk_un(tag: str, a: Expr) -> Expr:  # "not" (`!`) or "neg" (unary `-`)
+    if a[0] != "int":
+        return (tag, a)
+    return ("int", int(a[1] == 0) if tag == "not" else _i64(-a[1]))
 
 
 def mk_seq(a: Expr, b: Expr) -> Expr:
@@ -78,9 +84,7 @@ def mk_seq(a: Expr, b: Expr) -> Expr:
 
 
 def mk_if(c: Expr, t: Expr, e: Expr) -> Expr:
-    if c[0] == "int":
-        return t if c[1] != 0 else e
-    return ("if", c, t, e)
+    return (t if c[1] != 0 else e) if c[0] == "int" else ("if", c, t, e)
 
 
 def mk_while(c: Expr, b: Expr) -> Expr:
@@ -93,21 +97,37 @@ _GRAMMAR = (importlib.resources.files("checker") / "ser.lark").read_text(encodin
 _PARSER = lark.Lark(_GRAMMAR, parser="lalr", lexer="basic", maybe_placeholders=False)
 
 
-_BIN = {"or_": "||", "and_": "&&", "eq": "==", "add": "+", "sub": "-"}
+def _name(tok: Any, init: bool = False) -> str:
+    if tok in ("true", "false") or init and _is_local(tok):
+        why = "only globals have initial values" if init and _is_local(tok) else "write 1 or 0"
+        raise ModelError(f"line {tok.line} column {tok.column}: not a name here: {tok} ({why})")
+    return str(tok)
+
+
+def _program(c: list[Any]) -> tuple[Env, list[tuple[str, Expr]]]:
+    inits = [i for d in c if d[0] == "global" for i in d[1:]]
+    blocks = [b for b in c if b[0] != "global"]
+    for what, names in (("global", [k for k, _ in inits]), ("request", [r for r, _ in blocks])):
+        if len(set(names)) != len(names):
+            raise ModelError(f"a {what} name is repeated: {names}")
+    return tuple(sorted((k, v) for k, v in inits if v != 0)), blocks
+
+
 _NODE: dict[str, Callable[[list[Any]], Any]] = {
     "int_": lambda c: ("int", _i64(int(c[0]))),
-    "var": lambda c: ("var", str(c[0])),
-    "nondet": lambda c: ("nd",),
-    "yield_": lambda c: ("yield",),
-    "exit_": lambda c: ("exit",),
-    "assign": lambda c: ("assign", str(c[0]), c[1]),
-    "not_": lambda c: mk_not(c[0]),
+    "var": lambda c: ("var", _name(c[0])),
+    "assign": lambda c: ("assign", _name(c[0]), c[1]),
+    "bin": lambda c: mk_bin(str(c[1]), c[0], c[2]),
+    "not": lambda c: mk_un("not", c[0]),
+    "neg": lambda c: mk_un("neg", c[1]),
     "seq": lambda c: mk_seq(c[0], c[1]),
     "if_": lambda c: mk_if(c[0], c[1], c[2]),
     "while_": lambda c: mk_while(c[0], c[1]),
     "request_block": lambda c: (str(c[0]), c[1]),
-    "program": list,
-    "bare": lambda c: [("request", c[0])],
+    "init": lambda c: (_name(c[0], True), _i64(int(c[-1]) * (-1 if len(c) == 3 else 1))),
+    "global_decl": lambda c: ("global", *c),
+    "program": _program,
+    "bare": lambda c: _program([*c[:-1], ("request", c[-1])]),
 }
 
 
@@ -115,66 +135,48 @@ class _Build(lark.Transformer[Any, Any]):
     """Parse tree → Expr through the smart constructors (the parser folds too, §1.4)."""
 
     def __default__(self, data: Any, children: list[Any], meta: Any) -> Any:
-        if data in _BIN:
-            return mk_bin(_BIN[data], children[0], children[1])
-        return _NODE[str(data)](children)
+        return _NODE[data](children) if data in _NODE else (str(data),)  # nd, yield, exit
 
 
-def parse_ser(text: str) -> list[tuple[str, Expr]]:
-    """The (request name, body) list of a Ser file. Errors name their own line and column."""
+def parse_program(text: str) -> tuple[Env, list[tuple[str, Expr]]]:
+    """The initial global state and the (request name, body) list of a Ser file."""
     try:
-        tree = _PARSER.parse(text)
-        result: list[tuple[str, Expr]] = _Build().transform(tree)
-    except lark.exceptions.UnexpectedCharacters as exc:
-        raise ModelError(
-            f"line {exc.line} column {exc.column}: unexpected character {exc.char!r}"
-        ) from None
-    except lark.exceptions.UnexpectedEOF:
-        raise ModelError("unexpected end of input") from None
-    except lark.exceptions.UnexpectedToken as exc:
-        raise ModelError(
-            f"line {exc.line} column {exc.column}: unexpected token {str(exc.token)!r}"
-        ) from None
+        result: tuple[Env, list[tuple[str, Expr]]] = _Build().transform(_PARSER.parse(text))
+    except lark.exceptions.UnexpectedInput as exc:  # a character or a token (LALR: no EOF)
+        tok = getattr(exc, "token", None)
+        what = f"character {getattr(exc, 'char', '')!r}" if tok is None else f"token {str(tok)!r}"
+        raise ModelError(f"line {exc.line} column {exc.column}: unexpected {what}") from None
     except lark.exceptions.VisitError as exc:  # an error raised inside a constructor
-        if isinstance(exc.orig_exc, ModelError):
-            raise exc.orig_exc from None
-        raise
+        raise exc.orig_exc if isinstance(exc.orig_exc, ModelError) else exc from None
     return result
 
 
 # ------------------------------------------------------------------ printer (docs/naming.md)
 
-_LEVEL = {"seq": 1, "assign": 2, "||": 3, "&&": 4, "==": 5, "+": 6, "-": 6, "not": 7}
-_CHILD_MIN = {"||": (3, 4), "&&": (4, 5), "==": (6, 6), "+": (6, 7), "-": (6, 7)}
-
-
-def _level(e: Expr) -> int:
-    return _LEVEL.get(e[1] if e[0] == "bin" else e[0], 8)
+_LEVEL = {"seq": 1, "assign": 2, "||": 3, "&&": 4, "==": 5, "!=": 5, "<": 6, "<=": 6, ">": 6,
+          ">=": 6, "+": 7, "-": 7, "*": 8, "/": 8, "%": 8, "not": 9, "neg": 9}
 
 
 def expr_text(e: Expr, minimum: int = 1) -> str:
     """Canonical text; parentheses exactly where the reference's text would be ambiguous."""
-    tag = e[0]
-    if tag == "int":
+    tag, lv = e[0], _LEVEL.get(e[1] if e[0] == "bin" else e[0], 10)
+    if tag in ("int", "var"):
         s = str(e[1])
-    elif tag == "var":
-        s = e[1]
     elif tag in ("nd", "yield", "exit"):
-        s = {"nd": "?", "yield": "yield", "exit": "exit"}[tag]
+        s = "?" if tag == "nd" else tag
     elif tag == "assign":
         s = f"{e[1]} := {expr_text(e[2], 2)}"
-    elif tag == "bin":
-        lo, hi = _CHILD_MIN[e[1]]
-        s = f"{expr_text(e[2], lo)} {e[1]} {expr_text(e[3], hi)}"
-    elif tag == "not":
-        s = "!" + expr_text(e[1], 7)
+    elif tag == "bin":  # left-associative, except that comparisons (5, 6) do not chain
+        s = f"{expr_text(e[2], lv + (lv in (5, 6)))} {e[1]} {expr_text(e[3], lv + 1)}"
+    elif tag in ("not", "neg"):
+        s = ("!" if tag == "not" else "-") + expr_text(e[1], 9)
     elif tag == "seq":
         s = f"{expr_text(e[1], 2)}; {expr_text(e[2], 1)}"
     elif tag == "if":
         s = f"if({expr_text(e[1])}){{{expr_text(e[2])}}}else{{{expr_text(e[3])}}}"
     else:
         s = f"while({expr_text(e[1])}){{ {expr_text(e[2])} }}"
-    return f"({s})" if _level(e) < minimum else s
+    return f"({s})" if lv < minimum else s
 
 
 def env_text(env: Env) -> str:
@@ -193,10 +195,7 @@ def _is_local(name: str) -> bool:
 
 
 def _set(env: Env, name: str, value: int) -> Env:
-    rest = [(k, v) for k, v in env if k != name]
-    if value != 0:
-        rest.append((name, value))
-    return tuple(sorted(rest))
+    return tuple(sorted([(k, v) for k, v in env if k != name] + [(name, value)] * (value != 0)))
 
 
 def _get(env: Env, name: str) -> int:
@@ -239,9 +238,9 @@ def run(e: Expr, loc: Env, glo: Env) -> list[Outcome]:
                         out.append((True, res, l3, g3))
                     else:
                         out.append((False, _apply(op, v, w), l3, g3))
-    elif tag == "not":
+    elif tag in ("not", "neg"):  # the smart constructor computes the value of a literal
         for y, v, l2, g2 in run(e[1], loc, glo):
-            out.append((True, mk_not(v), l2, g2) if y else (False, int(v == 0), l2, g2))
+            out.append((y, mk_un(tag, v) if y else mk_un(tag, ("int", v))[1], l2, g2))
     elif tag == "seq":
         first = run(e[1], loc, glo)
         out.extend((True, mk_seq(v, e[2]), l2, g2) for y, v, l2, g2 in first if y)
@@ -261,9 +260,8 @@ def run(e: Expr, loc: Env, glo: Env) -> list[Outcome]:
 
 
 def _run_while(e: Expr, loc: Env, glo: Env) -> list[Outcome]:
-    cond, body = e[1], e[2]
+    (_, cond, body), stack, seen = e, [(loc, glo)], set()
     out: list[Outcome] = []
-    stack, seen = [(loc, glo)], set()
     while stack:
         state = stack.pop()
         if state in seen:  # a yield-free cycle: this path never finishes (§2.2)
@@ -285,71 +283,132 @@ def _run_while(e: Expr, loc: Env, glo: Env) -> list[Outcome]:
     return out
 
 
-# --------------------------------------------------------------------------- Ser → NS (§2.4)
+# --------------------------------------------------------------------------- one-step semantics
 
 
-def compile_ser(text: str) -> NS:
-    blocks = parse_ser(text)
-    named: dict[str, Any] = {}  # text -> state: distinct states must never share a name (B7)
-    requests: dict[tuple[str, str], None] = {}
+@dataclass(frozen=True)
+class Semantics:
+    """A model's one-step semantics over canonical names: what every NS is explored from,
+    and what counterexamples are replayed against. `step` and `answers` take names this
+    semantics produced (initial states or earlier outcomes)."""
+
+    initial: str
+    requests: tuple[tuple[str, str], ...]  # (request name, initial local)
+    step: Callable[[str, str], tuple[tuple[str, str], ...]]  # (l, g) -> [(l2, g2)]
+    answers: Callable[[str], tuple[str, ...]]  # the responses a local can give
+    can_step: Callable[[str], bool]
+    bound_message: Callable[[], str]
+    table: NS | None = None  # NS JSON: the file itself is the closure
+
+
+def ser_semantics(text: str) -> Semantics:
+    init, blocks = parse_program(text)
+    states: dict[str, Any] = {}  # "L"/"G" + text -> state: distinct states never share a name
+    cache: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}
+
+    def name(kind: str, state: Any) -> str:
+        shown = local_text(*state) if kind == "L" else env_text(state)
+        if states.setdefault(kind + shown, state) != state:
+            raise ModelError(f"two distinct states print as {shown!r}")
+        return shown
+
+    def step(loc: str, glo: str) -> tuple[tuple[str, str], ...]:
+        if (loc, glo) not in cache:
+            (env, e), g = states["L" + loc], states["G" + glo]
+            out = [(name("L", (l2, v if y else ("int", v))), name("G", g2))
+                   for y, v, l2, g2 in run(e, env, g)]  # fmt: skip
+            cache[(loc, glo)] = tuple(dict.fromkeys(out))
+        return cache[(loc, glo)]
+
+    def answers(loc: str) -> tuple[str, ...]:
+        e = states["L" + loc][1]
+        return (str(e[1]),) if e[0] == "int" else ()
+
+    def bound_message() -> str:
+        values: dict[str, set[int]] = {}
+        for key, st in states.items():
+            for k, v in st[0] if key[0] == "L" else st:
+                values.setdefault(k, set()).add(v)
+        var = max(sorted(values), key=lambda k: len(values[k]), default="?")
+        return f"compilation exceeds {STATE_BOUND} states (variable {var} keeps growing)"
+
+    requests = tuple(dict.fromkeys((r, name("L", ((), body))) for r, body in blocks))
+    return Semantics(name("G", init), requests, step, answers,
+                     lambda loc: states["L" + loc][1][0] != "int", bound_message)  # fmt: skip
+
+
+def ns_semantics(ns: NS) -> Semantics:
+    succ: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for loc, g, l2, g2 in ns.transitions:
+        succ.setdefault((loc, g), []).append((l2, g2))
+    answers: dict[str, list[str]] = {}
+    for loc, v in ns.responses:
+        answers.setdefault(loc, []).append(v)
+    sources = {t[0] for t in ns.transitions}
+    return Semantics(ns.initial, ns.requests, lambda loc, g: tuple(succ.get((loc, g), ())),
+                     lambda loc: tuple(answers.get(loc, ())), sources.__contains__,
+                     lambda: f"NS exceeds {STATE_BOUND} states", ns)  # fmt: skip
+
+
+def explore(sem: Semantics, pairs: frozenset[tuple[str, str]] | None = None) -> NS:
+    """The NS discovered from the initial states. Without `pairs`: the closure (every local
+    seen is stepped at every global seen, ser-reference §2.4; for NS JSON the file). With
+    `pairs`: a local is stepped at a global only when the pair is listed (DESIGN.md,
+    restricted network systems)."""
+    if pairs is None and sem.table is not None:
+        return sem.table
+    by_l: dict[str, list[str]] = {}
+    by_g: dict[str, list[str]] = {}
+    for loc, g in pairs or ():
+        by_l.setdefault(loc, []).append(g)
+        by_g.setdefault(g, []).append(loc)
+    locs: dict[str, None] = {}
+    globs: dict[str, None] = {sem.initial: None}
     responses: dict[tuple[str, str], None] = {}
     transitions: dict[tuple[str, str, str, str], None] = {}
-    seen_l: dict[tuple[Env, Expr], str] = {}  # local state -> request that first reached it
-    seen_g: dict[Env, None] = {(): None}
-    done: set[tuple[tuple[Env, Expr], Env]] = set()
-    stack: list[tuple[tuple[Env, Expr], Env]] = []
+    todo: list[tuple[str, str]] = []
 
-    def name(text: str, state: Any) -> str:
-        if named.setdefault(text, state) != state:
-            raise ModelError(f"two distinct states print as {text[1:]!r}")
-        return text[1:]
+    def found(new_l: list[str], new_g: list[str]) -> None:
+        for loc in new_l:
+            responses.update(((loc, v), None) for v in sem.answers(loc))
+            if sem.can_step(loc):
+                todo.extend((loc, g) for g in (globs if pairs is None else by_l.get(loc, ()))
+                            if g in globs)  # fmt: skip
+        for g in new_g:
+            todo.extend((loc, g) for loc in (locs if pairs is None else by_g.get(g, ()))
+                        if loc in locs and sem.can_step(loc))  # fmt: skip
 
-    def lname(st: tuple[Env, Expr]) -> str:
-        return name("L" + local_text(*st), st)
-
-    def gname(g: Env) -> str:
-        return name("G" + env_text(g), g)
-
-    for req, body in blocks:
-        requests[(req, lname(((), body)))] = None
-        seen_l.setdefault(((), body), req)
-        stack.append((((), body), ()))
-    while stack:
-        pair = stack.pop()
+    locs.update(dict.fromkeys(loc for _, loc in sem.requests))
+    found(list(locs), [])
+    done: set[tuple[str, str]] = set()
+    while todo:
+        pair = todo.pop()
         if pair in done:
             continue
         done.add(pair)
         if len(done) > PAIR_BOUND:
             raise ModelError(f"compilation explores more than {PAIR_BOUND} (local, global) pairs")
-        (loc, e), glo = pair
-        if e[0] == "int":
-            responses[(lname((loc, e)), str(e[1]))] = None
-            continue
         new_l, new_g = [], []
-        for y, v, l2, g2 in run(e, loc, glo):
-            target = (l2, v if y else ("int", v))
-            transitions[(lname((loc, e)), gname(glo), lname(target), gname(g2))] = None
-            if g2 not in seen_g:
-                seen_g[g2] = None
+        for l2, g2 in sem.step(*pair):
+            transitions[(*pair, l2, g2)] = None
+            if l2 not in locs:
+                locs[l2] = None
+                new_l.append(l2)
+            if g2 not in globs:
+                globs[g2] = None
                 new_g.append(g2)
-            if target not in seen_l:
-                seen_l[target] = seen_l[(loc, e)]
-                new_l.append(target)
-        if len(seen_l) + len(seen_g) > STATE_BOUND:
-            raise ModelError(_bound_message(seen_l, seen_g))
-        stack.extend((st, g) for g in new_g for st in seen_l)
-        stack.extend((st, g) for st in new_l for g in seen_g)
-    return NS("{}", tuple(requests), tuple(responses), tuple(transitions))
+        if len(locs) + len(globs) > STATE_BOUND:
+            raise ModelError(sem.bound_message())
+        found(new_l, new_g)
+    if pairs is not None and not pairs <= done:
+        loc, g = min(pairs - done)
+        raise Invalid(f"listed pair ({loc}, {g}) is never discovered or cannot step",
+                      code="E-PAIRS")  # fmt: skip
+    return NS(sem.initial, sem.requests, tuple(responses), tuple(transitions))
 
 
-def _bound_message(seen_l: dict[tuple[Env, Expr], str], seen_g: Iterable[Env]) -> str:
-    values: dict[str, set[int]] = {}
-    for env in [st[0] for st in seen_l] + list(seen_g):
-        for k, v in env:
-            values.setdefault(k, set()).add(v)
-    var = max(sorted(values), key=lambda k: len(values[k]), default="?")
-    req = list(seen_l.values())[-1]
-    return f"compilation exceeds {STATE_BOUND} states (request {req}, variable {var} keeps growing)"
+def compile_ser(text: str) -> NS:
+    return explore(ser_semantics(text))
 
 
 # --------------------------------------------------------------------------- NS JSON (§3)
@@ -366,7 +425,7 @@ def load_ns_json(text: str) -> NS:
     try:
         data = json.loads(text, object_pairs_hook=_no_duplicates)
     except (ValueError, RecursionError) as exc:
-        raise ModelError(f"NS JSON: {exc}") from None
+        raise ModelError(f"NS JSON: {str(exc)[:200]}") from None
     if not isinstance(data, dict):
         raise ModelError("NS JSON: top level is not an object")
     shapes = {"requests": 2, "responses": 2, "transitions": 4}
@@ -384,12 +443,25 @@ def load_ns_json(text: str) -> NS:
         )
         if not ok:
             raise ModelError(f"NS JSON: {key} must be a list of {width}-string lists")
+        if len(items) > PAIR_BOUND:
+            raise ModelError(f"NS JSON: more than {PAIR_BOUND} {key}")
         rows[key] = tuple(dict.fromkeys(tuple(r) for r in items))
+    names = {n for r in rows["transitions"] for n in r} | {r[1] for r in rows["requests"]}
+    if len(names | {r[0] for r in rows["responses"]}) > STATE_BOUND:
+        raise ModelError(f"NS JSON: more than {STATE_BOUND} states (the compilation bound)")
     return NS(data["initial_global"], rows["requests"], rows["responses"], rows["transitions"])
 
 
-def load_model(kind: str, text: str) -> NS:
+def semantics(kind: str, text: str) -> Semantics:
     try:
-        return compile_ser(text) if kind == "ser" else load_ns_json(text)
+        return ser_semantics(text) if kind == "ser" else ns_semantics(load_ns_json(text))
+    except RecursionError:
+        raise ModelError("model nested too deeply") from None
+
+
+def load_model(kind: str, text: str) -> NS:
+    """The closure NS (what a certificate without `pairs` is checked against)."""
+    try:
+        return explore(semantics(kind, text))
     except RecursionError:
         raise ModelError("model nested too deeply") from None

@@ -17,7 +17,7 @@ from typing import Any
 from checker.certificate import Limits, integer
 from checker.errors import Invalid, LimitError, SchemaError
 from checker.formula import Backend, Query, Smt, Translator, check_shape
-from checker.model import NS
+from checker.model import NS, Semantics
 from checker.net import Net, Place, TKey, build_net, place_text, transition_text
 from checker.serial import Edge, Serial, build_serial, is_serial
 
@@ -73,6 +73,9 @@ def check_structure(cert: Json, limits: Limits) -> None:
         vector(ce["completed"], "completed")
         return
     proof = cert["proof"]
+    pairs = [tuple(p) for p in proof.get("pairs", [])]
+    if any(a >= b for a, b in zip(pairs, pairs[1:], strict=False)):
+        raise SchemaError("proof.pairs: not sorted by (local, global) or repeated")
     for i, comp in enumerate(proof["serial_set"]["components"]):
         vector(comp["base"], f"component {i} base")
         for j, p in enumerate(comp["periods"]):
@@ -93,50 +96,40 @@ def check_structure(cert: Json, limits: Limits) -> None:
 # --------------------------------------------------------------------------- counterexample
 
 
-def counterexample(m: Model, ce: Json) -> Iterator[tuple[str, Thunk]]:
-    ns = m.ns
-    req_entries, resp_entries, steps = set(ns.requests), set(ns.responses), set(ns.transitions)
+def counterexample(sem: Semantics, ce: Json) -> Iterator[tuple[str, Thunk]]:
+    """Replayed on the one-step semantics itself, so no NS (and no pair list) is needed."""
+    entries = set(sem.requests)
     inflight: dict[int, tuple[str, str]] = {}  # instance -> (request, local)
     done: Vector = {}
 
     def replay() -> str:
         used: set[int] = set()
-        glob = ns.initial
+        glob = sem.initial
         for i, ev in enumerate(ce["events"], 1):
             n = integer(ev["instance"], f"event {i} instance")
             where = f"event {i} ({ev['event']} of instance {n})"
             if ev["event"] == "spawn":
-                _known("request", ev["request"], m.requests, where)
-                _known("local state", ev["local"], m.locals_, where)
                 if n in used:
                     raise invalid("E-REPLAY", f"{where}: instance {n} was used before")
-                if (ev["request"], ev["local"]) not in req_entries:
-                    raise invalid("E-REPLAY", f"{where}: not a request entry")
+                if (ev["request"], ev["local"]) not in entries:
+                    raise invalid("E-REPLAY", f"{where}: not a request entry of the model")
                 used.add(n)
                 inflight[n] = (ev["request"], ev["local"])
                 continue
-            if ev["event"] == "step":
-                (loc, g), (l2, g2) = ev["from"], ev["to"]
-                for s in (loc, l2):
-                    _known("local state", s, m.locals_, where)
-                for s in (g, g2):
-                    _known("global state", s, m.globals_, where)
-            else:
-                loc = ev["local"]
-                _known("local state", loc, m.locals_, where)
-                _known("response", ev["response"], m.responses, where)
+            loc = ev["from"][0] if ev["event"] == "step" else ev["local"]
             if n not in inflight or inflight[n][1] != loc:
                 raise invalid("E-REPLAY", f"{where}: instance {n} is not in flight at {loc}")
             req = inflight[n][0]
             if ev["event"] == "step":
+                (_, g), to = ev["from"], tuple(ev["to"])
                 if g != glob:
                     raise invalid("E-REPLAY", f"{where}: the global state is {glob}, not {g}")
-                if (loc, g, l2, g2) not in steps:
-                    raise invalid("E-REPLAY", f"{where}: not an NS transition")
-                inflight[n], glob = (req, l2), g2
+                if to not in sem.step(loc, g):
+                    raise invalid("E-REPLAY", f"{where}: not a step of the model")
+                inflight[n], glob = (req, to[0]), to[1]
             else:
-                if (loc, ev["response"]) not in resp_entries:
-                    raise invalid("E-REPLAY", f"{where}: not a response entry")
+                if ev["response"] not in sem.answers(loc):
+                    raise invalid("E-REPLAY", f"{where}: {loc} does not answer {ev['response']}")
                 del inflight[n]
                 done[(req, ev["response"])] = done.get((req, ev["response"]), 0) + 1
         return f"{len(ce['events'])} events replayed"
@@ -154,7 +147,7 @@ def counterexample(m: Model, ce: Json) -> Iterator[tuple[str, Thunk]]:
         return _vtext(done)
 
     def not_serial() -> str:
-        if is_serial(m.aut, done):
+        if is_serial(sem, done):
             raise invalid("E-SERIAL", f"{_vtext(done)} is produced by a serial execution")
         return f"no serial walk produces {_vtext(done)}"
 
@@ -310,7 +303,9 @@ def _transition_key(t: Json) -> TKey:
     return ("step", t["request"], *t["from"], *t["to"])
 
 
-def proof(m: Model, pf: Json, remaining: Callable[[], float]) -> Iterator[tuple[str, Thunk]]:
+def proof(
+    m: Model, pf: Json, remaining: Callable[[], float], sem: Semantics
+) -> Iterator[tuple[str, Thunk]]:
     net, inv = m.net, pf["invariant"]
     comps = pf["serial_set"]["components"]
     resolve = _place_resolver(net)
@@ -386,12 +381,32 @@ def proof(m: Model, pf: Json, remaining: Callable[[], float]) -> Iterator[tuple[
             raise invalid("E-REFUTATION", f"a quiescent invariant marking lies outside S: {model}")
         return f"unsat against {len(comps)} linear sets"
 
+    def exclusion(g: str, locs: list[str]) -> Thunk:
+        def run() -> str:
+            held = [smt.lin([(1, v) for p, v in mvar.items() if p[0] == "local" and p[2] == loc])
+                    for loc in locs]  # fmt: skip
+            marked = smt.disj([smt.cmp(">=", h, smt.const(1)) for h in held])
+            model = query().unsat(smt.conj([smt.cmp(">=", mvar[("global", g)], smt.const(1)),
+                                            marked]), shown)  # fmt: skip
+            if model is not None:
+                raise invalid("E-EXCLUSION", f"an unlisted local co-occurs with {g}: {model}")
+            return f"{len(locs)} unlisted locals excluded"
+
+        return run
+
     for i, comp in enumerate(comps):
         yield f"serial-set[{i}]", _bind(check_component, m, i, comp)
     yield "names", names
     yield "initiation", initiation
     for k, t in enumerate(net.transitions):
         yield f"consecution: {transition_text(t.key)}", consecution(k)
+    if "pairs" in pf:  # DESIGN.md, restricted network systems
+        listed = {tuple(p) for p in pf["pairs"]}
+        movers = sorted(loc for loc in m.locals_ if sem.can_step(loc))
+        for g in sorted(m.globals_):
+            locs = [loc for loc in movers if (loc, g) not in listed]
+            if locs:
+                yield f"exclusion: {g}", exclusion(g, locs)
     yield "refutation", refutation
 
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from checker.errors import Undecided
-from checker.model import NS
+from checker.model import NS, Semantics
 
 Edge = tuple[str, str, str, str]  # (g, request, response, g2)
 SEARCH_LIMIT = 2_000_000
@@ -43,30 +43,40 @@ def build_serial(ns: NS) -> Serial:
     return Serial(ns.initial, frozenset(states), frozenset(edges))
 
 
-def is_serial(aut: Serial, multiset: Mapping[tuple[str, str], int]) -> bool:
-    """Is there a walk from the initial state whose labels are exactly `multiset`?
+def is_serial(sem: Semantics, multiset: Mapping[tuple[str, str], int]) -> bool:
+    """Do requests run one at a time from the initial state answer exactly `multiset`?
 
-    Exhaustive depth-first search over (state, remaining counts), memoised; finite
-    because every edge consumes one label.
+    Exhaustive search over (global, remaining counts, running request and its local), on
+    the one-step semantics itself (no NS, so no pair list to trust); finite because the
+    counts bound the requests and each request's run alone is finite-state, else the
+    search limit makes it undecided.
     """
     keys = sorted(multiset)
     index = {k: i for i, k in enumerate(keys)}
-    out: dict[str, list[tuple[int, str]]] = {}
-    for g, r, v, g2 in sorted(aut.edges):
-        if (r, v) in index:
-            out.setdefault(g, []).append((index[(r, v)], g2))
-    start = (aut.initial, tuple(multiset[k] for k in keys))
+    entries = sorted(set(sem.requests))
+    State = tuple[str, tuple[int, ...], tuple[str, str] | None]
+    start: State = (sem.initial, tuple(multiset[k] for k in keys), None)
     seen, todo = {start}, [start]
     while todo:
-        g, rest = todo.pop()
-        if not any(rest):
-            return True
-        for i, g2 in out.get(g, []):
-            if rest[i] > 0:
-                nxt = (g2, rest[:i] + (rest[i] - 1,) + rest[i + 1 :])
-                if nxt not in seen:
-                    if len(seen) >= SEARCH_LIMIT:
-                        raise Undecided(f"serial search exceeds {SEARCH_LIMIT} states")
-                    seen.add(nxt)
-                    todo.append(nxt)
+        g, rest, running = todo.pop()
+        nexts: list[State] = []
+        if running is None:
+            if not any(rest):
+                return True
+            wanted = {keys[i][0] for i, c in enumerate(rest) if c}
+            nexts = [(g, rest, (r, loc)) for r, loc in entries if r in wanted]
+        else:
+            r, loc = running
+            for v in sem.answers(loc):
+                i = index.get((r, v), -1)
+                if i >= 0 and rest[i]:
+                    nexts.append((g, rest[:i] + (rest[i] - 1,) + rest[i + 1 :], None))
+            if sem.can_step(loc):
+                nexts += [(g2, rest, (r, l2)) for l2, g2 in sem.step(loc, g)]
+        for nxt in nexts:
+            if nxt not in seen:
+                if len(seen) >= SEARCH_LIMIT:
+                    raise Undecided(f"serial search exceeds {SEARCH_LIMIT} states")
+                seen.add(nxt)
+                todo.append(nxt)
     return False

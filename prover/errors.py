@@ -84,6 +84,12 @@ class IntegerRangeError(CompileError):
     code = "E-INT-RANGE"
 
 
+class DivisionByZeroError(CompileError):
+    """`/` or `%` by zero, in constant folding or at run time of the model."""
+
+    code = "E-DIV-ZERO"
+
+
 class NetworkSystemFormatError(SerError):
     """A network-system JSON file is malformed or violates its schema."""
 

@@ -5,7 +5,8 @@ The envelope (format, model, verdict, producer) is shared by every engine:
 `dump_certificate` serialises it deterministically. The same model and evidence give the
 same bytes on every run: keys are written in the contract's order, lists in the stated
 orders, and nothing run-dependent is included unless the caller asks for it
-(`producer(..., wall_time_s=...)` is optional and off by default for that reason).
+(`producer(..., wall_time_ms=...)` is optional and off by default for that reason; it is
+an integer, since certificates hold integer literals only).
 """
 
 from __future__ import annotations
@@ -62,11 +63,11 @@ def producer(
     *,
     solver: str = "none",
     solver_version: str = "",
-    wall_time_s: float | None = None,
+    wall_time_ms: int | None = None,
 ) -> dict[str, Any]:
     out: dict[str, Any] = {"tool": "ser-prove", "version": __version__, "engine": engine}
-    if wall_time_s is not None:
-        out["wall_time_s"] = round(max(wall_time_s, 0.0), 3)
+    if wall_time_ms is not None:
+        out["wall_time_ms"] = max(int(wall_time_ms), 0)
     out["solver"] = solver
     out["solver_version"] = solver_version
     return out

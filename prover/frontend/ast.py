@@ -14,10 +14,12 @@ injective on trees: the compiler keys local states by text and never hashes tree
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import ClassVar
 
-from prover.errors import IntegerRangeError
+from prover.errors import DivisionByZeroError, IntegerRangeError
 
 I64_MIN = -(2**63)
 I64_MAX = 2**63 - 1
@@ -43,7 +45,7 @@ class Expr:
     col: int = field(default=0, compare=False, kw_only=True)
 
     # Precedence level of the node for canonical printing (docs/naming.md).
-    LEVEL = 8
+    LEVEL = 10
 
     @cached_property
     def text(self) -> str:
@@ -92,41 +94,109 @@ class While(Expr):
 @dataclass(frozen=True)
 class Not(Expr):
     arg: Expr
+    LEVEL = 9
+
+
+@dataclass(frozen=True)
+class Neg(Expr):
+    """Unary minus; never wraps a literal (`-5` folds to the literal -5)."""
+
+    arg: Expr
+    LEVEL = 9
+
+
+@dataclass(frozen=True)
+class Binary(Expr):
+    """A binary operator. `OP` is its source text; comparisons are not associative
+    (`a < b < c` is a syntax error), the others associate to the left (C's rules)."""
+
+    left: Expr
+    right: Expr
+    OP: ClassVar[str] = ""
+    ASSOCIATIVE: ClassVar[bool] = True
+
+
+@dataclass(frozen=True)
+class Mul(Binary):
+    OP = "*"
+    LEVEL = 8
+
+
+@dataclass(frozen=True)
+class Div(Binary):
+    OP = "/"
+    LEVEL = 8
+
+
+@dataclass(frozen=True)
+class Mod(Binary):
+    OP = "%"
+    LEVEL = 8
+
+
+@dataclass(frozen=True)
+class Add(Binary):
+    OP = "+"
     LEVEL = 7
 
 
 @dataclass(frozen=True)
-class Add(Expr):
-    left: Expr
-    right: Expr
-    LEVEL = 6
+class Sub(Binary):
+    OP = "-"
+    LEVEL = 7
 
 
 @dataclass(frozen=True)
-class Sub(Expr):
-    left: Expr
-    right: Expr
+class Lt(Binary):
+    OP = "<"
     LEVEL = 6
+    ASSOCIATIVE = False
 
 
 @dataclass(frozen=True)
-class Eq(Expr):
-    left: Expr
-    right: Expr
+class Le(Binary):
+    OP = "<="
+    LEVEL = 6
+    ASSOCIATIVE = False
+
+
+@dataclass(frozen=True)
+class Gt(Binary):
+    OP = ">"
+    LEVEL = 6
+    ASSOCIATIVE = False
+
+
+@dataclass(frozen=True)
+class Ge(Binary):
+    OP = ">="
+    LEVEL = 6
+    ASSOCIATIVE = False
+
+
+@dataclass(frozen=True)
+class Eq(Binary):
+    OP = "=="
     LEVEL = 5
+    ASSOCIATIVE = False
 
 
 @dataclass(frozen=True)
-class And(Expr):
-    left: Expr
-    right: Expr
+class Ne(Binary):
+    OP = "!="
+    LEVEL = 5
+    ASSOCIATIVE = False
+
+
+@dataclass(frozen=True)
+class And(Binary):
+    OP = "&&"
     LEVEL = 4
 
 
 @dataclass(frozen=True)
-class Or(Expr):
-    left: Expr
-    right: Expr
+class Or(Binary):
+    OP = "||"
     LEVEL = 3
 
 
@@ -156,6 +226,10 @@ class Request:
 @dataclass(frozen=True)
 class Program:
     requests: tuple[Request, ...]
+    # The initial global state (`global A := 100;`): sorted, zero values dropped.
+    initial: tuple[tuple[str, int], ...] = ()
+    # Every global named in a `global` declaration, including those set to 0.
+    declared: frozenset[str] = frozenset()
 
 
 # ---- smart constructors (§1.4) -----------------------------------------------------
@@ -169,28 +243,71 @@ def mk_num(value: int, line: int = 0, col: int = 0) -> Num:
     return Num(check_i64(value, "integer"), line=line, col=col)
 
 
-def mk_eq(a: Expr, b: Expr, line: int, col: int) -> Expr:
+def _trunc_div(a: int, b: int) -> int:
+    """Integer division truncating toward zero (C99), not Python's floor division."""
+    if b == 0:
+        raise DivisionByZeroError("division by zero")
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+# The value of each arithmetic or comparison operator on two integers (`&&` and `||`
+# are not here: they short-circuit). Results leave signed 64 bits only by overflow.
+APPLY: dict[type[Binary], Callable[[int, int], int]] = {
+    Mul: lambda a, b: a * b,
+    Div: _trunc_div,
+    Mod: lambda a, b: a - b * _trunc_div(a, b),
+    Add: lambda a, b: a + b,
+    Sub: lambda a, b: a - b,
+    Lt: lambda a, b: int(a < b),
+    Le: lambda a, b: int(a <= b),
+    Gt: lambda a, b: int(a > b),
+    Ge: lambda a, b: int(a >= b),
+    Eq: lambda a, b: int(a == b),
+    Ne: lambda a, b: int(a != b),
+}
+_ALL_BINARY: list[type[Binary]] = [*APPLY, And, Or]
+BINARY_BY_OP: dict[str, type[Binary]] = {c.OP: c for c in _ALL_BINARY}
+
+
+def apply_binary(cls: type[Binary], a: int, b: int) -> int:
+    """`a OP b`; raises IntegerRangeError on overflow, DivisionByZeroError on `/ 0`, `% 0`."""
+    return check_i64(APPLY[cls](a, b), "value")
+
+
+def mk_binary(cls: type[Binary], a: Expr, b: Expr, line: int, col: int) -> Expr:
+    """An arithmetic or comparison node, folded when both operands are literals."""
+    if cls is And:
+        return mk_and(a, b, line, col)
+    if cls is Or:
+        return mk_or(a, b, line, col)
     if isinstance(a, Num) and isinstance(b, Num):
-        return Num(1 if a.value == b.value else 0, line=line, col=col)
-    return Eq(a, b, line=line, col=col)
+        return Num(apply_binary(cls, a.value, b.value), line=line, col=col)
+    return cls(a, b, line=line, col=col)
+
+
+def mk_eq(a: Expr, b: Expr, line: int, col: int) -> Expr:
+    return mk_binary(Eq, a, b, line, col)
 
 
 def mk_add(a: Expr, b: Expr, line: int, col: int) -> Expr:
-    if isinstance(a, Num) and isinstance(b, Num):
-        return mk_num(a.value + b.value, line, col)
-    return Add(a, b, line=line, col=col)
+    return mk_binary(Add, a, b, line, col)
 
 
 def mk_sub(a: Expr, b: Expr, line: int, col: int) -> Expr:
-    if isinstance(a, Num) and isinstance(b, Num):
-        return mk_num(a.value - b.value, line, col)
-    return Sub(a, b, line=line, col=col)
+    return mk_binary(Sub, a, b, line, col)
 
 
 def mk_not(a: Expr, line: int, col: int) -> Expr:
     if isinstance(a, Num):
         return Num(1 if a.value == 0 else 0, line=line, col=col)
     return Not(a, line=line, col=col)
+
+
+def mk_neg(a: Expr, line: int, col: int) -> Expr:
+    if isinstance(a, Num):
+        return Num(check_i64(-a.value, "value"), line=line, col=col)
+    return Neg(a, line=line, col=col)
 
 
 def mk_and(a: Expr, b: Expr, line: int, col: int) -> Expr:
@@ -229,13 +346,9 @@ def mk_assign(name: str, value: Expr, line: int, col: int) -> Expr:
     return Assign(name, value, line=line, col=col)
 
 
-def rebuild_binary(node: Add | Sub | Eq, a: Expr, b: Expr) -> Expr:
+def rebuild_binary(node: Binary, a: Expr, b: Expr) -> Expr:
     """The same binary operator as `node` over new operands, through its smart constructor."""
-    if isinstance(node, Add):
-        return mk_add(a, b, node.line, node.col)
-    if isinstance(node, Sub):
-        return mk_sub(a, b, node.line, node.col)
-    return mk_eq(a, b, node.line, node.col)
+    return mk_binary(type(node), a, b, node.line, node.col)
 
 
 # ---- canonical text (docs/naming.md) -------------------------------------------------
@@ -261,17 +374,14 @@ def render(e: Expr) -> str:
     if isinstance(e, While):
         return f"while({e.cond.text}){{ {e.body.text} }}"
     if isinstance(e, Not):
-        return "!" + _wrap(e.arg, 7)
-    if isinstance(e, Add):
-        return f"{_wrap(e.left, 6)} + {_wrap(e.right, 7)}"
-    if isinstance(e, Sub):
-        return f"{_wrap(e.left, 6)} - {_wrap(e.right, 7)}"
-    if isinstance(e, Eq):
-        return f"{_wrap(e.left, 6)} == {_wrap(e.right, 6)}"
-    if isinstance(e, And):
-        return f"{_wrap(e.left, 4)} && {_wrap(e.right, 5)}"
-    if isinstance(e, Or):
-        return f"{_wrap(e.left, 3)} || {_wrap(e.right, 4)}"
+        return "!" + _wrap(e.arg, 9)
+    if isinstance(e, Neg):
+        return "-" + _wrap(e.arg, 9)
+    if isinstance(e, Binary):
+        # Left-associative: the left child may have the same level; the right one needs
+        # one more. Comparisons are not associative: both children need one more.
+        left = e.LEVEL if e.ASSOCIATIVE else e.LEVEL + 1
+        return f"{_wrap(e.left, left)} {e.OP} {_wrap(e.right, e.LEVEL + 1)}"
     if isinstance(e, Assign):
         return f"{e.name} := {_wrap(e.value, 2)}"
     if isinstance(e, Seq):
@@ -306,10 +416,10 @@ def nesting_depth(e: Expr) -> int:
         if isinstance(node, Seq):
             stack.append((node.first, d + 1))
             stack.append((node.rest, d))
-        elif isinstance(node, (Add, Sub, Eq, And, Or)):
+        elif isinstance(node, Binary):
             stack.append((node.left, d + 1))
             stack.append((node.right, d + 1))
-        elif isinstance(node, Not):
+        elif isinstance(node, (Not, Neg)):
             stack.append((node.arg, d + 1))
         elif isinstance(node, Assign):
             stack.append((node.value, d + 1))
@@ -318,3 +428,21 @@ def nesting_depth(e: Expr) -> int:
         elif isinstance(node, While):
             stack.extend([(node.cond, d + 1), (node.body, d + 1)])
     return best
+
+
+def read_only_globals(program: Program) -> list[Var]:
+    """The first read of each global that no request assigns and no `global` declaration
+    initialises: it is always 0, most likely a misspelt name."""
+    reads: dict[str, Var] = {}
+    written: set[str] = set(program.declared)
+    stack: list[Expr] = [r.body for r in program.requests]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Var) and not is_local_name(node.name):
+            old = reads.get(node.name)
+            if old is None or (node.line, node.col) < (old.line, old.col):
+                reads[node.name] = node
+        elif isinstance(node, Assign):
+            written.add(node.name)
+        stack.extend(c for c in vars(node).values() if isinstance(c, Expr))
+    return [v for name, v in sorted(reads.items()) if name not in written]

@@ -19,7 +19,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from prover.errors import CompileError, ExitReachedError, IntegerRangeError, StateBoundError
+from prover.errors import (
+    CompileError,
+    DivisionByZeroError,
+    ExitReachedError,
+    IntegerRangeError,
+    SourceLocation,
+    StateBoundError,
+)
 from prover.frontend import ast
 from prover.frontend.ast import Expr, env_text, is_local_name, local_text
 from prover.frontend.parser import location
@@ -68,9 +75,12 @@ class _ExitHit(Exception):
 
 @dataclass
 class _Runner:
-    """The step function of §2.2, with the bound applied to loops and forks."""
+    """The step function of §2.2, with the bound applied to loops and forks. `source` and
+    `path` locate run-time arithmetic errors (division by zero, overflow)."""
 
     bound: int
+    source: str = ""
+    path: str = "<string>"
 
     def run(self, e: Expr, loc: Env, glo: Env, lines: Lines) -> list[Outcome]:
         if e.line and e.line not in lines:
@@ -88,7 +98,9 @@ class _Runner:
             raise _ExitHit(e)
         if isinstance(e, ast.Assign):
             return self._assign(e, loc, glo, lines)
-        if isinstance(e, (ast.Add, ast.Sub, ast.Eq)):
+        if isinstance(e, (ast.And, ast.Or)):
+            return self._logic(e, loc, glo, lines)
+        if isinstance(e, ast.Binary):
             return self._binary(e, loc, glo, lines)
         if isinstance(e, ast.Not):
             out: list[Outcome] = []
@@ -98,8 +110,14 @@ class _Runner:
                 else:
                     out.append((None, 1 if v == 0 else 0, l2, g2, ln))
             return out
-        if isinstance(e, (ast.And, ast.Or)):
-            return self._logic(e, loc, glo, lines)
+        if isinstance(e, ast.Neg):
+            out = []
+            for r, v, l2, g2, ln in self.run(e.arg, loc, glo, lines):
+                if r is not None:
+                    out.append((ast.mk_neg(r, e.line, e.col), 0, l2, g2, ln))
+                else:
+                    out.append((None, self._arith(e, v), l2, g2, ln))
+            return out
         if isinstance(e, ast.Seq):
             return self._seq(e, loc, glo, lines)
         if isinstance(e, ast.If):
@@ -145,9 +163,26 @@ class _Runner:
                 out.append((None, v, l2, env_set(g2, e.name, v), ln))
         return out
 
-    def _binary(
-        self, e: ast.Add | ast.Sub | ast.Eq, loc: Env, glo: Env, lines: Lines
-    ) -> list[Outcome]:
+    def _arith(self, e: ast.Binary | ast.Neg, n: int, m: int = 0) -> int:
+        """`n OP m` (or `-n`) at run time, its errors located at the operator `e`."""
+        try:
+            if isinstance(e, ast.Neg):
+                return ast.check_i64(-n, "value")
+            return ast.apply_binary(type(e), n, m)
+        except IntegerRangeError as exc:
+            raise IntegerRangeError(
+                f"{exc.message} in {e.text}", self._where(e)
+            ) from None
+        except DivisionByZeroError:
+            assert isinstance(e, ast.Binary)
+            raise DivisionByZeroError(
+                f"{e.text} divides by zero (its right operand can be 0 here)", self._where(e)
+            ) from None
+
+    def _where(self, e: Expr) -> SourceLocation | None:
+        return location(self.source, self.path, e.line, e.col) if e.line else None
+
+    def _binary(self, e: ast.Binary, loc: Env, glo: Env, lines: Lines) -> list[Outcome]:
         out: list[Outcome] = []
         for r, n, l2, g2, ln in self.run(e.left, loc, glo, lines):
             if r is not None:
@@ -157,12 +192,8 @@ class _Runner:
                 if r2 is not None:
                     lit = ast.Num(n, line=e.line, col=e.col)
                     out.append((ast.rebuild_binary(e, lit, r2), 0, l3, g3, ln3))
-                elif isinstance(e, ast.Add):
-                    out.append((None, ast.check_i64(n + m, "value"), l3, g3, ln3))
-                elif isinstance(e, ast.Sub):
-                    out.append((None, ast.check_i64(n - m, "value"), l3, g3, ln3))
                 else:
-                    out.append((None, 1 if n == m else 0, l3, g3, ln3))
+                    out.append((None, self._arith(e, n, m), l3, g3, ln3))
         return self._finish(out)
 
     def _logic(self, e: ast.And | ast.Or, loc: Env, glo: Env, lines: Lines) -> list[Outcome]:
@@ -282,13 +313,14 @@ def compile_program(
     state_bound: int = DEFAULT_STATE_BOUND,
 ) -> NetworkSystem:
     """The NS of a Ser program: closure over seen local states x seen global states."""
-    runner = _Runner(state_bound)
+    runner = _Runner(state_bound, source, path)
+    initial: Env = program.initial
     requests: list[RequestEntry] = []
     responses: list[ResponseEntry] = []
     transitions: list[Transition] = []
     origins: dict[Transition, set[int]] = {}
     seen_locals: dict[str, _Local] = {}
-    seen_globals: dict[Env, str] = {EMPTY: env_text(EMPTY)}
+    seen_globals: dict[Env, str] = {initial: env_text(initial)}
     stack: list[tuple[_Local, Env]] = []
 
     for req in program.requests:
@@ -296,7 +328,7 @@ def compile_program(
         requests.append(RequestEntry(req.name, start.text))
         if start.text not in seen_locals:
             seen_locals[start.text] = start
-        stack.append((start, EMPTY))
+        stack.append((start, initial))
 
     def over_bound(request: str, what: str, states: Iterable[tuple[Env, Env]]) -> StateBoundError:
         growing = _growing_variables(states)
@@ -323,7 +355,11 @@ def compile_program(
             ) from None
         except IntegerRangeError as exc:
             raise IntegerRangeError(
-                f"request '{cur.request}': {exc.message} (arithmetic overflow)"
+                f"request '{cur.request}': {exc.message} (arithmetic overflow)", exc.location
+            ) from None
+        except DivisionByZeroError as exc:
+            raise DivisionByZeroError(
+                f"request '{cur.request}': {exc.message}", exc.location
             ) from None
         except RecursionError:
             raise CompileError(f"request '{cur.request}' is nested too deeply") from None
@@ -367,7 +403,7 @@ def compile_program(
                     stack.append((nl, g))
 
     return NetworkSystem.make(
-        initial_global=env_text(EMPTY),
+        initial_global=env_text(initial),
         requests=requests,
         responses=responses,
         transitions=transitions,

@@ -17,7 +17,7 @@ from typing import Literal
 from prover.errors import InputFileError
 from prover.frontend.compile import DEFAULT_STATE_BOUND, compile_program
 from prover.frontend.nsjson import load_ns_json
-from prover.frontend.parser import parse
+from prover.frontend.parser import parse, ser_warnings
 from prover.frontend.sniff import reject_certificate
 from prover.ns import NetworkSystem
 
@@ -49,7 +49,7 @@ def load_source(
     if kind == "ser":
         program = parse(source, path)
         ns = compile_program(program, source=source, path=path, state_bound=state_bound)
-        return LoadedModel(path, "ser", source, ns)
+        return LoadedModel(path, "ser", source, ns, ser_warnings(program, path))
     if kind == "ns-json":
         reject_certificate(source, path)
         ns, warnings = load_ns_json(source, path)

@@ -9,6 +9,7 @@ the offending token, with the line and a caret.
 from __future__ import annotations
 
 import importlib.resources
+from dataclasses import dataclass
 from functools import lru_cache
 
 from lark import Lark, Token, Transformer
@@ -20,7 +21,13 @@ from lark.exceptions import (
     UnexpectedToken,
 )
 
-from prover.errors import IntegerRangeError, SerError, SerSyntaxError, SourceLocation
+from prover.errors import (
+    DivisionByZeroError,
+    IntegerRangeError,
+    SerError,
+    SerSyntaxError,
+    SourceLocation,
+)
 from prover.frontend import ast
 
 GRAMMAR_PATH = importlib.resources.files("prover.frontend") / "grammar.lark"
@@ -49,7 +56,7 @@ class _Build(Transformer[Token, object]):
         return ast.Num(value, line=tok.line or 0, col=tok.column or 0)
 
     def var(self, c: list[Token]) -> ast.Expr:
-        tok = c[0]
+        tok = _not_boolean(c[0])
         return ast.Var(str(tok), line=tok.line or 0, col=tok.column or 0)
 
     def nondet(self, c: list[Token]) -> ast.Expr:
@@ -62,7 +69,7 @@ class _Build(Transformer[Token, object]):
         return ast.Exit(line=c[0].line or 0, col=c[0].column or 0)
 
     def if_(self, c: list[object]) -> ast.Expr:
-        tok, cond, then, orelse = c
+        tok, cond, then, _else, orelse = c
         assert isinstance(tok, Token)
         return ast.mk_if(_e(cond), _e(then), _e(orelse), tok.line or 0, tok.column or 0)
 
@@ -81,14 +88,20 @@ class _Build(Transformer[Token, object]):
         assert isinstance(tok, Token)
         return _e(a), _e(b), tok.line or 0, tok.column or 0
 
-    def add(self, c: list[object]) -> ast.Expr:
-        return _folded(ast.mk_add, *self._binary(c))
+    def binary(self, c: list[object]) -> ast.Expr:
+        a, tok, b = c
+        assert isinstance(tok, Token)
+        cls = ast.BINARY_BY_OP[str(tok)]
+        return _folded(cls, _e(a), _e(b), tok.line or 0, tok.column or 0)
 
-    def sub(self, c: list[object]) -> ast.Expr:
-        return _folded(ast.mk_sub, *self._binary(c))
-
-    def eq(self, c: list[object]) -> ast.Expr:
-        return ast.mk_eq(*self._binary(c))
+    def neg(self, c: list[object]) -> ast.Expr:
+        tok, arg = c
+        assert isinstance(tok, Token)
+        line, col = tok.line or 0, tok.column or 0
+        try:
+            return ast.mk_neg(_e(arg), line, col)
+        except IntegerRangeError as exc:
+            raise _FoldRange(line, col, exc.message) from None
 
     def and_(self, c: list[object]) -> ast.Expr:
         return ast.mk_and(*self._binary(c))
@@ -102,6 +115,7 @@ class _Build(Transformer[Token, object]):
     def assign(self, c: list[object]) -> ast.Expr:
         name, _op, value = c
         assert isinstance(name, Token)
+        _not_boolean(name)
         return ast.mk_assign(str(name), _e(value), name.line or 0, name.column or 0)
 
     # top level -----------------------------------------------------------------
@@ -110,13 +124,90 @@ class _Build(Transformer[Token, object]):
         assert isinstance(kw, Token) and isinstance(name, Token)
         return ast.Request(str(name), _e(body), line=kw.line or 0)
 
+    def global_init(self, c: list[Token]) -> _GlobalInit:
+        name, _op, num = c
+        return _global_init(name, int(num), num)
+
+    def global_init_neg(self, c: list[Token]) -> _GlobalInit:
+        name, _op, _minus, num = c
+        return _global_init(name, -int(num), num)
+
+    def global_decl(self, c: list[object]) -> list[_GlobalInit]:
+        return [x for x in c if isinstance(x, _GlobalInit)]
+
     def program(self, c: list[object]) -> ast.Program:
         reqs = tuple(r for r in c if isinstance(r, ast.Request))
-        return ast.Program(reqs)
+        seen: dict[str, ast.Request] = {}
+        for r in reqs:
+            if r.name in seen:
+                raise _Located(
+                    r.line, 1, f"request '{r.name}' is defined twice (first on line "
+                    f"{seen[r.name].line}); give each request its own name"
+                )
+            seen[r.name] = r
+        return ast.Program(reqs, *_initial(c))
 
     def bare(self, c: list[object]) -> ast.Program:
-        body = _e(c[0])
-        return ast.Program((ast.Request(BARE_REQUEST_NAME, body, line=body.line),))
+        body = _e(c[-1])
+        return ast.Program((ast.Request(BARE_REQUEST_NAME, body, line=body.line),), *_initial(c))
+
+
+@dataclass(frozen=True)
+class _GlobalInit:
+    name: str
+    value: int
+    line: int
+    col: int
+
+
+def _global_init(name: Token, value: int, num: Token) -> _GlobalInit:
+    _not_boolean(name)
+    line, col = name.line or 0, name.column or 0
+    if ast.is_local_name(str(name)):
+        raise _Located(
+            line, col, f"'{name}' is a local name (lower-case first letter); only globals "
+            "(upper-case or '_' first) have initial values, locals start at 0"
+        )
+    if not ast.I64_MIN <= value <= ast.I64_MAX:
+        raise _LiteralRange(num)
+    return _GlobalInit(str(name), value, line, col)
+
+
+def _initial(c: list[object]) -> tuple[tuple[tuple[str, int], ...], frozenset[str]]:
+    """The initial global state of the `global` declarations (a name at most once), and
+    the declared names."""
+    seen: dict[str, _GlobalInit] = {}
+    for decl in c:
+        if not isinstance(decl, list):
+            continue
+        for g in decl:
+            if g.name in seen:
+                raise _Located(
+                    g.line, g.col, f"global '{g.name}' is given an initial value twice "
+                    f"(first on line {seen[g.name].line})"
+                )
+            seen[g.name] = g
+    initial = tuple(sorted((g.name, g.value) for g in seen.values() if g.value != 0))
+    return initial, frozenset(seen)
+
+
+def _not_boolean(tok: Token) -> Token:
+    if str(tok) in ("true", "false"):
+        raise _Located(
+            tok.line or 0, tok.column or 0, f"Ser has no '{tok}': write "
+            f"{1 if str(tok) == 'true' else 0} (0 is false, any other value is true)"
+        )
+    return tok
+
+
+class _Located(Exception):
+    """A modelling error found while building the tree; `parse` adds the source line."""
+
+    def __init__(self, line: int, col: int, message: str) -> None:
+        super().__init__(message)
+        self.line = line
+        self.col = col
+        self.message = message
 
 
 class _LiteralRange(Exception):
@@ -127,22 +218,23 @@ class _LiteralRange(Exception):
         self.token = token
 
 
-class _FoldRange(Exception):
-    def __init__(self, line: int, col: int, message: str) -> None:
-        super().__init__(message)
-        self.line = line
-        self.col = col
-        self.message = message
+class _FoldRange(_Located):
+    pass
 
 
-def _folded(fn: object, a: ast.Expr, b: ast.Expr, line: int, col: int) -> ast.Expr:
-    """Constant folding of `+`/`-` can overflow i64; locate that error at the operator."""
+class _FoldDivision(_Located):
+    pass
+
+
+def _folded(cls: type[ast.Binary], a: ast.Expr, b: ast.Expr, line: int, col: int) -> ast.Expr:
+    """Constant folding can overflow i64 or divide by zero; locate that at the operator."""
     try:
-        result = fn(a, b, line, col)  # type: ignore[operator]
+        return ast.mk_binary(cls, a, b, line, col)
     except IntegerRangeError as exc:
         raise _FoldRange(line, col, exc.message) from None
-    assert isinstance(result, ast.Expr)
-    return result
+    except DivisionByZeroError:
+        message = f"constant folding: {a.text} {cls.OP} 0 divides by zero"
+        raise _FoldDivision(line, col, message) from None
 
 
 def _e(x: object) -> ast.Expr:
@@ -215,17 +307,74 @@ def _token_text(tok: Token) -> str:
     return f"'{tok}'"
 
 
+# Constructs of other languages: "Ser has no X: write Y" (docs/language.md).
+_COMPOUND = "Ser has no '{0}=': write 'x := x {0} e'"
+_CHAR_HINTS = {
+    ":": "Ser has no ':': assignment is ':='",
+    "&": "Ser has no '&': write '&&' (on 0/1 values)",
+    "|": "Ser has no '|': write '||' (on 0/1 values)",
+    '"': "Ser has no strings: values are integers",
+    "'": "Ser has no characters or strings: values are integers",
+    "[": "Ser has no arrays: use one variable per element",
+}
+
+
+def _char_hint(ch: str, before: str) -> str | None:
+    if ch == "=":
+        for op in ("&&", "||", "+", "-", "*", "/", "%"):
+            if before.endswith(op):
+                return _COMPOUND.format(op)
+        return "Ser has no '=': write '==' to compare or ':=' to assign"
+    return _CHAR_HINTS.get(ch)
+
+
+_NOT_SER_WORDS = {
+    "return": "Ser has no 'return': a request answers the value of its last expression",
+    "for": "Ser has no 'for': write 'i := 0; while (i < n) { ...; i := i + 1 }'",
+    "int": "Ser has no declarations: a local starts at 0, write 'x := e'",
+    "var": "Ser has no declarations: a local starts at 0, write 'x := e'",
+    "let": "Ser has no declarations: a local starts at 0, write 'x := e'",
+    "then": "Ser has no 'then': write 'if (c) { ... } else { ... }'",
+    "do": "Ser has no 'do': write 'while (c) { ... }'",
+    "elif": "Ser has no 'elif': write 'else if (c) { ... }'",
+}
+
+
+def _token_hint(tok: Token, before: str, accepted: set[str]) -> str | None:
+    """A hint for a construct from another language, or None."""
+    last_word = before.rsplit(None, 1)[-1] if before.split() else ""
+    if tok.type == "PLUS" and before.endswith("+"):
+        return "Ser has no '++': write 'x := x + 1'"
+    if before.endswith("--") and tok.type in ("SEMI", "RBRACE", "RPAR", "$END"):
+        return "Ser has no '--': write 'x := x - 1'"
+    if tok.type == "STAR" and before.endswith("/"):
+        return "Ser has no '/* */' comments: write '// ...' to the end of the line"
+    if tok.type == "STAR" and before.endswith("*"):
+        return "Ser has no '**': write the product 'x * x * ...'"
+    if tok.type == "GT" and before.endswith("<"):
+        return "Ser has no '<>': write '!='"
+    if last_word in _NOT_SER_WORDS and tok.type != "ASSIGN":
+        return _NOT_SER_WORDS[last_word]
+    if tok.type in ("EQ", "NE", "LT", "LE", "GT", "GE") and "AND" in accepted:
+        return (f"comparisons do not chain in Ser: write 'a < b && b < c', or put the first "
+                f"comparison in parentheses before '{tok}'")
+    if accepted == {"ELSE"}:
+        return "Ser's 'if' needs an 'else': write 'else { 0 }' when there is nothing to do"
+    if tok.type == "GLOBAL":
+        return "the 'global' declarations come first, before the first request"
+    if tok.type == "LBRACE":
+        return "braces only enclose the branches of 'if' and the body of 'while': group with ( )"
+    return None
+
+
 def _syntax_error(exc: UnexpectedInput, source: str, path: str) -> SerError:
     if isinstance(exc, UnexpectedCharacters):
         pos = exc.pos_in_stream or 0
         ch = source[pos] if pos < len(source) else ""
-        hint = {":": " (assignment is ':=')", "=": " (equality is '==')",
-                "&": " (conjunction is '&&')", "|": " (disjunction is '||')",
-                "/": " (comments start with '//')"}.get(ch, "")
         shown = repr(ch) if ch.isprintable() else f"U+{ord(ch):04X}" if ch else "?"
+        hint = _char_hint(ch, source[:pos].rstrip())
         return SerSyntaxError(
-            f"unexpected character {shown}{hint}",
-            location(source, path, exc.line, exc.column),
+            hint or f"unexpected character {shown}", location(source, path, exc.line, exc.column)
         )
     if isinstance(exc, UnexpectedToken):
         tok = exc.token
@@ -240,10 +389,16 @@ def _syntax_error(exc: UnexpectedInput, source: str, path: str) -> SerError:
         if at_end:
             before = source.rstrip()
         if before.endswith(";") and tok.type in ("RBRACE", "$END"):
-            return SerSyntaxError("a ';' must be followed by an expression (no trailing ';')", loc)
+            return SerSyntaxError(
+                "Ser has no trailing ';': ';' separates expressions, remove the last one", loc
+            )
         if not source_has_code(source):
             return SerSyntaxError("no request and no expression found", loc)
-        expected = _describe_expected(_accepted(exc))
+        accepted = _accepted(exc)
+        hint = _token_hint(tok, before, accepted)
+        if hint is not None:
+            return SerSyntaxError(hint, loc)
+        expected = _describe_expected(accepted)
         return SerSyntaxError(f"unexpected {_token_text(tok)}; expected {expected}", loc)
     if isinstance(exc, UnexpectedEOF):
         return SerSyntaxError("unexpected end of input", _end_location(source, path))
@@ -273,6 +428,10 @@ def parse(source: str, path: str = "<string>") -> ast.Program:
         raise IntegerRangeError(
             f"constant folding: {exc.message}", location(source, path, exc.line, exc.col)
         ) from None
+    except _FoldDivision as exc:
+        raise DivisionByZeroError(exc.message, location(source, path, exc.line, exc.col)) from None
+    except _Located as exc:
+        raise SerSyntaxError(exc.message, location(source, path, exc.line, exc.col)) from None
     except UnexpectedInput as exc:
         raise _syntax_error(exc, source, path) from None
     except LarkError as exc:  # defensive: any other lark failure is still a syntax error
@@ -285,3 +444,12 @@ def parse(source: str, path: str = "<string>") -> ast.Program:
                 location(source, path, req.line or 1, 1),
             )
     return tree
+
+
+def ser_warnings(program: ast.Program, path: str = "<string>") -> tuple[str, ...]:
+    """Likely mistakes that are still valid Ser: a global that is only ever read."""
+    return tuple(
+        f"{path}:{v.line}:{v.col}: global '{v.name}' is read but never assigned and has no "
+        f"initial value, so it is always 0 (a misspelt name? or declare 'global {v.name} := N;')"
+        for v in ast.read_only_globals(program)
+    )

@@ -8,9 +8,9 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
-from checker.model import load_model
+from checker.model import load_model, semantics
 from checker.net import Net, Place, Transition, build_net
-from checker.serial import build_serial, is_serial
+from checker.serial import is_serial
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -39,14 +39,14 @@ def vec(d: dict[tuple[str, str], int]) -> list[Json]:
 def find_counterexample(kind: str, source: str, max_spawns: int = 4) -> Json:
     """Shortest trace (BFS over the counter abstraction) to a quiescent non-serial marking."""
     ns = load_model(kind, source)
-    net, aut = build_net(ns), build_serial(ns)
+    net, sem = build_net(ns), semantics(kind, source)
     start = (("global", ns.initial), (), ())
     parent: dict[Any, Any] = {start: None}
     todo = deque([start])
     while todo:
         state = todo.popleft()
         g, inflight, done = state
-        if not inflight and done and not is_serial(aut, dict(done)):
+        if not inflight and done and not is_serial(sem, dict(done)):
             return _events(net, parent, state)
         for t in net.transitions:
             nxt = _fire(t, state, max_spawns)

@@ -20,6 +20,8 @@ from checker.model import load_model
 Json = Any
 Mutant = tuple[str, Any, frozenset[str], dict[str, Any]]
 INVARIANT = frozenset({"E-INITIATION", "E-CONSECUTION", "E-REFUTATION"})
+# events are replayed on the one-step semantics: an unknown name is a step that does not exist
+UNREPLAYABLE = ("E-NAME", "E-REPLAY")
 
 
 def _copy(cert: Json) -> Json:
@@ -53,7 +55,7 @@ def generic(name: str, cert: Json) -> Iterator[Mutant]:
         ns = json.loads(c["model"]["source"])
         ns["requests"] = [["zz" + r, loc] for r, loc in ns["requests"]]
         c["model"]["source"] = json.dumps(ns)
-    yield _m(f"{name}: model text changed and rehashed", _rehash(c), "E-NAME")
+    yield _m(f"{name}: model text changed and rehashed", _rehash(c), "E-NAME", "E-REPLAY")
     c = _copy(cert)
     c["model"]["source"] = "request a { x; }" if c["model"]["kind"] == "ser" else "{"
     yield _m(f"{name}: embedded model does not compile", _rehash(c), "E-MODEL")
@@ -103,7 +105,7 @@ def counterexample(name: str, cert: Json) -> Iterator[Mutant]:
         if ev["event"] == "spawn":
             evs = _copy(events)
             evs[i]["local"] = "({}, no such state)"
-            yield _m(f"{name}: spawn {i + 1} at an unknown state", with_events(evs), "E-NAME")
+            yield _m(f"{name}: spawn {i + 1} at an unknown state", with_events(evs), *UNREPLAYABLE)
             other = [r for r, _ in ns.requests if (r, ev["local"]) not in set(ns.requests)]
             if other:
                 evs = _copy(events)
@@ -128,7 +130,7 @@ def counterexample(name: str, cert: Json) -> Iterator[Mutant]:
                     break
             evs = _copy(events)
             evs[i]["to"][1] = "{NOPE=1}"
-            yield _m(f"{name}: step {i + 1} to an unknown global", with_events(evs), "E-NAME")
+            yield _m(f"{name}: step {i + 1} to an unknown global", with_events(evs), *UNREPLAYABLE)
         else:
             for v in sorted({v for _, v in ns.responses}):
                 if (ev["local"], v) not in resp:
@@ -137,7 +139,7 @@ def counterexample(name: str, cert: Json) -> Iterator[Mutant]:
                     yield _m(f"{name}: respond {i + 1} with {v}", with_events(evs), "E-REPLAY")
             evs = _copy(events)
             evs[i]["response"] = "no-such-response"
-            yield _m(f"{name}: respond {i + 1} unknown response", with_events(evs), "E-NAME")
+            yield _m(f"{name}: respond {i + 1} unknown response", with_events(evs), *UNREPLAYABLE)
     spawn = next(e for e in events if e["event"] == "spawn")
     yield _m(f"{name}: extra spawn at the end",
              with_events([*events, {**spawn, "instance": 1000}]), "E-QUIESCENT")

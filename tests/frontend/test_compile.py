@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from prover.errors import ExitReachedError, IntegerRangeError, StateBoundError
+from prover.errors import ExitReachedError, IntegerRangeError, SerError, StateBoundError
 from prover.frontend.load import load_source
 from prover.ns import NetworkSystem, RequestEntry, ResponseEntry, Transition
 
@@ -164,10 +164,9 @@ def test_closure_pairs_every_local_with_every_global() -> None:
     assert ("({}, Y := 1)", "{Y=1}") in froms
 
 
-def test_repeated_request_names_give_separate_entries() -> None:
-    ns = ns_of("request r { 1 } request r { 2 }")
-    assert ns.requests == (RequestEntry("r", "({}, 1)"), RequestEntry("r", "({}, 2)"))
-    assert ns.transitions == ()
+def test_repeated_request_names_are_an_error() -> None:
+    with pytest.raises(SerError, match="request 'r' is defined twice"):
+        ns_of("request r { 1 }\nrequest r { 2 }")
 
 
 def test_origins_record_source_lines() -> None:

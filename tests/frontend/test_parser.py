@@ -29,9 +29,15 @@ def test_bare_expression_is_one_request_named_request() -> None:
     assert [r.name for r in prog.requests] == ["request"]
 
 
-def test_request_blocks_keep_order_and_repeated_names() -> None:
-    prog = parse("request b { 1 } request a { 2 } request b { x }")
-    assert [(r.name, r.body.text) for r in prog.requests] == [("b", "1"), ("a", "2"), ("b", "x")]
+def test_request_blocks_keep_order() -> None:
+    prog = parse("request b { 1 } request a { 2 } request c { x }")
+    assert [(r.name, r.body.text) for r in prog.requests] == [("b", "1"), ("a", "2"), ("c", "x")]
+
+
+def test_repeated_request_name_is_located() -> None:
+    with pytest.raises(SerSyntaxError, match="request 'b' is defined twice") as info:
+        parse("request b { 1 }\nrequest a { 2 }\nrequest b { x }")
+    assert info.value.location is not None and info.value.location.line == 3
 
 
 def test_no_top_level_declarations() -> None:
@@ -101,7 +107,7 @@ def test_conditions_and_bodies_are_full_expressions() -> None:
         "if (x) {1} else {}",
         "if (x) {} else {1}",
         "if x {1} else {2}",
-        "if (a) {1} else if (b) {2} else {3}",
+        "if (a) {1} else if (b) {2}",
         "while (x) {}",
         "()",
         "request r { }",
@@ -114,6 +120,12 @@ def test_if_needs_else_and_blocks_need_expressions(src: str) -> None:
 
 def test_nested_if_in_braces_is_fine() -> None:
     assert isinstance(expr("if (a) {1} else { if (b) {2} else {3} }"), ast.If)
+
+
+def test_else_if_is_a_nested_if() -> None:
+    assert expr("if (a) {1} else if (b) {2} else {3}") == expr(
+        "if (a) {1} else { if (b) {2} else {3} }"
+    )
 
 
 @pytest.mark.parametrize("src", ["x;", "request r { x := 1; }", "a; b;", "request r { x; } "])
@@ -165,9 +177,9 @@ def test_quirk_q1_fold_keeps_the_operand_value() -> None:
 
 
 def test_keywords_and_ordinary_identifiers() -> None:
-    for name in ("true", "false", "skip", "return", "int", "iffy", "elsewhere", "requests"):
+    for name in ("skip", "return", "int", "iffy", "elsewhere", "requests", "globals", "True"):
         assert expr(f"{name} := 1") == Assign(name, Num(1))
-    for kw in ("if", "else", "while", "yield", "exit", "request"):
+    for kw in ("if", "else", "while", "yield", "exit", "request", "global"):
         with pytest.raises(SerSyntaxError):
             parse(f"{kw} := 1")
 
@@ -191,8 +203,8 @@ def test_comments_and_whitespace() -> None:
 
 @pytest.mark.parametrize(
     "src",
-    ["x : 3", "a = b", "a & b", "a | b", "a / b", "a % b", "a * b", "a < b", "a != b",
-     "a, b", '"s"', "x\x01", "a >= b", "-1", "x := -1"],
+    ["x : 3", "a = b", "a & b", "a | b", "a ** b", "a < b < c", "a == b != c", "a <> b",
+     "a, b", '"s"', "x\x01", "a >= b >= c", "x++", "x += 1", "a ! b"],
 )
 def test_lexical_and_unsupported_syntax_errors(src: str) -> None:
     with pytest.raises(SerSyntaxError):

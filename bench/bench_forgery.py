@@ -1,0 +1,209 @@
+"""The forgery campaign: at least 10,000 hostile certificates through the checker, in process.
+
+    python bench/bench_forgery.py [--per-cert 150] [--seed 1] [--paper DIR] [--certs DIR]
+
+Valid certificates come from the archive (certificates/), the test suite's hand-built ones
+and, when the paper benchmarks are present, from `ser-prove` on each paper model (written
+once into --certs). Mutants of each: random structural edits (numbers, names that almost
+match, deleted / duplicated / swapped / grafted subtrees), every number respelled as a
+float or exponent, and the hand-built forgeries of tests/checker/forgeries.py for every
+not-serializable model. Each row counts, per mutation kind: rejected; accepted and still
+valid (the claimed verdict is the model's true verdict: known from the archive or
+expected.json, else decided again by ser-prove); accepted and WRONG (must be 0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from checker.api import check_certificate  # noqa: E402
+from tests.checker import certs  # noqa: E402
+from tests.checker.forgeries import (  # noqa: E402
+    SPELLINGS,
+    number_paths,
+    proof_forgeries,
+    with_spelling,
+)
+
+Json = Any
+Mutant = tuple[str, Json]  # (kind, certificate object or JSON text)
+
+
+def _nodes(doc: Json, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], Json]]:
+    yield path, doc
+    if isinstance(doc, dict):
+        for k, v in doc.items():
+            yield from _nodes(v, (*path, k))
+    elif isinstance(doc, list):
+        for i, v in enumerate(doc):
+            yield from _nodes(v, (*path, i))
+
+
+def _parent(doc: Json, path: tuple[Any, ...]) -> Json:
+    for k in path[:-1]:
+        doc = doc[k]
+    return doc
+
+
+def _near(name: str, rng: random.Random) -> str:
+    """A name that almost matches: one character changed, added or dropped, or spaced."""
+    choice = rng.randrange(4)
+    if choice == 0 or not name:
+        return name + " "
+    i = rng.randrange(len(name))
+    if choice == 1:
+        return name[:i] + name[i + 1:]
+    if choice == 2:
+        return name[:i] + chr(ord(name[i]) ^ 1) + name[i + 1:]
+    return name[:i] + name[i] + name[i:]
+
+
+def random_mutants(cert: Json, n: int, rng: random.Random) -> Iterator[Mutant]:
+    body = {k: v for k, v in cert.items() if k not in ("producer", "model")}
+    nodes = [(p, v) for p, v in _nodes(body) if p]
+    strings = sorted({v for _, v in nodes if isinstance(v, str)})
+    subtrees = [v for _, v in nodes if isinstance(v, dict | list)]
+    for _ in range(n):
+        doc = copy.deepcopy(cert)
+        path, value = rng.choice(nodes)
+        parent = _parent(doc, path)
+        key = path[-1]
+        if type(value) is int:
+            kind = "int"
+            parent[key] = rng.choice([value + 1, value - 1, 0, -value, 2 * value, 2**62])
+        elif isinstance(value, str):
+            kind = "name"
+            parent[key] = _near(value, rng) if rng.random() < 0.5 else rng.choice(strings)
+        elif isinstance(parent, list) and rng.random() < 0.5:
+            kind = "list"
+            op = rng.randrange(3)
+            if op == 0:
+                del parent[key]
+            elif op == 1:
+                parent.insert(key, copy.deepcopy(parent[key]))
+            else:
+                j = rng.randrange(len(parent))
+                parent[key], parent[j] = parent[j], parent[key]
+        elif isinstance(parent, dict) and rng.random() < 0.3:
+            kind = "delete-key"
+            del parent[key]
+        else:
+            kind = "graft"
+            parent[key] = copy.deepcopy(rng.choice(subtrees)) if subtrees else None
+        if doc != cert:
+            yield kind, doc
+
+
+def spelling_mutants(cert: Json, rng: random.Random, most: int) -> Iterator[Mutant]:
+    paths = list(number_paths({k: v for k, v in cert.items() if k != "producer"}))
+    picks = [(p, s) for p in paths for s in SPELLINGS]
+    rng.shuffle(picks)
+    for path, spelling in picks[:most]:
+        yield f"spelling {spelling}", with_spelling(cert, path, spelling)
+
+
+def _paper_certs(paper: Path, out: Path) -> dict[str, Json]:
+    """One ser-prove certificate per paper model (cached in `out`)."""
+    found = {}
+    exe = Path(sys.executable).with_name("ser-prove")
+    for model in sorted(p for p in paper.iterdir() if p.suffix in (".ser", ".json")
+                        and p.name != "expected.json"):
+        cert = out / f"{model.name}.cert.json"
+        if not cert.exists():
+            subprocess.run([str(exe), str(model), "-o", str(cert), "--quiet"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        if cert.exists():
+            found[f"paper:{model.name}"] = json.loads(cert.read_text(encoding="utf-8"))
+    return found
+
+
+def _truth(cert: Json, known: dict[str, str]) -> str | None:
+    model = cert.get("model") if isinstance(cert, dict) else None
+    if not isinstance(model, dict):
+        return None
+    if model.get("sha256") in known:
+        return known[model["sha256"]]
+    with tempfile.TemporaryDirectory() as tmp:  # a model we have not seen: decide it again
+        suffix = ".ser" if model.get("kind") == "ser" else ".json"
+        path = Path(tmp) / f"m{suffix}"
+        path.write_text(str(model.get("source", "")), encoding="utf-8")
+        exe = Path(sys.executable).with_name("ser-prove")
+        code = subprocess.run([str(exe), str(path), "-o", f"{path}.cert.json", "--quiet"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+    return {0: "serializable", 1: "not_serializable"}.get(code)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--per-cert", type=int, default=150, help="random mutants per certificate")
+    ap.add_argument("--spellings", type=int, default=40, help="respelled numbers per certificate")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--paper", default=str(ROOT.parent / "shared" / "benchmarks" / "paper"))
+    ap.add_argument("--certs", help="folder for the paper models' certificates (default: temp)")
+    args = ap.parse_args()
+    rng = random.Random(args.seed)
+    valid: dict[str, Json] = {
+        p.name: json.loads(p.read_text(encoding="utf-8"))
+        for p in sorted((ROOT / "certificates").glob("*.cert.json"))}
+    valid.update({f"hand:{k}": v for k, v in certs.all_valid().items()})
+    with tempfile.TemporaryDirectory() as tmp:
+        if Path(args.paper).is_dir():
+            folder = Path(args.certs or tmp)
+            folder.mkdir(parents=True, exist_ok=True)
+            valid.update(_paper_certs(Path(args.paper), folder))
+    known = {c["model"]["sha256"]: c["verdict"] for c in valid.values()}
+    for name, cert in valid.items():
+        assert check_certificate(cert).status == "valid", name
+    mutants: list[tuple[str, str, Json]] = []
+    for name, cert in valid.items():
+        mutants += [(name, k, m) for k, m in random_mutants(cert, args.per_cert, rng)]
+        mutants += [(name, k, m) for k, m in spelling_mutants(cert, rng, args.spellings)]
+        if cert["verdict"] == "not_serializable":
+            mutants += [(name, "forgery", t) for _, t in proof_forgeries(cert["model"])]
+    counts: Counter[tuple[str, str]] = Counter()
+    wrong: list[str] = []
+    start = time.monotonic()
+    for i, (name, kind, mutant) in enumerate(mutants, 1):
+        r = check_certificate(mutant, timeout_s=30)
+        if r.status != "valid":
+            counts[(kind, "rejected")] += 1
+        else:
+            doc = json.loads(mutant) if isinstance(mutant, str) else mutant
+            if _truth(doc, known) == doc["verdict"]:
+                counts[(kind, "accepted, still valid")] += 1
+            else:
+                counts[(kind, "accepted, WRONG")] += 1
+                wrong.append(f"{name}: {kind}")
+        if i % 1000 == 0:
+            print(f"... {i} of {len(mutants)} ({time.monotonic() - start:.0f} s)",
+                  file=sys.stderr, flush=True)
+    kinds = sorted({k for k, _ in counts})
+    cols = ("rejected", "accepted, still valid", "accepted, WRONG")
+    print(f"{'mutation kind':<18} " + " ".join(f"{c:>22}" for c in cols))
+    for k in kinds:
+        print(f"{k:<18} " + " ".join(f"{counts[(k, c)]:>22}" for c in cols))
+    total = {c: sum(counts[(k, c)] for k in kinds) for c in cols}
+    print(f"{'total':<18} " + " ".join(f"{total[c]:>22}" for c in cols))
+    print(f"{len(mutants)} mutants of {len(valid)} valid certificates in "
+          f"{time.monotonic() - start:.0f} s")
+    for w in wrong:
+        print(f"WRONG: {w}")
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
