@@ -6,12 +6,14 @@ Exit codes: 0 valid, 1 invalid, 2 unusable input, 3 undecided. Never a traceback
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
+from checker import __version__
 from checker.api import EXIT_CODES, CheckResult, check_certificate
 from checker.certificate import Limits
 from checker.report import as_json, as_json_rows, human, table
@@ -31,6 +33,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Verify a ser-certificate/1 file independently of the prover (cvc5). "
         "Exit codes: 0 valid, 1 invalid, 2 unusable input, 3 undecided.",
     )
+    p.add_argument("--version", action="version", version=f"ser-check-cert {__version__}")
     p.add_argument("cert", nargs="?", help="certificate (JSON)")
     p.add_argument(
         "--all", metavar="DIR",
@@ -121,7 +124,12 @@ def _check_all(args: argparse.Namespace, limits: Limits) -> int:
                 continue
             model_path = str(models / model_name)
         rows.append((p.name, _check(str(p), args, limits, model_path)))
-    _emit(as_json_rows(rows) if args.json else table(rows))
+    if args.json:
+        _emit(as_json_rows(rows))
+    else:  # the table, then one summary line (the status words in severity order)
+        counts = [(s, sum(1 for _, r in rows if r.status == s)) for s in _SEVERITY]
+        _emit(table(rows) + f"\n{len(rows)} certificates: "
+              + ", ".join(f"{n} {s}" for s, n in counts if n))
     worst = min((_SEVERITY.index(r.status) for _, r in rows), default=len(_SEVERITY) - 1)
     return EXIT_CODES[_SEVERITY[worst]]
 
@@ -165,7 +173,15 @@ def run() -> int:
     """Console entry point: Ctrl-C and SIGTERM print one line, exit 130 and 143."""
     signal.signal(signal.SIGTERM, _terminated)
     try:
-        return main()
+        code = main()
+        sys.stdout.flush()
+        return code
+    except SystemExit as exc:  # --help and --version exit through argparse
+        sys.stdout.flush()
+        return 0 if exc.code is None else exc.code if isinstance(exc.code, int) else 2
+    except BrokenPipeError:  # `ser-check-cert -h | head`: the reader left, not an error here
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except KeyboardInterrupt as exc:
         print("ser-check-cert: interrupted", file=sys.stderr)
         return 143 if isinstance(exc, _Terminated) else 130

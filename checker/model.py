@@ -8,10 +8,10 @@ looking at the prover. Expressions are plain tuples (hashable, compared structur
 
 from __future__ import annotations
 
+import importlib.resources
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import lark
@@ -93,7 +93,7 @@ def mk_while(c: Expr, b: Expr) -> Expr:
 
 # --------------------------------------------------------------------------- parser
 
-_GRAMMAR = (Path(__file__).parent / "ser.lark").read_text(encoding="utf-8")
+_GRAMMAR = (importlib.resources.files("checker") / "ser.lark").read_text(encoding="utf-8")
 _PARSER = lark.Lark(_GRAMMAR, parser="lalr", lexer="basic", maybe_placeholders=False)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -27,6 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 EXIT_USAGE = 2
 EXIT_INTERNAL = 4
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a writer killed by it
 
 
 def _parser_for(command: str) -> argparse.ArgumentParser:
@@ -40,6 +42,8 @@ def _parser_for(command: str) -> argparse.ArgumentParser:
 
 
 def _top_help() -> str:
+    """The commands, then the default command's own help (its options are the ones most
+    used, so `ser-prove --help` shows them instead of hiding them behind `prove --help`)."""
     lines = [
         f"ser-prove {__version__}: decide serializability of Ser programs and network systems",
         "",
@@ -50,11 +54,27 @@ def _top_help() -> str:
     ]
     for name, (_, help_text) in COMMANDS.items():
         lines.append(f"  {name:<9} {help_text}")
-    lines += ["", "Run `ser-prove COMMAND --help` for the options of a command."]
-    return "\n".join(lines)
+    lines += ["", "Run `ser-prove COMMAND --help` for the options of a command. "
+              "Exit codes, error codes: docs/cli.md.", "",
+              "ser-prove MODEL... (the default command, `prove`):", ""]
+    prove_help = _parser_for("prove").format_help()
+    options = prove_help[prove_help.find("positional arguments"):]
+    return "\n".join(lines) + "\n" + options.rstrip()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Console entry point. A reader that goes away (`ser-prove -h | head`) ends the output
+    quietly: stdout is pointed at /dev/null so that the exit flush does not fail again."""
+    try:
+        code = _main(argv)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     if not args_list or args_list[0] in ("-h", "--help"):
         print(_top_help())

@@ -31,7 +31,7 @@ class SourceLocation:
 class SerError(Exception):
     """Root of all prover errors. `code` is stable and documented."""
 
-    code = "E_SER"
+    code = "E-SER"
 
     def __init__(self, message: str, location: SourceLocation | None = None) -> None:
         super().__init__(message)
@@ -57,71 +57,71 @@ class InputFileError(SerError):
     """The model file cannot be read, is empty, has an unknown extension, is not a
     regular file or is larger than prover.limits.MAX_MODEL_BYTES."""
 
-    code = "E_INPUT"
+    code = "E-INPUT"
 
 
 class SerSyntaxError(SerError):
     """Lexical or syntax error in a Ser program."""
 
-    code = "E_SYNTAX"
+    code = "E-SYNTAX"
 
 
 class CompileError(SerError):
     """The Ser program cannot be compiled to a network system."""
 
-    code = "E_COMPILE"
+    code = "E-COMPILE"
 
 
 class ExitReachedError(CompileError):
     """`exit` is reachable; the language leaves its meaning undefined, so we reject it."""
 
-    code = "E_EXIT"
+    code = "E-EXIT"
 
 
 class StateBoundError(CompileError):
     """Compilation produced more states than the configured bound."""
 
-    code = "E_STATE_BOUND"
+    code = "E-STATE-BOUND"
 
 
 class IntegerRangeError(CompileError):
     """An integer literal or computed value leaves the signed 64-bit range."""
 
-    code = "E_INT_RANGE"
+    code = "E-INT-RANGE"
 
 
 class DivisionByZeroError(CompileError):
     """`/` or `%` by zero, in constant folding or at run time of the model."""
 
-    code = "E_DIV_ZERO"
+    code = "E-DIV-ZERO"
 
 
 class NetworkSystemFormatError(SerError):
     """A network-system JSON file is malformed or violates its schema."""
 
-    code = "E_NS_FORMAT"
+    code = "E-NS-FORMAT"
 
 
 class CheckerLimitError(SerError):
     """The model is beyond a limit of the certificate checker (prover/limits.py): no
     certificate for it could be checked, so it is refused before any engine runs."""
 
-    code = "E_CHECKER_LIMIT"
+    code = "E-CHECKER-LIMIT"
 
 
 class UsageError(SerError):
     """Bad command-line usage."""
 
-    code = "E_USAGE"
+    code = "E-USAGE"
 
 
 class BudgetExceeded(SerError):
     """An engine ran out of its time or size budget (not an input error)."""
 
-    code = "E_BUDGET"
+    code = "E-BUDGET"
 
 
 class CertificateError(SerError):
     """A certificate could not be produced or written."""
 
-    code = "E_CERT"
+    code = "E-CERT"

@@ -104,6 +104,7 @@ class ProveResult:
     explanation: tuple[str, dict[str, Any]] | None = field(
         default=None, compare=False, repr=False
     )
+    warnings: tuple[str, ...] = ()  # the model's load warnings (e.g. unknown NS JSON keys)
 
     @property
     def exit_code(self) -> int:
@@ -202,12 +203,13 @@ def prove_model(
     check_timeout_s: float = 30.0,
     progress: Callable[[str], None] | None = None,
     use_proofs: bool = True,
+    state_bound: int | None = None,
 ) -> ProveResult:
     """Decide one model file under a hard deadline. Input errors raise
     `prover.errors.SerError`."""
     out = prove_models(
         [(path, cert_path)], timeout_s=timeout_s, check_timeout_s=check_timeout_s,
-        progress=progress, use_proofs=use_proofs,
+        progress=progress, use_proofs=use_proofs, state_bound=state_bound,
     )[0]
     if isinstance(out, SerError):
         raise out
@@ -224,13 +226,16 @@ def prove_models(
     use_proofs: bool = True,
     memory_bytes: int | None = MEMORY_LIMIT_BYTES,
     spent_s: float = 0.0,
+    state_bound: int | None = None,
+    on_result: Callable[[int, ProveResult | SerError], None] | None = None,
 ) -> list[ProveResult | SerError]:
     """Decide each (model, certificate path or None) in its own child process, at most
     `parallel` at a time, each under its own deadline of `timeout_s`; the parent writes
     the certificates. Returns a result or the input error for each, in order.
 
     `spent_s`: time the caller already spent (the process's start-up), taken off the
-    deadlines of the first `parallel` models."""
+    deadlines of the first `parallel` models. `on_result(i, result)` is called in the
+    parent as each model settles (certificate written), for streaming output."""
     dests = [cert or default_certificate_path(path) for path, cert in jobs]
     models = [path for path, _ in jobs]
     early: dict[int, SerError] = {}
@@ -247,18 +252,25 @@ def prove_models(
         own = max(0.0, timeout_s - spent_s) if k < first_wave else timeout_s
         return lambda: _decide(
             jobs[i][0], dests[i], timeout_s=own, check_timeout_s=check_timeout_s,
-            progress=progress, use_proofs=use_proofs,
+            progress=progress, use_proofs=use_proofs, state_bound=state_bound,
         )
 
-    outcomes = run_isolated_many(
-        [task(k, i) for k, i in enumerate(todo)], timeout_s=timeout_s, jobs=parallel,
-        memory_bytes=memory_bytes, passthrough=(SerError,), spent_s=spent_s,
-    )
     results: list[ProveResult | SerError | None] = [None] * len(jobs)
-    for i, problem in early.items():
+    for i, problem in sorted(early.items()):
         results[i] = problem
-    for i, outcome in zip(todo, outcomes, strict=True):
-        results[i] = _settle(jobs[i][0], outcome, timeout_s)
+        if on_result is not None:
+            on_result(i, problem)
+
+    def settled(k: int, outcome: ChildOutcome) -> None:
+        i = todo[k]
+        results[i] = result = _settle(jobs[i][0], outcome, timeout_s)
+        if on_result is not None:
+            on_result(i, result)
+
+    run_isolated_many(
+        [task(k, i) for k, i in enumerate(todo)], timeout_s=timeout_s, jobs=parallel,
+        memory_bytes=memory_bytes, passthrough=(SerError,), spent_s=spent_s, on_done=settled,
+    )
     return [r for r in results if r is not None]
 
 
@@ -303,6 +315,7 @@ def _decide(
     check_timeout_s: float,
     progress: Callable[[str], None] | None,
     use_proofs: bool,
+    state_bound: int | None = None,
 ) -> _Decided:
     """One model, in its child process: never writes a file."""
     from prover.frontend.load import load_model
@@ -314,11 +327,9 @@ def _decide(
     deadline = start + ENGINE_SHARE * max(0.0, timeout_s)
     times: dict[str, float] = {}
     stats: dict[str, Any] = {}
-    model = load_model(path)
+    model = load_model(path) if state_bound is None else load_model(path, state_bound=state_bound)
     preflight(model.kind, model.source, path)
     times["load_s"] = time.monotonic() - start
-    if model.warnings:
-        stats["warnings"] = list(model.warnings)
     ns = model.ns
     sizes = _model_sizes(ns)
     automaton = build_serial_automaton(ns)
@@ -330,7 +341,7 @@ def _decide(
     def undecided(why: str) -> _Decided:
         times["total_s"] = time.monotonic() - start
         return _Decided(ProveResult(path, "undecided", why, None, None, None, None, "",
-                                    times, stats, ns, sizes), None, None)
+                                    times, stats, ns, sizes, warnings=model.warnings), None, None)
 
     cert: dict[str, Any] | None = None
     engine: str | None = None
@@ -442,11 +453,11 @@ def _decide(
             f"internal error (a bug, please report it): the {cert['verdict']} certificate "
             f"from engine {engine} was not accepted by the checker ({status}: {message}); "
             f"certificate kept at {saved}",
-            None, engine, cex, status, message, times, stats, ns, sizes,
+            None, engine, cex, status, message, times, stats, ns, sizes, warnings=model.warnings,
         ), text, saved)
     verdict: Status = "serializable" if cert["verdict"] == "serializable" else "not_serializable"
     return _Decided(ProveResult(path, verdict, "", dest, engine, cex, status, message, times,
-                                stats, ns, sizes, expl), text, dest)
+                                stats, ns, sizes, expl, model.warnings), text, dest)
 
 
 def _model_sizes(ns: NetworkSystem) -> dict[str, dict[str, int]]:

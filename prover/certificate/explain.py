@@ -56,9 +56,25 @@ class Explanation:
     left_over: Multiset
 
 
+def response_key(response: str) -> tuple[int, int, str]:
+    """Responses in numeric order when they are integers (`3` before `10`), text after."""
+    try:
+        return (0, int(response), "")
+    except ValueError:
+        return (1, 0, response)
+
+
+def pair_key(pair: tuple[str, str]) -> tuple[str, tuple[int, int, str]]:
+    return (pair[0], response_key(pair[1]))
+
+
+def _by_pair(ms: Multiset) -> Multiset:
+    return tuple(sorted(ms, key=lambda item: pair_key(item[0])))
+
+
 def _fmt_ms(ms: Multiset) -> str:
     parts = []
-    for (r, v), n in ms:
+    for (r, v), n in _by_pair(ms):
         parts.append(f"{r}/{v}" + (f" ×{n}" if n > 1 else ""))
     return ", ".join(parts) if parts else "(nothing)"
 
@@ -116,11 +132,11 @@ def explain(
     oracle = membership or SerialMembership(aut)
     producible = oracle.producible_from_initial()
     by_request: dict[str, list[str]] = {r: [] for r in ns.request_names}
-    for r, v in sorted(producible):
+    for r, v in sorted(producible, key=pair_key):
         by_request.setdefault(r, []).append(v)
     serial_answers = tuple((r, tuple(vs)) for r, vs in by_request.items())
     reasons: list[str] = []
-    never = [(p, n) for p, n in cex.completed if p not in producible]
+    never = [(p, n) for p, n in _by_pair(cex.completed) if p not in producible]
     for (r, v), _ in never:
         answers = by_request.get(r, [])
         if answers:
@@ -225,7 +241,8 @@ def explanation_json(expl: Explanation) -> dict[str, Any]:
             }
             for r in expl.rows
         ],
-        "completed": [{"request": r, "response": v, "count": n} for (r, v), n in expl.completed],
+        "completed": [{"request": r, "response": v, "count": n}
+                      for (r, v), n in _by_pair(expl.completed)],
         "requests": expl.requests,
         "minimal": expl.minimal,
         "lower_bound": expl.lower_bound,
@@ -234,7 +251,8 @@ def explanation_json(expl: Explanation) -> dict[str, Any]:
         "longest_serial_order": [{"request": r, "response": v} for r, v in
                                  expl.best_serial_prefix],
         "stuck_at": expl.stuck_at,
-        "left_over": [{"request": r, "response": v, "count": n} for (r, v), n in expl.left_over],
+        "left_over": [{"request": r, "response": v, "count": n}
+                      for (r, v), n in _by_pair(expl.left_over)],
     }
 
 
@@ -245,48 +263,67 @@ def _dot_str(text: str) -> str:
 def counterexample_to_dot(
     ns: NetworkSystem, cex: Counterexample, *, title: str | None = None
 ) -> str:
-    """A message-sequence chart: one lifeline per instance plus one for the global state;
-    each row is an atomic step, drawn as an arrow from the instance to the global
-    lifeline labelled with the global before → after; responses are boxes at the end of
-    a lifeline. Deterministic output; ids are `i<instance>_<row>` / `g_<row>`."""
+    """A message-sequence chart, read top to bottom: one lane per instance, left to right
+    in instance order (`main#1`, `main#2`, ...), and on the left a column with the global
+    state after each row. Row k is the k-th atomic action of the interleaving table: a
+    box on the lane of the instance that acts (its row number, source lines and response;
+    the full local states as an SVG tooltip); nothing crosses the lanes. A lane is drawn
+    from the instance's arrival to its response. Ids are `g_<row>` / `i<instance>_<row>`."""
     rows = build_rows(ns, cex.events)
     instances = sorted({r.instance for r in rows})
     req_of = {r.instance: r.request for r in rows}
-    out = ["digraph counterexample {", "  rankdir=TB;", "  newrank=true;",
-           "  node [shape=point, width=0.05];", "  edge [arrowhead=none, color=gray];"]
-    if title:
-        out.append(f"  label={_dot_str(title)}; labelloc=t;")
+    first = {i: min(r.index for r in rows if r.instance == i) for i in instances}
+    last = {i: max(r.index for r in rows if r.instance == i) for i in instances}
     n = len(rows)
-    # Heads
+    out = ["digraph counterexample {", "  rankdir=TB;", "  newrank=true;", "  nodesep=0.25;",
+           "  ranksep=0.2;", "  node [fontname=Helvetica, fontsize=10];",
+           "  edge [arrowhead=none, color=gray60];"]
+    if title:
+        out.append(f"  label={_dot_str(title)}; labelloc=t; fontname=Helvetica;")
     out.append("  { rank=same;")
-    out.append(f"    g_0 [shape=box, label={_dot_str('global ' + ns.initial_global)}];")
+    out.append(f"    g_0 [shape=box, style=filled, fillcolor=gray92, "
+               f"label={_dot_str('global ' + _short(ns.initial_global, 40))}, "
+               f"tooltip={_dot_str(ns.initial_global)}];")
     for i in instances:
-        out.append(f"    i{i}_0 [shape=box, label={_dot_str(f'{req_of[i]}#{i}')}];")
+        out.append(f"    i{i}_0 [shape=box, style=filled, fillcolor=gray92, "
+                   f"label={_dot_str(f'{req_of[i]}#{i}')}];")
     out.append("  }")
-    # One rank per row.
     for r in rows:
         k = r.index
-        out.append(f"  {{ rank=same; g_{k}; " + " ".join(f"i{i}_{k};" for i in instances) + " }")
-    for k in range(1, n + 1):
-        out.append(f"  g_{k - 1} -> g_{k};")
+        cells = [f"g_{k} [shape=plaintext, label={_dot_str(_short(r.global_after, 40))}, "
+                 f"tooltip={_dot_str(r.global_after)}];"]
         for i in instances:
-            out.append(f"  i{i}_{k - 1} -> i{i}_{k};")
-    for r in rows:
-        k = r.index
-        label = f"{r.index}: {r.global_before} → {r.global_after}"
-        if r.lines:
-            label += f" ({_lines(r.lines)})"
-        if r.action == "respond":
-            label = f"{r.index}: respond"
-        out.append(
-            f"  i{r.instance}_{k} -> g_{k} [arrowhead=normal, color=black, constraint=false, "
-            f"label={_dot_str(label)}];"
-        )
-        if r.response is not None:
-            out.append(
-                f"  resp{r.instance} [shape=box, style=rounded, "
-                f"label={_dot_str(f'{r.request}#{r.instance} answers {r.response}')}];"
-            )
-            out.append(f"  i{r.instance}_{k} -> resp{r.instance} [style=dashed];")
+            if i == r.instance:
+                text = f"{k}" + (f" · {_lines(r.lines)}" if r.lines else "")
+                if r.action == "respond":
+                    text = f"{k} · responds"
+                if r.response is not None:
+                    text += f"\nanswers {r.response}"
+                tip = (f"{r.local_before} → {r.local_after}" if r.action == "step"
+                       else f"responds from {r.local_before}")
+                style = "rounded,filled" if r.response is not None else "rounded"
+                cells.append(f"i{i}_{k} [shape=box, style=\"{style}\", fillcolor=gray92, "
+                             f"label={_dot_str(text)}, tooltip={_dot_str(tip)}];")
+            else:
+                visible = first[i] <= k <= last[i]
+                cells.append(f"i{i}_{k} [shape=point, width=0.03"
+                             + ("" if visible else ", style=invis") + "];")
+        out.append(f"  {{ rank=same; {' '.join(cells)} }}")
+    # Left-to-right order inside every row (invisible edges), then the lanes themselves.
+    for k in range(n + 1):
+        chain = " -> ".join([f"g_{k}", *(f"i{i}_{k}" for i in instances)])
+        out.append(f"  {chain} [style=invis];")
+    for k in range(1, n + 1):
+        out.append(f"  g_{k - 1} -> g_{k} [style=invis, weight=100];")
+        for i in instances:
+            if first[i] < k <= last[i]:
+                style = ""  # the instance is in flight
+            elif k == first[i]:
+                style = ", style=dotted"  # from the lane's head down to its arrival
+            elif k < first[i]:
+                style = ", style=dotted"
+            else:
+                style = ", style=invis"  # it has responded
+            out.append(f"  i{i}_{k - 1} -> i{i}_{k} [weight=100{style}];")
     out.append("}")
     return "\n".join(out) + "\n"

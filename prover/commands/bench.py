@@ -4,7 +4,8 @@ Every model runs as a user would run it: one `ser-prove` process (which checks i
 certificate before it reports) and then one `ser-check-cert` process on the written
 certificate, each timed by wall clock, start-up included. `expected.json` next to the
 models, when present, gives the expected verdicts. No timing is asserted anywhere; this
-command prints the figures.
+command prints the figures. Exit code: 0 when every model is decided and agrees, 3 when
+some model is undecided, 1 when something is wrong (see `exit_code`).
 """
 
 from __future__ import annotations
@@ -205,9 +206,19 @@ def run(args: argparse.Namespace) -> int:
             json.dumps({"rows": [asdict(r) for r in rows], "summary": summary}, indent=1) + "\n",
             encoding="utf-8",
         )
+    return exit_code(rows)
+
+
+def exit_code(rows: list[BenchRow]) -> int:
+    """1 if anything is wrong (a verdict against expected.json, a certificate the checker
+    does not accept, an input or internal error), else 3 if a model stayed undecided,
+    else 0: a run that decided everything and agrees."""
     bad = any(r.agrees is False for r in rows) or any(
-        r.check_status not in (None, "valid") for r in rows)
-    return 1 if bad else 0
+        r.check_status not in (None, "valid") for r in rows) or any(
+        r.verdict not in ("serializable", "not_serializable", "undecided") for r in rows)
+    if bad:
+        return 1
+    return 3 if any(r.verdict == "undecided" for r in rows) else 0
 
 
 if __name__ == "__main__":  # pragma: no cover

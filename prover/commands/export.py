@@ -26,7 +26,7 @@ from prover.serial.automaton import build_serial_automaton
 class NoCounterexampleError(SerError):
     """`export --what counterexample` on a model where the search found none."""
 
-    code = "E_NO_COUNTEREXAMPLE"
+    code = "E-NO-COUNTEREXAMPLE"
 
 
 FORMATS = ("net", "pnml", "dot", "mcc")

@@ -70,7 +70,7 @@ def _human(model: LoadedModel, info: dict[str, Any], serial: SerialAutomaton) ->
     ns, pn = info["network_system"], info["petri_net"]
     lines = [f"model: {model.path} ({model.kind})", "network system:"]
     lines += _table([(k, str(v)) for k, v in ns.items()])
-    lines += ["petri net (interleaving, ser-reference 4.2):"]
+    lines += ["petri net (interleaving net of the NS):"]
     lines += _table([(k, str(v)) for k, v in pn.items()])
     edges = info["serial_automaton"]["edges"]
     if "serial_set" in info:

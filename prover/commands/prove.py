@@ -1,9 +1,11 @@
 """`ser-prove MODEL... [-o CERT | --out-dir DIR] [--timeout S] [--jobs N] [--json] [--quiet]
-[--artifacts DIR]`: decide serializability.
+[--state-bound N] [--artifacts DIR]`: decide serializability.
 
 For each model: run the engines (prover/pipeline.py), check the certificate with the
 trusted checker, and only then print the verdict; for a counterexample also the
-explanation (numbered interleaving table, final multiset, why it is not serial).
+explanation (numbered interleaving table, final multiset, why it is not serial). What
+is printed, and when, is prover/commands/report.py; `--json` records are
+prover/commands/jsonl.py (docs/cli.md describes both).
 
 Exit codes: 0 serializable, 1 not serializable, 2 input or usage error, 3 undecided,
 4 internal error (a certificate the checker did not accept: a bug). With several models
@@ -13,26 +15,15 @@ the exit code is the most severe one (4 > 2 > 3 > 1 > 0).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
+from prover.commands.report import InputFailure, Outcome, Reporter
 from prover.errors import SerError, UsageError
-from prover.pipeline import (
-    EXIT_INTERNAL,
-    EXIT_NOT_SERIALIZABLE,
-    EXIT_SERIALIZABLE,
-    EXIT_UNDECIDED,
-    EXIT_USAGE,
-    ProveResult,
-    describe_times,
-    prove_models,
-)
-
-_SEVERITY = [EXIT_INTERNAL, EXIT_USAGE, EXIT_UNDECIDED, EXIT_NOT_SERIALIZABLE, EXIT_SERIALIZABLE]
+from prover.frontend.load import DEFAULT_STATE_BOUND
+from prover.pipeline import ProveResult, prove_models
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -59,10 +50,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--jobs", type=int, default=1, metavar="N",
         help="decide up to N models at the same time, one process each (default 1)",
     )
-    parser.add_argument("--json", action="store_true", help="print results as JSON on stdout")
+    parser.add_argument(
+        "--json", action="store_true",
+        help="print one JSON object per model and line on stdout (JSON Lines, "
+        "schemas/prove-result.schema.json), each as soon as its model is decided",
+    )
     parser.add_argument(
         "--quiet", action="store_true",
         help="print only the verdict line per model (no explanation, no progress)",
+    )
+    parser.add_argument(
+        "--state-bound", type=int, default=DEFAULT_STATE_BOUND, metavar="N",
+        help="stop compiling a Ser program beyond N local x global states "
+        f"(default {DEFAULT_STATE_BOUND})",
     )
     parser.add_argument(
         "--artifacts", metavar="DIR",
@@ -99,41 +99,6 @@ class _Progress:
             sys.stderr.flush()
 
 
-def _explanation(result: ProveResult) -> tuple[str, dict[str, Any] | None]:
-    # computed in the model's run, under its deadline (prover/pipeline.py)
-    if result.explanation is None:
-        return "", None
-    return result.explanation
-
-
-def _sizes(result: ProveResult) -> dict[str, dict[str, int]] | None:
-    """NS and interleaving-net sizes of the decided model (for the summary and --json)."""
-    return result.sizes
-
-
-def _result_json(result: ProveResult, expl: dict[str, Any] | None) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "model": result.model_path,
-        "verdict": result.status,
-        "exit_code": result.exit_code,
-        "certificate": result.certificate_path,
-        "engine": result.engine,
-        "checker": {"status": result.check_status, "message": result.check_message},
-        "reason": result.reason,
-        "times": {k: round(v, 3) for k, v in result.times.items()},
-        "stats": result.stats,
-        "sizes": _sizes(result),
-    }
-    if expl is not None:
-        out["counterexample"] = expl
-    return out
-
-
-def _error_json(path: str, exc: SerError) -> dict[str, Any]:
-    return {"model": path, "verdict": "input_error", "exit_code": EXIT_USAGE,
-            "error": {"code": exc.code, "message": exc.render()}}
-
-
 def _cert_path(path: str, args: argparse.Namespace) -> str | None:
     if args.out_dir:
         return str(Path(args.out_dir) / (Path(path).name + ".cert.json"))
@@ -141,22 +106,20 @@ def _cert_path(path: str, args: argparse.Namespace) -> str | None:
     return cert
 
 
-def _after(path: str, outcome: ProveResult | SerError,
-           args: argparse.Namespace) -> tuple[ProveResult | None, dict[str, Any]]:
-    """(result, error document): exactly one is meaningful; writes the artifacts."""
-    if isinstance(outcome, SerError):
-        return None, _error_json(path, outcome)
-    if outcome.status == "error" and not outcome.check_status:  # a crash, not a verdict
-        return None, {"model": path, "verdict": "error", "exit_code": EXIT_INTERNAL,
-                      "reason": outcome.reason}
+def _outcome(path: str, result: ProveResult | SerError, args: argparse.Namespace) -> Outcome:
+    """A settled model as the reporter's data; writes its artifacts if asked."""
+    if isinstance(result, SerError):
+        return InputFailure.of(path, result)
+    if result.status == "error" and not result.check_status:  # a crash, not a verdict
+        return result.reason
     if args.artifacts:
         from prover.artifacts import write_artifacts
 
         try:
-            write_artifacts(path, outcome, args.artifacts)
+            write_artifacts(path, result, args.artifacts)
         except (OSError, SerError) as exc:
             print(f"{path}: warning: artifacts not written: {exc}", file=sys.stderr)
-    return outcome, {}
+    return result
 
 
 def run(args: argparse.Namespace) -> int:
@@ -169,6 +132,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--timeout must be ≥ 0 and --check-timeout > 0")
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
+    if args.state_bound < 1:
+        raise UsageError("--state-bound must be a positive integer")
     if args.out_dir:
         try:
             Path(args.out_dir).mkdir(parents=True, exist_ok=True)
@@ -186,66 +151,21 @@ def run(args: argparse.Namespace) -> int:
                     "give models with distinct file names to one --out-dir"
                 )
             first.setdefault(key, path)
+    reporter = Reporter(len(models), json=args.json, quiet=args.quiet)
     progress = _Progress(models[0], enabled=not (args.quiet or args.json or args.jobs > 1
                                                  or len(models) > 1))
+
+    def settled(i: int, result: ProveResult | SerError) -> None:
+        progress.clear()
+        reporter.add(i, models[i], _outcome(models[i], result, args))
+
     try:
-        raw = prove_models(
+        prove_models(
             list(zip(models, dests, strict=True)), timeout_s=args.timeout,
             check_timeout_s=args.check_timeout, parallel=args.jobs, progress=progress,
-            spent_s=float(getattr(args, "spent_s", 0.0)),
+            spent_s=float(getattr(args, "spent_s", 0.0)), state_bound=args.state_bound,
+            on_result=settled,
         )
     finally:
         progress.clear()
-    outcomes = [_after(path, out, args) for path, out in zip(models, raw, strict=True)]
-    codes: list[int] = []
-    docs: list[dict[str, Any]] = []
-    for path, (result, error) in zip(models, outcomes, strict=True):
-        if result is None:
-            codes.append(int(error["exit_code"]))
-            if args.json:
-                docs.append(error)
-            else:
-                print(error.get("error", {}).get("message") or f"{path}: {error['reason']}",
-                      file=sys.stderr)
-            continue
-        codes.append(result.exit_code)
-        for w in [] if args.json else result.stats.get("warnings", []):
-            print(f"warning: {w}", file=sys.stderr)
-        text, data = _explanation(result) if result.status == "not_serializable" else ("", None)
-        if args.json:
-            docs.append(_result_json(result, data))
-            continue
-        _print_text(result, "" if args.quiet else text, quiet=args.quiet)
-    if args.json:
-        payload: Any = docs[0] if len(docs) == 1 else docs
-        print(json.dumps(payload, indent=2, ensure_ascii=False))
-    return min(codes, key=_SEVERITY.index)
-
-
-def _print_text(result: ProveResult, explanation: str, *, quiet: bool = False) -> None:
-    path = result.model_path
-    if result.status == "error":
-        print(f"{path}: error: {result.reason}", file=sys.stderr)
-        return
-    if result.status == "undecided":
-        print(f"{path}: undecided ({result.reason})")
-        return
-    word = "serializable" if result.status == "serializable" else "NOT serializable"
-    print(f"{path}: {word}")
-    if quiet:
-        return
-    if explanation:
-        print()
-        print(explanation)
-        print()
-    print(f"engine: {result.engine}; time: {describe_times(result.times)}")
-    sizes = _sizes(result)
-    if sizes is not None:
-        ns, net = sizes["network_system"], sizes["petri_net"]
-        print(
-            f"model: NS {ns['globals']} globals, {ns['locals']} locals, "
-            f"{ns['requests']} requests, {ns['responses']} responses, "
-            f"{ns['transitions']} transitions; Petri net {net['places']} places, "
-            f"{net['transitions']} transitions"
-        )
-    print(f"certificate: {result.certificate_path} (checked: {result.check_message})")
+    return reporter.finish()

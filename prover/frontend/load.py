@@ -18,6 +18,7 @@ from prover.errors import InputFileError
 from prover.frontend.compile import DEFAULT_STATE_BOUND, compile_program
 from prover.frontend.nsjson import load_ns_json
 from prover.frontend.parser import parse, ser_warnings
+from prover.frontend.sniff import reject_certificate
 from prover.limits import read_model_bytes
 from prover.ns import NetworkSystem
 
@@ -51,6 +52,7 @@ def load_source(
         ns = compile_program(program, source=source, path=path, state_bound=state_bound)
         return LoadedModel(path, "ser", source, ns, ser_warnings(program, path))
     if kind == "ns-json":
+        reject_certificate(source, path)
         ns, warnings = load_ns_json(source, path)
         return LoadedModel(path, "ns-json", source, ns, warnings)
     raise InputFileError(f"{path}: unknown model kind {kind!r} (expected 'ser' or 'ns-json')")

@@ -11,11 +11,11 @@ certificate checker refuses both; see prover/limits.py).
 
 from __future__ import annotations
 
+import importlib.resources
 import json
 import re
 from collections.abc import Sequence
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator
@@ -25,7 +25,7 @@ from prover.errors import NetworkSystemFormatError
 from prover.frontend.parser import location
 from prover.ns import NetworkSystem, RequestEntry, ResponseEntry, Transition
 
-SCHEMA_PATH = Path(__file__).resolve().parents[2] / "schemas" / "network-system.schema.json"
+SCHEMA_PATH = importlib.resources.files("schemas") / "network-system.schema.json"
 KNOWN_KEYS = ("initial_global", "requests", "responses", "transitions")
 MAX_REPORTED = 20
 

@@ -8,9 +8,9 @@ the offending token, with the line and a caret.
 
 from __future__ import annotations
 
+import importlib.resources
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 
 from lark import Lark, Token, Transformer
 from lark.exceptions import (
@@ -30,7 +30,7 @@ from prover.errors import (
 )
 from prover.frontend import ast
 
-GRAMMAR_PATH = Path(__file__).with_name("grammar.lark")
+GRAMMAR_PATH = importlib.resources.files("prover.frontend") / "grammar.lark"
 
 # Nesting deeper than this is rejected: the compiler and printer recurse over the tree
 # (sequences excepted), and Python's stack is finite. Real programs nest < 30.

@@ -12,7 +12,7 @@ from checker.model import compile_ser, expr_text, load_ns_json, parse_program, s
 from checker.net import build_net
 from checker.serial import build_serial, is_serial
 
-BENCH = Path("/work/shared/benchmarks/paper")
+BENCH = Path(__file__).resolve().parents[3] / "shared" / "benchmarks" / "paper"
 
 
 def text(src: str) -> str:

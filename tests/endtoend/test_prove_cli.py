@@ -42,10 +42,10 @@ def test_out_dir_jobs_quiet(models: list[Path], tmp_path: Path,
 def test_json_lists_every_model(models: list[Path], tmp_path: Path,
                                 capsys: pytest.CaptureFixture[str]) -> None:
     main([*map(str, models), "--out-dir", str(tmp_path / "c"), "--json"])
-    docs = json.loads(capsys.readouterr().out)
+    docs = [json.loads(line) for line in capsys.readouterr().out.splitlines()]  # JSON Lines
     assert [d["verdict"] for d in docs] == ["not_serializable", "serializable", "serializable"]
     assert all(d["checker"]["status"] == "valid" for d in docs)
-    assert "counterexample" in docs[0] and "counterexample" not in docs[1]
+    assert docs[0]["counterexample"] is not None and docs[1]["counterexample"] is None
     assert docs[0]["sizes"]["petri_net"] == {"places": 8, "transitions": 7}
 
 

@@ -73,13 +73,13 @@ def test_inspect_json_on_a_benchmark_is_sorted_and_stable(
 @pytest.mark.parametrize(
     ("text", "suffix", "code_text"),
     [
-        ("request r { x; }", ".ser", "E_SYNTAX"),
-        ("request r { exit }", ".ser", "E_EXIT"),
-        ("", ".ser", "E_INPUT"),
-        ("{", ".json", "E_NS_FORMAT"),
-        ("[]", ".json", "E_NS_FORMAT"),
-        ("x", ".txt", "E_INPUT"),
-        ("99999999999999999999", ".ser", "E_INT_RANGE"),
+        ("request r { x; }", ".ser", "E-SYNTAX"),
+        ("request r { exit }", ".ser", "E-EXIT"),
+        ("", ".ser", "E-INPUT"),
+        ("{", ".json", "E-NS-FORMAT"),
+        ("[]", ".json", "E-NS-FORMAT"),
+        ("x", ".txt", "E-INPUT"),
+        ("99999999999999999999", ".ser", "E-INT-RANGE"),
     ],
 )
 def test_bad_input_exits_2_without_traceback(
@@ -99,7 +99,7 @@ def test_state_bound_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     p = tmp_path / "g.ser"
     p.write_text("request up { X := X + 1 }")
     code, _, err = run_cli(capsys, "inspect", str(p), "--state-bound", "50")
-    assert code == 2 and "E_STATE_BOUND" in err and "X (" in err
+    assert code == 2 and "E-STATE-BOUND" in err and "X (" in err
 
 
 def test_warnings_go_to_stderr(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -233,7 +233,7 @@ def test_net_and_pnml_only_export_the_petri_net(
     a2: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, _, err = run_cli(capsys, "export", str(a2), "--format", "net", "--what", "serial")
-    assert code == 2 and "E_USAGE" in err
+    assert code == 2 and "E-USAGE" in err
 
 
 def test_mcc_needs_an_output_folder(a2: Path, capsys: pytest.CaptureFixture[str]) -> None:

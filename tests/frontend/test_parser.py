@@ -230,7 +230,7 @@ def test_error_location_line_column_and_caret() -> None:
     assert err.location is not None
     assert (err.location.path, err.location.line, err.location.column) == ("m.ser", 2, 18)
     rendered = err.render().splitlines()
-    assert rendered[0].startswith("m.ser:2:18: error[E_SYNTAX]")
+    assert rendered[0].startswith("m.ser:2:18: error[E-SYNTAX]")
     assert rendered[1] == "  request b { x := ; }"
     assert rendered[2] == "  " + " " * 17 + "^"
 

@@ -35,7 +35,7 @@ def test_many_sequential_assignments_are_refused_up_front(
     m.write_text(f"request main {{ {body}; 0 }}\n")
     assert main([str(m), "--quiet"]) == 2
     err = capsys.readouterr().err
-    assert "E_CHECKER_LIMIT" in err and "nested too deeply" in err
+    assert "E-CHECKER-LIMIT" in err and "nested too deeply" in err
     assert not (tmp_path / "long.ser.cert.json").exists()
 
 

@@ -4,11 +4,12 @@ written by `serial_set_to_json`, on all 47 benchmarks (cross-implementation chec
 from __future__ import annotations
 
 import pytest
-from sls_helpers import BENCH_DIR, benchmark_names, load_automaton
+from sls_helpers import BENCH_DIR, benchmark_names, load_automaton, needs_bench
 
 from prover.serial.parikh import compute_serial_set, serial_set_to_json
 
 
+@needs_bench
 @pytest.mark.parametrize("name", benchmark_names())
 def test_checker_accepts_components(name: str) -> None:
     try:

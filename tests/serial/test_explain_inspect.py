@@ -6,11 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
-from sls_helpers import BENCH_DIR
+from sls_helpers import BENCH_DIR, needs_bench
 
 from prover.cli import main
 
 
+@needs_bench
 def test_explain_slice_json(capsys: pytest.CaptureFixture[str]) -> None:
     rc = main(["explain", str(BENCH_DIR / "a2.ser"), "--slice", "R main/0", "--json"])
     assert rc == 0
@@ -21,6 +22,7 @@ def test_explain_slice_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert set(info["minimal"]["transitions"]) <= set(info["maximal"]["transitions"])
 
 
+@needs_bench
 def test_explain_short_forms(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["explain", str(BENCH_DIR / "a2.ser"), "--slice", "main/1"]) == 0
     out = capsys.readouterr().out
@@ -34,6 +36,7 @@ def _inspect(model: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, objec
     return dict(json.loads(capsys.readouterr().out))
 
 
+@needs_bench
 def test_inspect_json_reports_serial_set_and_target(capsys: pytest.CaptureFixture[str]) -> None:
     info = _inspect(BENCH_DIR / "a5.ser", capsys)
     assert info["serial_set"] == {"components": 3, "periods": 6}

@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from sls_helpers import BENCH_DIR
+from sls_helpers import BENCH_DIR, needs_bench
 
 from prover.frontend.load import load_model
 from prover.petri.build import build_interleaving_net
@@ -112,6 +112,7 @@ def parse_property_like_smpt(text: str) -> ET.Element:
     return ef[0][0]
 
 
+@needs_bench
 @pytest.mark.parametrize("name", ["a2.ser", "a5.ser", "d1.ser", "f5.ser", "g6.ser", "b2.json"])
 def test_mcc_files_parse_and_agree(name: str, tmp_path: Path) -> None:
     from prover.export_mcc import write_mcc

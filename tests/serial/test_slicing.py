@@ -6,7 +6,7 @@ from collections import deque
 
 import pytest
 import z3
-from sls_helpers import holds, load_ns
+from sls_helpers import holds, load_ns, needs_bench
 
 from prover.petri.build import build_interleaving_net
 from prover.petri.net import NetTransition, PetriNet, Place
@@ -42,6 +42,7 @@ NAMES = ["a2.ser", "a4.ser", "a6.ser", "b1.json", "c3.ser", "d5.ser", "f7.ser", 
          "e2.ser", "f3.ser"]
 
 
+@needs_bench
 @pytest.mark.parametrize("name", NAMES)
 def test_slices_preserve_reachable_targets(name: str) -> None:
     ns = load_ns(name)
@@ -63,6 +64,7 @@ def test_slices_preserve_reachable_targets(name: str) -> None:
                 assert holds(sd.disjunct, list(proj))
 
 
+@needs_bench
 @pytest.mark.parametrize("name", NAMES + ["g4.ser", "c7.ser"])
 def test_lifted_trivial_invariant_is_inductive(name: str) -> None:
     """Lift I = true from every sliced net: the result must be inductive on the full

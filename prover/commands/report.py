@@ -1,0 +1,221 @@
+"""What `ser-prove MODEL...` prints, one model at a time, as soon as each is settled.
+
+`Reporter.add` takes the outcome of one model (a `ProveResult`, the `SerError` of an
+input it could not use, or the message of a crash) and prints it at once: with `--json`
+one JSON line (prover/commands/jsonl.py) in the order the models finish; as text, in the
+order the models were given (a result waits only for the models before it), so the text
+is the same whatever `--jobs` is. Progress goes to stderr, only on a terminal.
+"""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+import time
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from prover.commands import jsonl
+from prover.errors import SerError
+from prover.pipeline import (
+    EXIT_INTERNAL,
+    EXIT_NOT_SERIALIZABLE,
+    EXIT_SERIALIZABLE,
+    EXIT_UNDECIDED,
+    EXIT_USAGE,
+    ProveResult,
+    describe_times,
+)
+
+SEVERITY = [EXIT_INTERNAL, EXIT_USAGE, EXIT_UNDECIDED, EXIT_NOT_SERIALIZABLE, EXIT_SERIALIZABLE]
+WIDTH = 88
+
+
+
+@dataclass(frozen=True)
+class InputFailure:
+    """A model that could not be used, as plain data (it crosses process boundaries,
+    where a `SerError` would lose its location)."""
+
+    code: str
+    message: str
+
+    @staticmethod
+    def of(path: str, exc: SerError) -> InputFailure:
+        return InputFailure(exc.code, with_path(path, exc.render()))
+
+
+Outcome = ProveResult | InputFailure | str  # a str is the message of an unexpected exception
+
+_WORDS = {"serializable": "serializable", "not_serializable": "not serializable",
+          "undecided": "undecided", "input_error": "input error",
+          "internal_error": "internal error"}
+
+
+def sizes_of(result: ProveResult) -> dict[str, dict[str, int]] | None:
+    """NS and interleaving-net sizes of a loaded model (for the summary and --json)."""
+    if result.sizes is not None:  # computed in the model's own run, under its deadline
+        return result.sizes
+    if result.ns is None:
+        return None
+    from prover.petri.build import build_interleaving_net
+
+    return {"network_system": result.ns.sizes(),
+            "petri_net": build_interleaving_net(result.ns).sizes()}
+
+
+def explanation_of(result: ProveResult) -> tuple[str, dict[str, Any] | None]:
+    """(text, JSON) of a counterexample's explanation; ("", None) without one."""
+    if result.status != "not_serializable":
+        return "", None
+    if result.explanation is not None:  # computed in the model's own run
+        return result.explanation
+    if result.counterexample is None or result.ns is None:
+        return "", None
+    from prover.certificate.explain import explain, explanation_json, render_text
+
+    expl = explain(result.ns, result.counterexample)
+    return render_text(expl), explanation_json(expl)
+
+
+def with_path(path: str, message: str) -> str:
+    """Every message names its model (an error without a location does not by itself)."""
+    return message if path in message else f"{path}: {message}"
+
+
+def wrap_reason(reason: str, *, indent: str = "  ") -> list[str]:
+    """`head: a; b; c` as a head line and one wrapped bullet per part."""
+    head, sep, rest = reason.partition(": ")
+    parts = [p for p in rest.split("; ") if p] if sep else []
+    if not parts:
+        return textwrap.wrap(reason, WIDTH, initial_indent=indent, subsequent_indent=indent)
+    lines = [f"{indent}{head}:"]
+    for part in parts:
+        lines += textwrap.wrap(part, WIDTH, initial_indent=f"{indent}- ",
+                               subsequent_indent=f"{indent}  ")
+    return lines
+
+
+@dataclass
+class Reporter:
+    """Prints the outcomes of `total` models; `exit_code()` is the most severe one."""
+
+    total: int
+    json: bool = False
+    quiet: bool = False
+    out: TextIO = field(default_factory=lambda: sys.stdout)
+    err: TextIO = field(default_factory=lambda: sys.stderr)
+    _pending: dict[int, tuple[str, Outcome]] = field(default_factory=dict)
+    _next: int = 0
+    _codes: list[int] = field(default_factory=list)
+    _verdicts: list[str] = field(default_factory=list)
+    _start: float = field(default_factory=time.monotonic)
+    _progress_shown: bool = False
+
+    def add(self, index: int, path: str, outcome: Outcome) -> None:
+        """The outcome of model number `index` (0-based, in command-line order)."""
+        record = self._record(path, outcome)
+        self._codes.append(int(record["exit_code"]))
+        self._verdicts.append(str(record["verdict"]))
+        if self.json:
+            self._clear_progress()
+            self._write(self.out, jsonl.dumps(record) + "\n")
+        else:
+            self._pending[index] = (path, outcome)
+            while self._next in self._pending:
+                self._clear_progress()
+                self._text(*self._pending.pop(self._next))
+                self._next += 1
+        self._progress(path, str(record["verdict"]))
+
+    def finish(self) -> int:
+        self._clear_progress()
+        if not self.json and not self.quiet and self.total > 1:
+            counts: dict[str, int] = {}
+            for v in self._verdicts:
+                counts[v] = counts.get(v, 0) + 1
+            parts = [f"{counts[v]} {_WORDS[v]}" for v in _WORDS if v in counts]
+            self._write(self.out, f"\n{self.total} models: {', '.join(parts)}\n")
+        return self.exit_code()
+
+    def exit_code(self) -> int:
+        return min(self._codes, key=SEVERITY.index) if self._codes else EXIT_SERIALIZABLE
+
+    # ------------------------------------------------------------------ records and text
+
+    def _record(self, path: str, outcome: Outcome) -> dict[str, Any]:
+        if isinstance(outcome, InputFailure):
+            return jsonl.error_record(path, outcome.code, outcome.message)
+        if isinstance(outcome, str):
+            return jsonl.crash_record(path, outcome)
+        data = explanation_of(outcome)[1] if self.json else None
+        return jsonl.result_record(outcome, warnings=outcome.warnings, sizes=sizes_of(outcome),
+                                   counterexample=data)
+
+    def _text(self, path: str, outcome: Outcome) -> None:
+        if isinstance(outcome, InputFailure):
+            self._write(self.err, outcome.message + "\n")
+            return
+        if isinstance(outcome, str):
+            self._write(self.err, with_path(path, outcome) + "\n")
+            return
+        for w in outcome.warnings:
+            self._write(self.err, f"{path}: warning: {w.removeprefix(path + ': ')}\n")
+        if outcome.status == "error":
+            self._write(self.err, f"{path}: error:\n" + "\n".join(wrap_reason(outcome.reason))
+                        + "\n")
+            return
+        if outcome.status == "undecided":
+            lines = [f"{path}: undecided"]
+            if not self.quiet:
+                lines += wrap_reason(outcome.reason)
+            self._write(self.out, "\n".join(lines) + "\n")
+            return
+        word = "serializable" if outcome.status == "serializable" else "NOT serializable"
+        lines = [f"{path}: {word}"]
+        if not self.quiet:
+            text = explanation_of(outcome)[0]
+            if text:
+                lines += ["", text, ""]
+            lines.append(f"engine: {outcome.engine}; time: {describe_times(outcome.times)}")
+            sizes = sizes_of(outcome)
+            if sizes is not None:
+                ns, net = sizes["network_system"], sizes["petri_net"]
+                lines.append(
+                    f"model: NS {ns['globals']} globals, {ns['locals']} locals, "
+                    f"{ns['requests']} requests, {ns['responses']} responses, "
+                    f"{ns['transitions']} transitions; Petri net {net['places']} places, "
+                    f"{net['transitions']} transitions"
+                )
+            lines.append(f"certificate: {outcome.certificate_path} "
+                         f"(checked: {outcome.check_message})")
+        self._write(self.out, "\n".join(lines) + "\n")
+
+    # ------------------------------------------------------------------ output helpers
+
+    def _progress(self, path: str, verdict: str) -> None:
+        if self.quiet or self.total < 2 or not self.err.isatty():
+            return
+        done = len(self._codes)
+        if done == self.total:
+            return
+        self.err.write(f"\r\x1b[K[{done}/{self.total}] {time.monotonic() - self._start:.0f} s; "
+                       f"last: {path} {_WORDS.get(verdict, verdict)}")
+        self.err.flush()
+        self._progress_shown = True
+
+    def _clear_progress(self) -> None:
+        if self._progress_shown:
+            self.err.write("\r\x1b[K")
+            self.err.flush()
+            self._progress_shown = False
+
+    @staticmethod
+    def _write(stream: TextIO, text: str) -> None:
+        try:
+            stream.write(text)
+            stream.flush()
+        except UnicodeEncodeError:  # a name the terminal cannot encode: print an escape
+            enc = stream.encoding or "utf-8"
+            stream.buffer.write(text.encode(enc, errors="backslashreplace"))
+            stream.buffer.flush()
