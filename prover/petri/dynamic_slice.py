@@ -358,13 +358,15 @@ def minimal_slice(
     mx = maximal_phases(net, q, marking)
     if not q <= set(mx.forward_places):
         # some place of Q is never reached even structurally
-        return MinimalResult("not-coverable", None, "structural (forward phase)", 0)
+        return MinimalResult("not-coverable", None, "the forward phase of the maximal slice", 0)
     sl = mx.slice
     status, seq, n1 = _bfs(net, sl.places, sl.transitions, marking, q, max_states)
     if status == "found":
         return MinimalResult("sliced", _slice_of_sequence(net, q, seq), "breadth-first search", n1)
     if status == "exhausted":
-        return MinimalResult("not-coverable", None, "breadth-first search (exhausted)", n1)
+        return MinimalResult(
+            "not-coverable", None, "breadth-first search, all reachable markings seen", n1
+        )
     st2, seq, n2 = _backward_coverability(net, sl.transitions, marking, q, max_states)
     if st2 == "found":
         _check_sequence(net, marking, q, seq)
