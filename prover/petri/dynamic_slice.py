@@ -25,11 +25,12 @@ Minimal slice: a shortest firing sequence from M0 that ends in a marking with a 
 A shortest sequence only fires transitions of the maximal slice (dropping any other
 transition from a sequence keeps it fireable and keeps Q covered: such a transition puts
 no token on a place the slice reads, phase by phase), so the search runs on the maximal
-slice. Two exact procedures, each bounded by a number of markings:
+slice. Two exact procedures, taking turns with budgets (numbers of markings) growing up to a
+bound:
 
 * breadth-first search over the reachable markings of the slice (shortest by
   construction; "not coverable" when the reachable set is finite and exhausted);
-* if that hits its bound: backward coverability (Abdulla et al.): level k holds the
+* backward coverability (Abdulla et al.): level k holds the
   minimal markings from which Q can be covered in at most k firings; the first level
   whose upward closure contains M0 gives the length of a shortest sequence and a witness
   (each basis element remembers the transition and the element it steps to), and a
@@ -254,12 +255,23 @@ def _bfs(
                 d[idx[p]] = d.get(idx[p], 0) + w
         eff.append(tuple(sorted((k, v) for k, v in d.items() if v != 0)))
     goal = [idx[p] for p in sorted(criterion)]
+    # only transitions reading a marked place (or none) can be enabled
+    readers: list[list[int]] = [[] for _ in places]
+    always = [k for k in range(len(trans)) if not pre[k]]
+    for k in range(len(trans)):
+        for p, _ in pre[k]:
+            readers[p].append(k)
     m0 = tuple(marking[p] for p in places)
     parent: dict[tuple[int, ...], tuple[tuple[int, ...], int] | None] = {m0: None}
     todo = deque([m0])
     while todo:
         m = todo.popleft()
-        for k, j in enumerate(trans):
+        cands = set(always)
+        for p, v in enumerate(m):
+            if v:
+                cands.update(readers[p])
+        for k in sorted(cands):
+            j = trans[k]
             if any(m[p] < w for p, w in pre[k]):
                 continue
             n = list(m)
@@ -296,13 +308,28 @@ def _backward_coverability(
     """Level-by-level backward coverability; see the module docstring."""
     m0 = {p: v for p, v in enumerate(marking) if v > 0}
     target: Sparse = tuple((p, 1) for p in sorted(criterion))
+    if _leq(target, m0):
+        return "found", (), 1
     # element -> (transition, element it leads to), None for the target itself; kept for
     # elements dropped from the basis too, since witnesses may run through them
     link: dict[Sparse, tuple[int, Sparse] | None] = {target: None}
-    alive: dict[Sparse, dict[int, int]] = {target: dict(target)}
-    frontier = [target]
-    pre = {j: dict(net.pre[j]) for j in trans}
-    post = {j: dict(net.post[j]) for j in trans}
+    alive: dict[Sparse, dict[int, int]] = {}
+    # b <= m needs supp(b) ⊆ supp(m): index the basis by the smallest place of each
+    # element (to find elements below m) and by every place (to find elements above)
+    by_first: dict[int, set[Sparse]] = {}
+    by_place: dict[int, set[Sparse]] = {}
+
+    def add(e: Sparse, d: dict[int, int]) -> None:
+        alive[e] = d
+        by_first.setdefault(e[0][0], set()).add(e)
+        for p, _ in e:
+            by_place.setdefault(p, set()).add(e)
+
+    def drop(e: Sparse) -> None:
+        del alive[e]
+        by_first[e[0][0]].discard(e)
+        for p, _ in e:
+            by_place[p].discard(e)
 
     def witness(start: Sparse) -> tuple[int, ...]:
         seq: list[int] = []
@@ -312,8 +339,10 @@ def _backward_coverability(
             cur = step[1]
         return tuple(seq)
 
-    if _leq(target, m0):
-        return "found", (), 1
+    add(target, dict(target))
+    frontier = [target]
+    pre = {j: dict(net.pre[j]) for j in trans}
+    post = {j: dict(net.post[j]) for j in trans}
     while frontier:
         new: list[Sparse] = []
         # Expand every element of the previous level that is still minimal *now*, even
@@ -331,16 +360,20 @@ def _backward_coverability(
                     rest = v - qj.get(p, 0)
                     if rest > 0:
                         need[p] = need.get(p, 0) + rest
-                if any(_leq(b, need) for b in alive):
+                if all(m0.get(p, 0) >= v for p, v in need.items()):
+                    # covered from M0 in (this level) firings, and in no fewer: any
+                    # element below `need` was checked against M0 when it was added
+                    link[tuple(sorted(need.items()))] = (j, m)
+                    return "found", witness(tuple(sorted(need.items()))), len(link)
+                if any(_leq(b, need) for p in need for b in by_first.get(p, ())):
                     continue
                 cand: Sparse = tuple(sorted((p, v) for p, v in need.items() if v > 0))
-                for b in [b for b, bd in alive.items() if _leq(cand, bd)]:
-                    del alive[b]
+                rare = min((by_place.get(p, set()) for p in need), key=len)
+                for b in [b for b in rare if _leq(cand, alive[b])]:
+                    drop(b)
                 link[cand] = (j, m)
-                alive[cand] = need
+                add(cand, need)
                 new.append(cand)
-                if _leq(cand, m0):
-                    return "found", witness(cand), len(link)
                 if len(link) >= max_states:
                     return "bound", (), len(link)
         frontier = new
@@ -360,26 +393,39 @@ def minimal_slice(
         # some place of Q is never reached even structurally
         return MinimalResult("not-coverable", None, "the forward phase of the maximal slice", 0)
     sl = mx.slice
-    status, seq, n1 = _bfs(net, sl.places, sl.transitions, marking, q, max_states)
-    if status == "found":
-        return MinimalResult("sliced", _slice_of_sequence(net, q, seq), "breadth-first search", n1)
-    if status == "exhausted":
-        return MinimalResult(
-            "not-coverable", None, "breadth-first search, all reachable markings seen", n1
-        )
-    st2, seq, n2 = _backward_coverability(net, sl.transitions, marking, q, max_states)
-    if st2 == "found":
-        _check_sequence(net, marking, q, seq)
-        return MinimalResult(
-            "sliced", _slice_of_sequence(net, q, seq), "backward coverability", n1 + n2
-        )
-    if st2 == "not-coverable":
-        return MinimalResult("not-coverable", None, "backward coverability", n1 + n2)
-    return MinimalResult(
-        "undecided", None,
-        f"bound of {max_states} markings hit by breadth-first search and by backward "
-        "coverability", n1 + n2,
-    )
+    # Each procedure is exact but either can blow up where the other does not (the
+    # search on unbounded nets, the backward basis on some bounded ones), so they take
+    # turns with budgets growing fourfold up to max_states.
+    explored = 0
+    budget = min(1000, max_states)
+    while True:
+        status, seq, n1 = _bfs(net, sl.places, sl.transitions, marking, q, budget)
+        explored += n1
+        if status == "found":
+            return MinimalResult(
+                "sliced", _slice_of_sequence(net, q, seq), "breadth-first search", explored
+            )
+        if status == "exhausted":
+            return MinimalResult(
+                "not-coverable", None, "breadth-first search, all reachable markings seen",
+                explored,
+            )
+        st2, seq, n2 = _backward_coverability(net, sl.transitions, marking, q, budget)
+        explored += n2
+        if st2 == "found":
+            _check_sequence(net, marking, q, seq)
+            return MinimalResult(
+                "sliced", _slice_of_sequence(net, q, seq), "backward coverability", explored
+            )
+        if st2 == "not-coverable":
+            return MinimalResult("not-coverable", None, "backward coverability", explored)
+        if budget >= max_states:
+            return MinimalResult(
+                "undecided", None,
+                f"bound of {max_states} markings hit by breadth-first search and by "
+                "backward coverability", explored,
+            )
+        budget = min(4 * budget, max_states)
 
 
 def fire_sequence(net: PTNet, marking: Sequence[int], seq: Sequence[int]) -> list[int] | None:
