@@ -28,8 +28,6 @@ from pathlib import Path
 from typing import Any
 
 from prover.errors import InputFileError, SourceLocation, UsageError
-from prover.frontend.load import DEFAULT_STATE_BOUND, load_model
-from prover.petri.build import build_interleaving_net
 from prover.petri.dynamic_slice import (
     DEFAULT_MAX_STATES,
     MinimalResult,
@@ -77,21 +75,28 @@ def configure(parser: argparse.ArgumentParser) -> None:
         f"{DEFAULT_MAX_STATES})",
     )
     parser.add_argument(
-        "--state-bound", type=int, default=DEFAULT_STATE_BOUND, metavar="N",
-        help=f"stop compiling beyond N local x global states (default {DEFAULT_STATE_BOUND})",
+        "--state-bound", type=int, default=None, metavar="N",
+        help="for models: stop compiling beyond N local x global states (default: the "
+        "front end's, as for `ser-prove`)",
     )
 
 
 # ---- loading ----------------------------------------------------------------------------
 
 
-def load_net(path: str, state_bound: int = DEFAULT_STATE_BOUND) -> tuple[PTNet, bool]:
+def load_net(path: str, state_bound: int | None = None) -> tuple[PTNet, bool]:
     """The net of a model or raw net file, and whether it came from a model."""
     suffix = Path(path).suffix.lower()
     if suffix in RAW_SUFFIXES:
         return read_net_file(path), False
     if suffix in (".ser", ".json"):
-        model = load_model(path, state_bound=state_bound)
+        # the front end (lark, jsonschema) is imported only for models: raw nets are
+        # read and sliced without paying for it
+        from prover.frontend.load import DEFAULT_STATE_BOUND, load_model
+        from prover.petri.build import build_interleaving_net
+
+        bound = DEFAULT_STATE_BOUND if state_bound is None else state_bound
+        model = load_model(path, state_bound=bound)
         for w in model.warnings:
             print(f"warning: {w}", file=sys.stderr)
         return from_interleaving(build_interleaving_net(model.ns), Path(path).stem), True

@@ -26,6 +26,7 @@ from prover.errors import InputFileError, SerError, SourceLocation
 from prover.petri.dynamic_slice import PTNet, Slice
 
 MAX_TOKENS = 10**18  # markings and weights beyond this are certainly a mistake
+MAX_DEPTH = 256  # element paths are kept per element; PNML needs a handful of levels
 
 
 class NetFormatError(SerError):
@@ -122,6 +123,8 @@ def _parse_xml(data: bytes, path: str) -> _Node:
     counts: list[dict[str, int]] = [{}]
 
     def start(name: str, attrs: dict[str, str]) -> None:
+        if len(stack) >= MAX_DEPTH:
+            raise _Reject(f"elements nested deeper than {MAX_DEPTH}")
         tag = name.rsplit("}", 1)[-1]
         seen = counts[-1]
         seen[tag] = seen.get(tag, 0) + 1
@@ -166,8 +169,6 @@ def _parse_xml(data: bytes, path: str) -> _Node:
     except expat.ExpatError as exc:
         loc = SourceLocation(path, exc.lineno, exc.offset + 1)
         raise NetFormatError(f"not well-formed XML: {expat.ErrorString(exc.code)}", loc) from None
-    except RecursionError:
-        raise NetFormatError(f"{path}: XML nested too deeply") from None
     if not root:
         raise NetFormatError(f"{path}: no XML element")
     return root[0]
@@ -229,7 +230,11 @@ def read_pnml(data: bytes, path: str) -> PTNet:
     arcs: list[_Node] = []
     ids: set[str] = set()
 
-    def visit(container: _Node) -> None:
+    # walk the pages with an explicit stack (a fixed order: a page's nodes, then its pages)
+    stack = [net]
+    while stack:
+        container = stack.pop()
+        pages: list[_Node] = []
         for c in container.children:
             if c.tag in ("place", "transition", "referencePlace", "referenceTransition",
                          "arc", "page"):
@@ -240,7 +245,7 @@ def read_pnml(data: bytes, path: str) -> PTNet:
                     raise _err(path, c, f"duplicate id {ident!r}")
                 ids.add(ident)
             if c.tag == "page":
-                visit(c)
+                pages.append(c)
             elif c.tag in ("place", "transition"):
                 nodes[c.attrs["id"]] = (c.tag, c)
             elif c.tag in ("referencePlace", "referenceTransition"):
@@ -249,8 +254,7 @@ def read_pnml(data: bytes, path: str) -> PTNet:
                 refs[c.attrs["id"]] = (c.tag, c)
             elif c.tag == "arc":
                 arcs.append(c)
-
-    visit(net)
+        stack.extend(reversed(pages))
     for ident, (kind, el) in nodes.items():
         label = _label_text(path, el.child("name"), f"name of {ident!r}")
         if kind == "place":

@@ -267,3 +267,28 @@ def test_tina_reader_on_arbitrary_text(text: str) -> None:
         read_tina(text, "fuzz.net")
     except NetFormatError:
         pass
+
+
+def test_deep_nesting_is_an_error_not_a_crash() -> None:
+    doc = b"<pnml><net id='n'>" + b"<page id='x'>" * 5000
+    with pytest.raises(NetFormatError) as info:
+        read_pnml(doc, "deep.pnml")
+    assert "nested deeper" in info.value.render()
+
+
+def test_slice_of_an_ns_json_model(capsys: pytest.CaptureFixture[str]) -> None:
+    """NS JSON models are read like .ser ones (the interleaving net, ids p<i>/t<i>)."""
+    import json
+
+    from prover.cli import main
+
+    bench = REPO.parent / "shared" / "benchmarks" / "paper" / "b1.json"
+    if not bench.exists():
+        pytest.skip(f"paper benchmarks not found at {bench.parent}")
+    net = from_interleaving(build_interleaving_net(load_model(bench).ns))
+    resp = next(n for n in net.place_names if n.startswith("R "))
+    assert main(["slice", str(bench), "--criterion", resp, "--algorithm", "maximal",
+                 "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["status"] == "sliced"
+    assert set(info["places"]) <= set(net.place_ids)
