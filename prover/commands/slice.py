@@ -142,6 +142,13 @@ def parse_criterion(net: PTNet, specs: Sequence[str], from_model: bool) -> tuple
                 raise UsageError(f"empty place name in --criterion {spec!r}")
             i = find_place(net, part, from_model)
             if i is None:
+                same = [net.place_ids[k] for k, n in enumerate(net.place_names)
+                        if n == part.strip()]
+                if len(same) > 1:
+                    raise UsageError(
+                        f"the name {part.strip()!r} is shared by places {', '.join(same)}: "
+                        "give an identifier"
+                    )
                 raise UsageError(
                     f"no place {part.strip()!r} in the net{_place_hint(net, from_model)}"
                 )

@@ -15,6 +15,7 @@ REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
 
 FILTER = "net filt\npl a (1)\ntr t1 a -> b\ntr t2 b c -> q\ntr t3 a -> q\n"
+DUPS = "pl x : dup (0)\npl y : dup (0)\n"
 
 
 def _json(capsys: pytest.CaptureFixture[str], argv: list[str], code: int = 0) -> dict[str, Any]:
@@ -77,6 +78,7 @@ def test_no_slice_and_undecided_exit_codes(
     [
         (["--criterion", "nope", "--algorithm", "maximal"], "no place 'nope'"),
         (["--criterion", "q,", "--algorithm", "maximal"], "empty place name"),
+        (["--criterion", "dup", "--algorithm", "maximal"], "shared by places"),
         (["--criterion", "q", "--algorithm", "minimal", "--max-states", "0"], "positive"),
     ],
 )
@@ -84,7 +86,7 @@ def test_usage_errors(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
 ) -> None:
     src = tmp_path / "f.net"
-    src.write_text(FILTER)
+    src.write_text(FILTER + DUPS)
     assert main(["slice", str(src), *argv]) == 2
     assert message in capsys.readouterr().err
 
