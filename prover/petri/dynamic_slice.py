@@ -25,16 +25,16 @@ Minimal slice: a shortest firing sequence from M0 that ends in a marking with a 
 A shortest sequence only fires transitions of the maximal slice (dropping any other
 transition from a sequence keeps it fireable and keeps Q covered: such a transition puts
 no token on a place the slice reads, phase by phase), so the search runs on the maximal
-slice. Two exact procedures, taking turns with budgets (numbers of markings) growing up to a
-bound:
+slice. Two exact procedures take turns, with budgets (numbers of markings) growing up to
+a bound:
 
 * breadth-first search over the reachable markings of the slice (shortest by
   construction; "not coverable" when the reachable set is finite and exhausted);
-* backward coverability (Abdulla et al.): level k holds the
-  minimal markings from which Q can be covered in at most k firings; the first level
-  whose upward closure contains M0 gives the length of a shortest sequence and a witness
-  (each basis element remembers the transition and the element it steps to), and a
-  fixpoint without M0 proves Q not coverable (Dickson's lemma makes it terminate).
+* backward coverability (Abdulla et al.): level k holds the minimal markings from which
+  Q can be covered in at most k firings; the first level whose upward closure contains
+  M0 gives the length of a shortest sequence and a witness (each basis element
+  remembers the transition and the element it steps to), and a fixpoint without M0
+  proves Q not coverable (Dickson's lemma makes it terminate).
 
 If both bounds are hit the answer is "undecided", never a guess.
 """
