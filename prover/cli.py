@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "inspect": ("prover.commands.inspect", "print sizes of the NS, Petri net and serial automaton"),
     "export": ("prover.commands.export", "write the net (.net, PNML, MCC) or DOT drawings"),
     "explain": ("prover.commands.explain", "debugging views: slices of the net"),
+    "slice": ("prover.commands.slice", "maximal/minimal dynamic slice of a model or P/T net"),
     "bench": ("prover.commands.bench", "run models and print a benchmark table"),
 }
 

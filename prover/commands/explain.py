@@ -1,11 +1,15 @@
 """`ser-prove explain MODEL --slice PLACE [--json]`: the part of the interleaving net that
-can put a token on PLACE (debugging view).
+can put a token on PLACE (debugging view), computed by the same code as `ser-prove
+slice` (prover/petri/dynamic_slice.py) for the criterion ⟨M0, {PLACE}⟩:
 
-* maximal dynamic slice: backward slice from PLACE (transitions that can add tokens to
-  a place of the slice, and their input places), filtered forward from the initial
-  marking (only transitions whose inputs can all be marked);
-* minimal dynamic slice: a shortest firing sequence from the initial marking that marks
-  PLACE (breadth-first over markings, bounded by `--max-states`), and what it touches.
+* maximal dynamic slice: backward from PLACE over every transition with an arc into the
+  slice, forward from the initial marking over what that kept, then the filter that
+  keeps only what can still lead to PLACE; the transitions and their input places. It is
+  structural: it over-approximates what firing sequences can do;
+* minimal dynamic slice: first an exact decision whether PLACE can be marked at all
+  (breadth-first search, then backward coverability, bounded by `--max-states`), then a
+  shortest firing sequence that marks it and what it uses. "none" means the place can
+  never be marked, and is said only when that was decided.
 
 PLACE is a place label as printed by `inspect`/exports (`R main/1`, `G {X=1}`,
 `L main ({}, y)`), the short form `REQUEST/RESPONSE` for a completed-pair place, or
@@ -19,11 +23,12 @@ import json
 import sys
 from typing import Any
 
+from prover.commands.slice import find_place as find_ptnet_place
 from prover.errors import UsageError
 from prover.frontend.load import DEFAULT_STATE_BOUND, load_model
 from prover.petri.build import build_interleaving_net
+from prover.petri.dynamic_slice import PTNet, from_interleaving, maximal_slice, minimal_slice
 from prover.petri.net import PetriNet
-from prover.petri.slicing import maximal_slice, minimal_slice
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -45,26 +50,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def find_place(net: PetriNet, spec: str) -> int:
     """Resolve a PLACE argument (see the module docstring)."""
-    if spec.startswith("p") and spec[1:].isdigit():
-        i = int(spec[1:])
-        if i < len(net.places):
-            return i
-    for i, p in enumerate(net.places):
-        if p.label() == spec:
-            return i
-    if "/" in spec:
-        req, _, resp = spec.partition("/")
-        for i, p in enumerate(net.places):
-            if p.kind == "response" and p.request == req and p.state == resp:
-                return i
+    i = find_ptnet_place(from_interleaving(net), spec, from_model=True)
+    if i is not None:
+        return i
     known = ", ".join(p.label() for p in net.places if p.kind == "response")
     raise UsageError(f"no place {spec!r} in the net (completed-pair places: {known})")
 
 
 def explain_slice(net: PetriNet, place: int, max_states: int) -> dict[str, Any]:
-    """The `--json` object."""
-    mx = maximal_slice(net, place)
-    mn = minimal_slice(net, place, max_states=max_states)
+    """The `--json` object. `minimal` is None exactly when `minimal_status` is not
+    "sliced"; `minimal_status` "not-coverable" is an exact answer, "undecided" is not."""
+    pt: PTNet = from_interleaving(net)
+    mx = maximal_slice(pt, [place], pt.initial)
+    mn = minimal_slice(pt, [place], pt.initial, max_states=max_states)
     out: dict[str, Any] = {
         "place": {"index": place, "label": net.places[place].label()},
         "net": net.sizes(),
@@ -72,13 +70,15 @@ def explain_slice(net: PetriNet, place: int, max_states: int) -> dict[str, Any]:
             "places": [net.places[i].label() for i in mx.places],
             "transitions": [net.transitions[j].label() for j in mx.transitions],
         },
+        "minimal_status": mn.status,
+        "minimal_method": mn.method,
     }
-    if mn is None:
+    if mn.slice is None:
         out["minimal"] = None
     else:
-        sl, seq = mn
+        sl = mn.slice
         out["minimal"] = {
-            "sequence": [net.transitions[j].label() for j in seq],
+            "sequence": [net.transitions[j].label() for j in sl.sequence],
             "places": [net.places[i].label() for i in sl.places],
             "transitions": [net.transitions[j].label() for j in sl.transitions],
         }
@@ -94,11 +94,19 @@ def _human(info: dict[str, Any]) -> str:
         f"{len(mx['transitions'])} transitions",
     ]
     lines += [f"  {t}" for t in mx["transitions"]]
-    mn = info["minimal"]
-    if mn is None and info["place"]["label"] not in mx["places"]:
-        lines.append("minimal dynamic slice: none (the place can never be marked)")
-    elif mn is None:
-        lines.append("minimal dynamic slice: no firing sequence found within the bound")
+    mn, status = info["minimal"], info["minimal_status"]
+    if status == "not-coverable":
+        lines.append(
+            "minimal dynamic slice: none: no firing sequence marks the place (decided by "
+            f"{info['minimal_method']})"
+        )
+        if mx["transitions"]:
+            lines.append(
+                "  (the maximal slice is structural: its transitions are connected to the "
+                "place, but the token counts never let them mark it)"
+            )
+    elif status == "undecided":
+        lines.append(f"minimal dynamic slice: undecided ({info['minimal_method']})")
     else:
         lines.append(f"minimal dynamic slice: shortest sequence of {len(mn['sequence'])} firings")
         lines += [f"  {k + 1}. {t}" for k, t in enumerate(mn["sequence"])]
