@@ -229,7 +229,7 @@ def component_atoms(
             holds = Conjunction((LinearConstraint.make(x, -base[j], "="),))
             atoms.append(MembershipAtom(holds, tuple(fails)))
         return atoms
-    from prover.serial.semilinear import rank
+    from prover.serial.linalg import rank
 
     pmat = [[Fraction(periods[i][j]) for i in range(k)] for j in range(d)]
     rows: list[int] = []
