@@ -212,7 +212,7 @@ def _eliminate(
 
 
 
-WORK_STEPS = 100_000
+WORK_STEPS = 20_000
 """Search nodes (monoid tests, decomposition steps) one elimination order may spend.
 The 47 paper models need at most 5 123; counter-10 (a bidirectional 11-state chain)
 needs far more, and the cycle-cover construction (`direct.py`) handles it instead."""
