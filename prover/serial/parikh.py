@@ -20,7 +20,7 @@ deterministic.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from prover.serial import direct, semilinear
 from prover.serial.automaton import SerialAutomaton
@@ -49,12 +49,18 @@ __all__ = [
 ]
 
 
+ELIMINATION = "state-elimination"
+CYCLE_COVERS = "cycle-covers"
+
+
 @dataclass(frozen=True)
 class SerialSet:
     """S = union of `components` (empty union = empty set; S always contains 0)."""
 
     labels: tuple[Label, ...]
     components: tuple[SimpleLinearSet, ...]
+    construction: str = field(default=ELIMINATION, compare=False)
+    """Which construction produced it (`ELIMINATION` or `CYCLE_COVERS`; diagnostics)."""
 
     @property
     def num_periods(self) -> int:
@@ -106,7 +112,7 @@ def compute_serial_set(automaton: SerialAutomaton) -> SerialSet:
         return SerialSet(automaton.labels, first)
     if first is not None and _size(first) <= _size(second):
         return SerialSet(automaton.labels, first)
-    return SerialSet(automaton.labels, second)
+    return SerialSet(automaton.labels, second, CYCLE_COVERS)
 
 
 def _size(comps: tuple[SimpleLinearSet, ...]) -> tuple[int, int]:
