@@ -159,6 +159,11 @@ class TargetTooLarge(Exception):
     """The DNF split exceeds the requested bound (use the clause form instead)."""
 
 
+MAX_SOLVER_CALLS = 6000
+"""Default bound on the split's satisfiability checks: the 47 paper models need at
+most 2 255 (g1, g2); a large serial set (counter-10: 36 components) needs far more."""
+
+
 # ---- construction -----------------------------------------------------------------
 
 
@@ -399,14 +404,21 @@ def _pivot_rows_and_inverse(
 
 
 def build_target(
-    net: PetriNet, s: SerialSet, *, split: bool = True, max_disjuncts: int | None = 4096
+    net: PetriNet,
+    s: SerialSet,
+    *,
+    split: bool = True,
+    max_disjuncts: int | None = 4096,
+    max_solver_calls: int | None = MAX_SOLVER_CALLS,
 ) -> Target:
     """The target for `net` (the interleaving net of the NS whose serial set is `s`).
 
     `split=False` gives the clause form only (`disjuncts` empty; no solver calls): what
     engines that take one formula (`target_to_z3`) need. With `split=True` the clauses'
     unsatisfiable alternatives are pruned and the DNF split is computed (seconds for the
-    largest benchmarks; `TargetTooLarge` beyond `max_disjuncts`)."""
+    largest benchmarks; `TargetTooLarge` beyond `max_disjuncts` disjuncts or beyond
+    `max_solver_calls` satisfiability checks, a deterministic bound on the time the
+    split takes: the engines call it without a deadline of their own)."""
     import z3
 
     index = net.place_index
@@ -437,12 +449,23 @@ def build_target(
         zs = {i: z3.Int(f"p{i}") for i in range(len(net.places))}
         nonneg = [zs[i] >= 0 for i in act_places]
 
+    calls = [0]  # satisfiability checks so far (bounded by max_solver_calls)
+    solver = z3.Solver()  # one incremental solver, one push/pop scope per check
+    solver.add(*nonneg)
+
+    def check(*forms: z3.BoolRef) -> z3.CheckSatResult:
+        calls[0] += 1
+        if max_solver_calls is not None and calls[0] > max_solver_calls:
+            raise TargetTooLarge(f"more than {max_solver_calls} solver calls for the split")
+        solver.push()
+        try:
+            solver.add(*forms)
+            return solver.check()
+        finally:
+            solver.pop()
+
     def sat(conj: Conjunction, extra: Sequence[z3.BoolRef] = ()) -> bool:
-        solver = z3.Solver()
-        solver.add(*nonneg)
-        solver.add(conjunction_to_z3(conj, zs))
-        solver.add(*extra)
-        r = solver.check()
+        r = check(conjunction_to_z3(conj, zs), *extra)
         if r == z3.unknown:  # pragma: no cover - keep the branch (sound)
             return True
         return bool(r == z3.sat)
@@ -466,15 +489,12 @@ def build_target(
     def meets(piece: Conjunction, c_index: int) -> bool:
         """piece ∩ component ≠ ∅ (component written with fresh λ ≥ 0)."""
         comp = s.components[c_index]
-        solver = z3.Solver()
-        solver.add(*nonneg)
-        solver.add(conjunction_to_z3(piece, zs))
         lams = [z3.Int(f"lam{i}") for i in range(len(comp.periods))]
-        solver.add(*[v >= 0 for v in lams])
+        forms = [conjunction_to_z3(piece, zs), *[v >= 0 for v in lams]]
         for t, j in enumerate(active):
             terms = [p[j] * v for p, v in zip(comp.periods, lams, strict=True) if p[j]]
-            solver.add(zs[act_places[t]] == comp.base[j] + z3.Sum([z3.IntVal(0)] + terms))
-        return bool(solver.check() != z3.unsat)
+            forms.append(zs[act_places[t]] == comp.base[j] + z3.Sum([z3.IntVal(0)] + terms))
+        return bool(check(*forms) != z3.unsat)
 
     # disjoint subtraction of each component from the pieces, pruned
     partial: list[Conjunction] = [Conjunction(())]
