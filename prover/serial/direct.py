@@ -30,11 +30,12 @@ work budget (`TooLarge`), and the caller keeps state elimination.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from prover.serial.automaton import SerialAutomaton, SerialEdge
-from prover.serial.linalg import IntVec, Work, in_monoid
-from prover.serial.linear_sets import SimpleLinearSet, WLin, WVec, finish
+from prover.serial.linalg import IntVec, Work, in_monoid, in_simple_linear_set
+from prover.serial.linear_sets import SimpleLinearSet, WLin, WVec, decompose, finish
 
 WORK_STEPS = 3_000_000
 """Search nodes (paths, cycles, covers, period reductions) the construction may spend."""
@@ -210,3 +211,139 @@ def build_components(
                 seen.add(nxt)
                 stack.append((nxt, covered | cycles[ci].states, base + cycle_vec[ci]))
     return finish(lins, edges, aut.initial, work, max_pairwise=MAX_PAIRWISE)
+
+
+# ---- one component on demand (lazy refinement) ---------------------------------------
+
+
+def component_containing(
+    automaton: SerialAutomaton, walk: tuple[SerialEdge, ...]
+) -> SimpleLinearSet:
+    """A simple linear set ⊆ S, with witnesses, containing the label counts of `walk` (a
+    walk of `automaton` from its initial state, e.g. `SerialMembership.serial_order`).
+
+    For refining a serial set lazily: when a model of `I ∧ quiescent ∧ π(M) ∉ S′` turns
+    out serial, this component covers it and, along its cycles, every vector that
+    repeats them. The walk's flow is split into a simple path p plus simple cycles T
+    (module docstring); a minimal T′ ⊆ T keeping p ∪ T′ connected and covering the
+    walk's states gives the base p + Σ T′; the periods are the distinct cycles of T
+    (all inside those states), reduced and split exactly; the piece holding the walk's
+    vector is returned."""
+    labels = automaton.labels
+    aut = automaton.reachable()
+    edges = aut.edges
+    index = {e: k for k, e in enumerate(edges)}
+    lab_index = {lab: i for i, lab in enumerate(labels)}
+    d, m = len(labels), len(edges)
+    flow = [0] * m
+    for e in walk:
+        flow[index[e]] += 1
+    target = [0] * d
+    for e in walk:
+        target[lab_index[(e.request, e.response)]] += 1
+    end = walk[-1].target if walk else aut.initial
+
+    def wvec(ids: tuple[int, ...]) -> WVec:
+        lab, edg = [0] * d, [0] * m
+        for k in ids:
+            edg[k] += 1
+            lab[lab_index[(edges[k].request, edges[k].response)]] += 1
+        return WVec(tuple(lab), tuple(edg))
+
+    rest = list(flow)
+    path = _support_path(edges, rest, aut.initial, end)
+    for k in path:
+        rest[k] -= 1
+    cycles: list[tuple[int, ...]] = []
+    counts: dict[tuple[int, ...], int] = {}
+    while any(rest):
+        c = _support_cycle(edges, rest)
+        for k in c:
+            rest[k] -= 1
+        if c not in counts:
+            cycles.append(c)
+        counts[c] = counts.get(c, 0) + 1
+
+    def states(ids: tuple[int, ...] | list[int]) -> set[str]:
+        return {x for k in ids for x in (edges[k].source, edges[k].target)}
+
+    covered = states(path) | {aut.initial}
+    need = set().union(covered, *(states(c) for c in cycles))
+    # minimal T′: drop cycles (last first) while coverage and connectivity survive
+    chosen = list(cycles)
+    for c in reversed(cycles):
+        trial = [x for x in chosen if x != c]
+        if _connected_cover(path, trial, aut.initial, need, states):
+            chosen = trial
+    base = wvec(tuple(path))
+    for c in chosen:
+        base = base + wvec(c)
+    lin = WLin(base, _reduce_periods([wvec(c) for c in cycles], Work(None)))
+    for piece in decompose(lin):
+        comps = finish([piece], edges, aut.initial, max_pairwise=1)
+        if in_simple_linear_set(target, comps[0].base, comps[0].periods):
+            return comps[0]
+    raise AssertionError("the walk lies in none of the pieces")  # pragma: no cover
+
+
+def _support_path(edges: tuple[SerialEdge, ...], flow: list[int], src: str, dst: str) -> list[int]:
+    """A simple path src -> dst using edges with positive flow (breadth-first, first edge
+    in edge order: deterministic); empty when src = dst."""
+    if src == dst:
+        return []
+    prev: dict[str, int] = {}
+    seen = {src}
+    todo = [src]
+    while todo:
+        nxt: list[str] = []
+        for u in todo:
+            for k, e in enumerate(edges):
+                if flow[k] and e.source == u and e.target not in seen:
+                    seen.add(e.target)
+                    prev[e.target] = k
+                    nxt.append(e.target)
+        todo = nxt
+    if dst not in prev:  # pragma: no cover - a flow with these balances has such a path
+        raise ValueError("not a walk")
+    out: list[int] = []
+    s = dst
+    while s != src:
+        k = prev[s]
+        out.append(k)
+        s = edges[k].source
+    return out[::-1]
+
+
+def _support_cycle(edges: tuple[SerialEdge, ...], flow: list[int]) -> tuple[int, ...]:
+    """A simple cycle in the support of a non-zero circulation (follow positive edges
+    from the first one until a state repeats), as sorted edge indices."""
+    start = next(k for k, n in enumerate(flow) if n)
+    order: list[int] = [start]
+    pos = {edges[start].source: 0}
+    u = edges[start].target
+    while u not in pos:
+        pos[u] = len(order)
+        k = next(k for k, e in enumerate(edges) if flow[k] and e.source == u)
+        order.append(k)
+        u = edges[k].target
+    return tuple(sorted(order[pos[u] :]))
+
+
+def _connected_cover(
+    path: list[int],
+    cycles: list[tuple[int, ...]],
+    initial: str,
+    need: set[str],
+    states: Callable[[tuple[int, ...] | list[int]], set[str]],
+) -> bool:
+    covered = states(path) | {initial}
+    todo = list(cycles)
+    grew = True
+    while todo and grew:
+        grew = False
+        for c in list(todo):
+            if states(c) & covered:
+                covered |= states(c)
+                todo.remove(c)
+                grew = True
+    return not todo and need <= covered

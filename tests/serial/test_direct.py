@@ -240,3 +240,49 @@ def test_scale_models_exact_and_checked(name: str) -> None:
         _exact_upto(aut.reachable(), s, 4)
         for i, comp in enumerate(serial_set_to_json(s)["components"]):  # type: ignore[arg-type]
             checker_check(m, i, comp)
+
+
+# ---- one component on demand ------------------------------------------------------------
+
+
+def _random_walk(aut: SerialAutomaton, rng: random.Random, steps: int) -> tuple:  # type: ignore[type-arg]
+    state, walk = aut.initial, []
+    for _ in range(steps):
+        out = aut.edges_from.get(state, ())
+        if not out:
+            break
+        e = rng.choice(out)
+        walk.append(e)
+        state = e.target
+    return tuple(walk)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(edge_st, min_size=0, max_size=8), st.integers(0, 2**16), st.integers(0, 25))
+def test_component_containing_random_walks(
+    edges: list[tuple[str, str, str, str]], seed: int, steps: int
+) -> None:
+    aut = automaton("a", edges)
+    walk = _random_walk(aut, random.Random(seed), steps)
+    c = direct.component_containing(aut, walk)
+    s = SerialSet(aut.labels, (c,), CYCLE_COVERS)
+    idx = {lab: i for i, lab in enumerate(aut.labels)}
+    v = [0] * len(aut.labels)
+    for e in walk:
+        v[idx[(e.request, e.response)]] += 1
+    assert in_s(members(s), tuple(v))
+    check_component(aut, s.labels, c)
+    _checker_accepts(aut, s)
+    # the component lies in Ser (brute force on its small elements)
+    for k in range(3):
+        for p in c.periods:
+            w = tuple(b + k * x for b, x in zip(c.base, p, strict=True))
+            if sum(w) <= 30:
+                assert is_serial(aut, s.labels, w)
+
+
+def test_component_containing_generalises_along_cycles() -> None:
+    aut = chain(6)
+    walk = _random_walk(aut, random.Random(1), 30)
+    c = direct.component_containing(aut, walk)
+    assert c.periods  # a long walk on a chain repeats 2-cycles
