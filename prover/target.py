@@ -159,6 +159,11 @@ class TargetTooLarge(Exception):
     """The DNF split exceeds the requested bound (use the clause form instead)."""
 
 
+MAX_SOLVER_CALLS = 6000
+"""Default bound on the split's satisfiability checks: the 47 paper models need at
+most 2 255 (g1, g2); a large serial set (counter-10: 36 components) needs far more."""
+
+
 # ---- construction -----------------------------------------------------------------
 
 
@@ -186,12 +191,13 @@ def _ge(coeffs: Mapping[Var, int], constant: int) -> LinearConstraint:
     return LinearConstraint.make(coeffs, constant, ">=")
 
 
-def _form(
-    row: Sequence[int], base: Sequence[int], places: Sequence[int]
+def _form_sparse(
+    row: Mapping[int, int], base: Sequence[int], places: Sequence[int]
 ) -> tuple[dict[Var, int], int]:
-    """Σ row_j·(x_j − b_j) as (coefficients over places, constant), gcd-free is the caller's."""
-    coeffs = {_place(places[j]): c for j, c in enumerate(row) if c}
-    const = -sum(c * b for c, b in zip(row, base, strict=True))
+    """Σ row_j·(x_j − b_j) (row sparse: coordinate -> non-zero coefficient) as
+    (coefficients over places, constant); dividing out common factors is the caller's."""
+    coeffs = {_place(places[j]): c for j, c in sorted(row.items())}
+    const = -sum(c * base[j] for j, c in row.items())
     return coeffs, const
 
 
@@ -229,45 +235,33 @@ def component_atoms(
             holds = Conjunction((LinearConstraint.make(x, -base[j], "="),))
             atoms.append(MembershipAtom(holds, tuple(fails)))
         return atoms
-    from prover.serial.semilinear import rank
-
-    pmat = [[Fraction(periods[i][j]) for i in range(k)] for j in range(d)]
-    rows: list[int] = []
-    for j in range(d):
-        cand = rows + [j]
-        if rank([tuple(int(periods[i][r]) for i in range(k)) for r in cand]) == len(cand):
-            rows.append(j)
-        if len(rows) == k:
-            break
-    if len(rows) != k:
-        raise ValueError("periods are not linearly independent")
-    inv = _inverse([pmat[r] for r in rows])
+    rows, inv = _pivot_rows_and_inverse(periods, d)
     den = 1
     for inv_row in inv:
-        for fr in inv_row:
+        for fr in inv_row.values():
             den = _lcm(den, fr.denominator)
-    cmat = [[int(fr * den) for fr in inv_row] for inv_row in inv]  # λ = cmat·y_R / den
-    lam_rows = [[0] * d for _ in range(k)]
+    # λ = lam_rows·(x − b) / den, lam_rows[i] sparse over the coordinates in `rows`
+    lam_rows = [{rows[t]: int(fr * den) for t, fr in inv_row.items()} for inv_row in inv]
+    in_rows = set(rows)
+    column: list[list[tuple[int, int]]] = [[] for _ in range(d)]  # j -> (i, P[j][i] ≠ 0)
     for i in range(k):
-        for t, rr in enumerate(rows):
-            lam_rows[i][rr] = cmat[i][t]
-    # consistency: den·y_j − Σ_i P[j][i]·(cmat·y_R)_i = 0 for j ∉ R
-    for j in range(d):
-        if j in rows:
-            continue
-        row = [0] * d
-        row[j] = den
-        for i in range(k):
+        for j in range(d):
             if periods[i][j]:
-                for c in range(d):
-                    row[c] -= periods[i][j] * lam_rows[i][c]
+                column[j].append((i, periods[i][j]))
+    # consistency: den·y_j − Σ_i P[j][i]·(lam_rows·y)_i = 0 for j ∉ R
+    for j in range(d):
+        if j in in_rows:
+            continue
+        row: dict[int, int] = {j: den}
+        for i, pij in column[j]:
+            for c, v in lam_rows[i].items():
+                row[c] = row.get(c, 0) - pij * v
         g = 0
-        for c in row:
+        for c in row.values():
             g = gcd(g, abs(c))
         if g == 0:
             continue
-        row = [c // g for c in row]
-        co, const = _form(row, base, places)
+        co, const = _form_sparse({c: v // g for c, v in row.items() if v}, base, places)
         nco, nconst = _neg(co, const)
         atoms.append(
             MembershipAtom(
@@ -277,13 +271,12 @@ def component_atoms(
         )
     divs: list[MembershipAtom] = []
     for i in range(k):
-        row = lam_rows[i]
+        lam = lam_rows[i]
         g = den
-        for c in row:
+        for c in lam.values():
             g = gcd(g, abs(c))
-        row = [c // g for c in row]
         di = den // g
-        co, const = _form(row, base, places)
+        co, const = _form_sparse({c: v // g for c, v in lam.items() if v}, base, places)
         nco, nconst = _neg(co, const)
         atoms.append(
             MembershipAtom(
@@ -347,34 +340,85 @@ def serial_set_atoms(
         )
 
 
-def _inverse(a: list[list[Fraction]]) -> list[list[Fraction]]:
-    k = len(a)
-    m = [list(r) for r in a]
-    inv = [[Fraction(int(i == j)) for j in range(k)] for i in range(k)]
-    for c in range(k):
-        piv = next(i for i in range(c, k) if m[i][c] != 0)
-        m[c], m[piv] = m[piv], m[c]
-        inv[c], inv[piv] = inv[piv], inv[c]
-        f = m[c][c]
-        m[c] = [x / f for x in m[c]]
-        inv[c] = [x / f for x in inv[c]]
-        for i in range(k):
-            if i != c and m[i][c] != 0:
-                g = m[i][c]
-                m[i] = [x - g * y for x, y in zip(m[i], m[c], strict=True)]
-                inv[i] = [x - g * y for x, y in zip(inv[i], inv[c], strict=True)]
-    return inv
+def _pivot_rows_and_inverse(
+    periods: Sequence[Sequence[int]], d: int
+) -> tuple[list[int], list[dict[int, Fraction]]]:
+    """R, the lexicographically first k coordinates on which the k periods are
+    independent, and the exact inverse of P[R] (P[R][t][i] = periods[i][R[t]]) as sparse
+    rows (inverse[i] maps t to a non-zero entry). Sparse elimination: period matrices of
+    large serial sets have few non-zeros, and the dense rational version was cubic.
+
+    R is the pivot set of the periods' row echelon form: an echelon basis of a row space
+    has the same set of leading positions whatever the basis, and that set is the
+    greedy (lexicographically first) independent set of coordinates."""
+    k = len(periods)
+    pivot_rows: dict[int, dict[int, Fraction]] = {}  # leading coordinate -> its row
+    for p in periods:
+        row = {j: Fraction(x) for j, x in enumerate(p) if x}
+        for c in sorted(pivot_rows):
+            f = row.get(c)
+            if f:
+                for j, x in pivot_rows[c].items():
+                    y = row.get(j, Fraction(0)) - f * x
+                    if y:
+                        row[j] = y
+                    else:
+                        row.pop(j, None)
+        if not row:
+            raise ValueError("periods are not linearly independent")
+        lead = min(row)
+        lv = row[lead]
+        pivot_rows[lead] = {j: x / lv for j, x in row.items()}
+    rows = sorted(pivot_rows)
+    # Gauss-Jordan on [A | I] with A = P[R]: A[t] = {i: periods[i][rows[t]]}
+    aug: list[tuple[dict[int, Fraction], dict[int, Fraction]]] = [
+        ({i: Fraction(periods[i][r]) for i in range(k) if periods[i][r]}, {t: Fraction(1)})
+        for t, r in enumerate(rows)
+    ]
+    done: list[tuple[dict[int, Fraction], dict[int, Fraction]]] = []
+    col_row: dict[int, int] = {}  # column i -> index in `done` of its pivot row
+    remaining = aug
+    for i in range(k):
+        cand = [r for r in remaining if r[0].get(i)]
+        if not cand:  # pragma: no cover - A is invertible by the choice of R
+            raise ValueError("periods are not linearly independent")
+        piv = min(cand, key=lambda r: (len(r[0]) + len(r[1]), sorted(r[1])))
+        remaining = [r for r in remaining if r is not piv]
+        a_row, i_row = piv
+        f = a_row[i]
+        a_row = {c: x / f for c, x in a_row.items()}
+        i_row = {c: x / f for c, x in i_row.items()}
+        for r in [*remaining, *done]:
+            g = r[0].get(i)
+            if g:
+                for part, src in ((r[0], a_row), (r[1], i_row)):
+                    for c, x in src.items():
+                        y = part.get(c, Fraction(0)) - g * x
+                        if y:
+                            part[c] = y
+                        else:
+                            part.pop(c, None)
+        col_row[i] = len(done)
+        done.append((a_row, i_row))
+    return rows, [done[col_row[i]][1] for i in range(k)]
 
 
 def build_target(
-    net: PetriNet, s: SerialSet, *, split: bool = True, max_disjuncts: int | None = 4096
+    net: PetriNet,
+    s: SerialSet,
+    *,
+    split: bool = True,
+    max_disjuncts: int | None = 4096,
+    max_solver_calls: int | None = MAX_SOLVER_CALLS,
 ) -> Target:
     """The target for `net` (the interleaving net of the NS whose serial set is `s`).
 
     `split=False` gives the clause form only (`disjuncts` empty; no solver calls): what
     engines that take one formula (`target_to_z3`) need. With `split=True` the clauses'
     unsatisfiable alternatives are pruned and the DNF split is computed (seconds for the
-    largest benchmarks; `TargetTooLarge` beyond `max_disjuncts`)."""
+    largest benchmarks; `TargetTooLarge` beyond `max_disjuncts` disjuncts or beyond
+    `max_solver_calls` satisfiability checks, a deterministic bound on the time the
+    split takes: the engines call it without a deadline of their own)."""
     import z3
 
     index = net.place_index
@@ -405,12 +449,23 @@ def build_target(
         zs = {i: z3.Int(f"p{i}") for i in range(len(net.places))}
         nonneg = [zs[i] >= 0 for i in act_places]
 
+    calls = [0]  # satisfiability checks so far (bounded by max_solver_calls)
+    solver = z3.Solver()  # one incremental solver, one push/pop scope per check
+    solver.add(*nonneg)
+
+    def check(*forms: z3.BoolRef) -> z3.CheckSatResult:
+        calls[0] += 1
+        if max_solver_calls is not None and calls[0] > max_solver_calls:
+            raise TargetTooLarge(f"more than {max_solver_calls} solver calls for the split")
+        solver.push()
+        try:
+            solver.add(*forms)
+            return solver.check()
+        finally:
+            solver.pop()
+
     def sat(conj: Conjunction, extra: Sequence[z3.BoolRef] = ()) -> bool:
-        solver = z3.Solver()
-        solver.add(*nonneg)
-        solver.add(conjunction_to_z3(conj, zs))
-        solver.add(*extra)
-        r = solver.check()
+        r = check(conjunction_to_z3(conj, zs), *extra)
         if r == z3.unknown:  # pragma: no cover - keep the branch (sound)
             return True
         return bool(r == z3.sat)
@@ -434,15 +489,12 @@ def build_target(
     def meets(piece: Conjunction, c_index: int) -> bool:
         """piece ∩ component ≠ ∅ (component written with fresh λ ≥ 0)."""
         comp = s.components[c_index]
-        solver = z3.Solver()
-        solver.add(*nonneg)
-        solver.add(conjunction_to_z3(piece, zs))
         lams = [z3.Int(f"lam{i}") for i in range(len(comp.periods))]
-        solver.add(*[v >= 0 for v in lams])
+        forms = [conjunction_to_z3(piece, zs), *[v >= 0 for v in lams]]
         for t, j in enumerate(active):
             terms = [p[j] * v for p, v in zip(comp.periods, lams, strict=True) if p[j]]
-            solver.add(zs[act_places[t]] == comp.base[j] + z3.Sum([z3.IntVal(0)] + terms))
-        return bool(solver.check() != z3.unsat)
+            forms.append(zs[act_places[t]] == comp.base[j] + z3.Sum([z3.IntVal(0)] + terms))
+        return bool(check(*forms) != z3.unsat)
 
     # disjoint subtraction of each component from the pieces, pruned
     partial: list[Conjunction] = [Conjunction(())]

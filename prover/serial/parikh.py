@@ -20,46 +20,37 @@ deterministic.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from prover.serial.automaton import SerialAutomaton, SerialEdge
+from prover.serial import direct, semilinear
+from prover.serial.automaton import SerialAutomaton
+from prover.serial.linalg import TooLarge, in_simple_linear_set
+from prover.serial.linear_sets import (
+    CirculationWitness,
+    EdgeCounts,
+    Label,
+    SimpleLinearSet,
+    Vector,
+    WalkWitness,
+    label_counts,
+)
 
-Label = tuple[str, str]
-"""A `(request, response)` pair."""
-
-Vector = tuple[int, ...]
-"""Counts over the labels of a `SerialSet` (same order as `SerialSet.labels`)."""
-
-EdgeCounts = tuple[tuple[SerialEdge, int], ...]
-"""Sparse edge counts: `(edge, count)` with count ≥ 1, sorted by edge, no duplicates."""
-
-
-@dataclass(frozen=True)
-class WalkWitness:
-    """A walk from the initial state ending at `end`, given by its edge counts."""
-
-    end: str
-    edges: EdgeCounts
+__all__ = [
+    "CirculationWitness",
+    "EdgeCounts",
+    "Label",
+    "SerialSet",
+    "SimpleLinearSet",
+    "TooLarge",
+    "Vector",
+    "WalkWitness",
+    "compute_serial_set",
+    "label_counts",
+]
 
 
-@dataclass(frozen=True)
-class CirculationWitness:
-    """Balanced edge counts (a union of closed walks) attached to the component's walk."""
-
-    edges: EdgeCounts
-
-
-@dataclass(frozen=True)
-class SimpleLinearSet:
-    """`base + N·periods[0] + … + N·periods[k-1]`, periods linearly independent.
-
-    `circulations[i]` witnesses `periods[i]`; `walk` witnesses `base`.
-    """
-
-    base: Vector
-    periods: tuple[Vector, ...]
-    walk: WalkWitness
-    circulations: tuple[CirculationWitness, ...]
+ELIMINATION = "state-elimination"
+CYCLE_COVERS = "cycle-covers"
 
 
 @dataclass(frozen=True)
@@ -68,6 +59,8 @@ class SerialSet:
 
     labels: tuple[Label, ...]
     components: tuple[SimpleLinearSet, ...]
+    construction: str = field(default=ELIMINATION, compare=False)
+    """Which construction produced it (`ELIMINATION` or `CYCLE_COVERS`; diagnostics)."""
 
     @property
     def num_periods(self) -> int:
@@ -83,29 +76,47 @@ class SerialSet:
 
     def contains(self, x: Vector) -> bool:
         """Exact membership of `x` (rational solve plus integrality and sign)."""
-        from prover.serial.semilinear import in_simple_linear_set
-
         return any(in_simple_linear_set(x, c.base, c.periods) for c in self.components)
 
 
-def label_counts(labels: tuple[Label, ...], edges: EdgeCounts) -> Vector:
-    """Label counts of sparse edge counts."""
-    index = {lab: i for i, lab in enumerate(labels)}
-    v = [0] * len(labels)
-    for e, n in edges:
-        v[index[(e.request, e.response)]] += n
-    return tuple(v)
+LARGE = 64
+"""A state-elimination result with more components than this is compared with the
+cycle-cover construction, and the smaller one is kept."""
 
 
 def compute_serial_set(automaton: SerialAutomaton) -> SerialSet:
     """S for `automaton`, exactly, with witnesses (see the module docstring).
 
-    Deterministic. Raises `prover.serial.semilinear.TooLarge` if a star of the state
-    elimination would enumerate more than 2^16 subsets under every elimination order
-    tried (never on the 47 benchmarks: at most 0.15 s each)."""
-    from prover.serial.semilinear import build_components
+    Two exact constructions, each under a deterministic work budget:
 
-    return SerialSet(automaton.labels, build_components(automaton))
+    * state elimination (`semilinear.py`): small on the 47 paper models (at most
+      0.15 s each), exponential on bidirectional chains (the counter models);
+    * cycle covers (`direct.py`): simple paths plus connected sets of simple cycles,
+      O(N²) components for an N-state chain, exponential when there are many cycles.
+
+    State elimination goes first; the cycle covers are used when it runs out of budget
+    or gives more than `LARGE` components and the covers give fewer (ties: components,
+    then periods). Deterministic. Raises `TooLarge` when both run out of budget."""
+    first: tuple[SimpleLinearSet, ...] | None = None
+    try:
+        first = semilinear.build_components(automaton)
+    except TooLarge:
+        first = None
+    if first is not None and len(first) <= LARGE:
+        return SerialSet(automaton.labels, first)
+    try:
+        second = direct.build_components(automaton)
+    except TooLarge:
+        if first is None:
+            raise
+        return SerialSet(automaton.labels, first)
+    if first is not None and _size(first) <= _size(second):
+        return SerialSet(automaton.labels, first)
+    return SerialSet(automaton.labels, second, CYCLE_COVERS)
+
+
+def _size(comps: tuple[SimpleLinearSet, ...]) -> tuple[int, int]:
+    return (len(comps), sum(len(c.periods) for c in comps))
 
 
 # ---- JSON (docs/certificates.md, `serial_set`) -------------------------------------
