@@ -420,6 +420,7 @@ def _not_member(smt: Smt, mvar: dict[Place, Any], resp: list[Place], comps: Json
     n = B⁻¹ (v − b)_R on k independent coordinates R; n_i = L_i / D_i with integer L_i;
     fresh q_i, r_i: L_i = D_i q_i + r_i, 0 ≤ r_i < D_i fix q_i = ⌊L_i / D_i⌋ uniquely, so
     membership ⟺ all r_i = 0 ∧ q ≥ 0 ∧ v − b = P q, and its negation needs no quantifier.
+    Where D_i = 1, q_i is the term L_i itself (no r_i): fewer variables for the solver.
     """
     comp = comps[c]
     coords = [(p[1], p[2]) for p in resp]
@@ -434,8 +435,12 @@ def _not_member(smt: Smt, mvar: dict[Place, Any], resp: list[Place], comps: Json
     cons, bad, q = [], [], []
     for i, row in enumerate(inv):
         d = lcm(*(x.denominator for x in row))
-        qi, ri = smt.var(f"q_{c}_{i}"), smt.var(f"r_{c}_{i}")
         li = smt.lin([(int(x * d), diff[j]) for x, j in zip(row, pivots, strict=True)])
+        if d == 1:  # n_i = L_i is an integer term already: no fresh variables needed
+            bad.append(smt.cmp("<", li, smt.const(0)))
+            q.append(li)
+            continue
+        qi, ri = smt.var(f"q_{c}_{i}"), smt.var(f"r_{c}_{i}")
         cons.append(smt.cmp("=", li, smt.lin([(d, qi), (1, ri)])))
         cons += [smt.cmp(">=", ri, smt.const(0)), smt.cmp("<", ri, smt.const(d))]
         bad += [smt.neg(smt.cmp("=", ri, smt.const(0))), smt.cmp("<", qi, smt.const(0))]
