@@ -34,6 +34,7 @@ from checker.api import check_certificate  # noqa: E402
 from tests.checker import certs  # noqa: E402
 from tests.checker.forgeries import (  # noqa: E402
     SPELLINGS,
+    nodes,
     number_paths,
     proof_forgeries,
     with_spelling,
@@ -41,16 +42,6 @@ from tests.checker.forgeries import (  # noqa: E402
 
 Json = Any
 Mutant = tuple[str, Json]  # (kind, certificate object or JSON text)
-
-
-def _nodes(doc: Json, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], Json]]:
-    yield path, doc
-    if isinstance(doc, dict):
-        for k, v in doc.items():
-            yield from _nodes(v, (*path, k))
-    elif isinstance(doc, list):
-        for i, v in enumerate(doc):
-            yield from _nodes(v, (*path, i))
 
 
 def _parent(doc: Json, path: tuple[Any, ...]) -> Json:
@@ -74,12 +65,12 @@ def _near(name: str, rng: random.Random) -> str:
 
 def random_mutants(cert: Json, n: int, rng: random.Random) -> Iterator[Mutant]:
     body = {k: v for k, v in cert.items() if k not in ("producer", "model")}
-    nodes = [(p, v) for p, v in _nodes(body) if p]
-    strings = sorted({v for _, v in nodes if isinstance(v, str)})
-    subtrees = [v for _, v in nodes if isinstance(v, dict | list)]
+    inner = [(p, v) for p, v in nodes(body) if p]
+    strings = sorted({v for _, v in inner if isinstance(v, str)})
+    subtrees = [v for _, v in inner if isinstance(v, dict | list)]
     for _ in range(n):
         doc = copy.deepcopy(cert)
-        path, value = rng.choice(nodes)
+        path, value = rng.choice(inner)
         parent = _parent(doc, path)
         key = path[-1]
         if type(value) is int:

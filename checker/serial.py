@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from checker.errors import Undecided
-from checker.model import NS, Semantics
+from checker.model import NS, Semantics, ns_semantics
 
 Edge = tuple[str, str, str, str]  # (g, request, response, g2)
 SEARCH_LIMIT = 2_000_000
@@ -21,25 +21,19 @@ class Serial:
 
 def build_serial(ns: NS) -> Serial:
     states = {ns.initial} | {g for t in ns.transitions for g in (t[1], t[3])}
-    succ: dict[tuple[str, str], list[tuple[str, str]]] = {}
-    for loc, g, l2, g2 in ns.transitions:
-        succ.setdefault((loc, g), []).append((l2, g2))
-    answers: dict[str, list[str]] = {}
-    for loc, v in ns.responses:
-        answers.setdefault(loc, []).append(v)
+    sem = ns_semantics(ns)
     edges: set[Edge] = set()
     for g in states:
         for req, loc in ns.requests:
             # everything this request reaches running alone from g (NS steps only)
             seen, todo = {(loc, g)}, [(loc, g)]
             while todo:
-                here = todo.pop()
-                for nxt in succ.get(here, []):
+                for nxt in sem.step(*todo.pop()):
                     if nxt not in seen:
                         seen.add(nxt)
                         todo.append(nxt)
             for l2, g2 in seen:
-                edges.update((g, req, v, g2) for v in answers.get(l2, []))
+                edges.update((g, req, v, g2) for v in sem.answers(l2))
     return Serial(ns.initial, frozenset(states), frozenset(edges))
 
 

@@ -35,16 +35,20 @@ def with_spelling(cert: Json, path: tuple[Any, ...], spelling: str) -> str:
     return json.dumps(doc).replace(json.dumps(MARK), spelling)
 
 
-def number_paths(doc: Json, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
-    """Every place in the document that holds an integer (bools excluded)."""
+def nodes(doc: Json, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], Json]]:
+    """Every (path, value) of a JSON document, the document itself first."""
+    yield path, doc
     if isinstance(doc, dict):
         for k, v in doc.items():
-            yield from number_paths(v, (*path, k))
+            yield from nodes(v, (*path, k))
     elif isinstance(doc, list):
         for i, v in enumerate(doc):
-            yield from number_paths(v, (*path, i))
-    elif type(doc) is int:
-        yield path
+            yield from nodes(v, (*path, i))
+
+
+def number_paths(doc: Json) -> Iterator[tuple[Any, ...]]:
+    """Every place in the document that holds an integer (bools excluded)."""
+    return (path for path, v in nodes(doc) if type(v) is int)
 
 
 def _sum(*terms: tuple[Any, Json]) -> Json:

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from checker.model import load_model
+from tests.checker.forgeries import nodes
 
 Json = Any
 Mutant = tuple[str, Any, frozenset[str], dict[str, Any]]
@@ -169,16 +170,6 @@ def counterexample(name: str, cert: Json) -> Iterator[Mutant]:
     yield _m(f"{name}: completed names an extra pair", c, "E-COMPLETED")
 
 
-def _walk(node: Json, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], Json]]:
-    yield path, node
-    if isinstance(node, dict):
-        for k, v in node.items():
-            yield from _walk(v, (*path, k))
-    elif isinstance(node, list):
-        for i, v in enumerate(node):
-            yield from _walk(v, (*path, i))
-
-
 def _at(root: Json, path: tuple[Any, ...]) -> Json:
     for p in path:
         root = root[p]
@@ -260,7 +251,7 @@ def proof(name: str, cert: Json, needed: list[int]) -> Iterator[Mutant]:
         for k in needed:
             yield _m(f"{name}: drop needed conjunct {k}",
                      edit(lambda p, k=k: p["invariant"]["formula"]["and"].pop(k)), *INVARIANT)
-    for path, node in list(_walk(formula)):
+    for path, node in list(nodes(formula)):
         if isinstance(node, dict) and "cmp" in node:
             yield _m(f"{name}: flip comparison at {path}",
                      edit(lambda p, path=path: _at(p["invariant"]["formula"], path).__setitem__(
