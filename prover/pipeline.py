@@ -112,15 +112,17 @@ def prove_model(
     check_timeout_s: float = 30.0,
     progress: Callable[[str], None] | None = None,
     use_proofs: bool = True,
+    ns_choice: str = "reachable",
 ) -> ProveResult:
-    """Decide one model file. Input errors raise `prover.errors.SerError`."""
+    """Decide one model file (`ns_choice`: "reachable" or "closure", see
+    `prover.frontend.load`). Input errors raise `prover.errors.SerError`."""
     from prover.frontend.load import load_model
 
     start = time.monotonic()
     deadline = start + max(0.0, timeout_s)
     times: dict[str, float] = {}
     stats: dict[str, Any] = {}
-    model = load_model(path)
+    model = load_model(path, ns="closure" if ns_choice == "closure" else "reachable")
     times["load_s"] = time.monotonic() - start
     ns = model.ns
     automaton = build_serial_automaton(ns)

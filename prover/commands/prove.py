@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from prover.errors import SerError, UsageError
+from prover.frontend.load import DEFAULT_NS, NS_CHOICES
 from prover.pipeline import (
     EXIT_INTERNAL,
     EXIT_NOT_SERIALIZABLE,
@@ -57,6 +58,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="decide up to N models at the same time, one process each (default 1)",
     )
     parser.add_argument("--json", action="store_true", help="print results as JSON on stdout")
+    parser.add_argument(
+        "--ns", choices=NS_CHOICES, default=DEFAULT_NS,
+        help="network system: 'reachable' (default: only (local, global) pairs that can "
+        "co-occur) or 'closure' (the reference's Cartesian construction, paper sizes)",
+    )
     parser.add_argument(
         "--quiet", action="store_true",
         help="print only the verdict line per model (no explanation, no progress)",
@@ -150,7 +156,7 @@ def _decide(path: str, args: argparse.Namespace) -> tuple[ProveResult | None, di
     try:
         result = prove_model(
             path, cert_path=cert_path, timeout_s=args.timeout,
-            check_timeout_s=args.check_timeout, progress=progress,
+            check_timeout_s=args.check_timeout, progress=progress, ns_choice=args.ns,
         )
     except SerError as exc:
         progress.clear()

@@ -31,8 +31,8 @@ from prover.frontend.compile import (
 from prover.ns import (
     NetworkSystem,
     RequestEntry,
-    Restriction,
     ResponseEntry,
+    Restriction,
     StepOrigin,
     Transition,
 )

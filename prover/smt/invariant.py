@@ -12,8 +12,22 @@ from dataclasses import dataclass
 
 import z3
 
+from prover.ns import Restriction
 from prover.petri.net import PetriNet, Place
-from prover.smt.formula import Formula, Term, evaluate, formula_z3, term_z3
+from prover.smt.formula import (
+    TRUE,
+    Formula,
+    PlaceVar,
+    Term,
+    cmp,
+    conj,
+    const,
+    disj,
+    evaluate,
+    formula_z3,
+    linear,
+    term_z3,
+)
 from prover.smt.target_z3 import target_z3
 from prover.target import Target
 
@@ -106,4 +120,97 @@ def self_check(
         solver.pop()
         if r != z3.unsat:
             return SelfCheck(False, f"refutation ({r})", time.monotonic() - start)
+    return SelfCheck(True, "", time.monotonic() - start)
+
+
+# ---------------------------------------------------------------- restricted NS
+
+
+def _local_places(net: PetriNet) -> dict[str, list[Place]]:
+    """Local state -> its places (one per request name that can hold it)."""
+    out: dict[str, list[Place]] = {}
+    for p in net.places:
+        if p.kind == "local":
+            out.setdefault(p.state, []).append(p)
+    return out
+
+
+def _count(places: list[Place]) -> Term:
+    return linear((1, PlaceVar(p)) for p in places)
+
+
+def ideal_formula(net: PetriNet, restriction: Restriction) -> Formula:
+    """The coverability invariant I_KM: exactly one global token, and under each global
+    the marking lies below one of that global's ideals (per local state, the sum over
+    request names is at most its bound; locals the ideal does not mention hold none).
+    Bounds shared by all ideals of a global are stated once, zeros as one sum."""
+    places = _local_places(net)
+    # Final locals only wait to respond: they never enable a step, so leaving them
+    # unconstrained keeps the set closed under every step (and the formula small).
+    by_local = {n: places[n] for n in restriction.non_final if n in places}
+    globals_ = [p for p in net.places if p.kind == "global"]
+    parts: list[Formula] = [cmp("=", linear((1, PlaceVar(p)) for p in globals_), const(1))]
+    ideals: dict[str, list[dict[str, int | None]]] = {}
+    for ideal in restriction.ideals:
+        bounds: dict[str, int | None] = dict.fromkeys(by_local, 0)
+        bounds.update((name, None) for name in ideal.omega if name in by_local)
+        bounds.update((name, c) for name, c in ideal.finite if name in by_local)
+        ideals.setdefault(ideal.global_, []).append(bounds)
+    for gp in globals_:
+        group = ideals.get(gp.state, [])
+        if not group:
+            parts.append(cmp("=", PlaceVar(gp), const(0)))
+            continue
+        common = {n: group[0][n] for n in by_local if all(b[n] == group[0][n] for b in group)}
+        zero = [p for n, c in common.items() if c == 0 for p in by_local[n]]
+        shared = [_at_most(by_local[n], c) for n, c in common.items() if c]
+        alternatives = [
+            conj(_at_most(by_local[n], b[n]) for n in by_local if n not in common)
+            for b in group
+        ]
+        body = conj([cmp("=", _count(zero), const(0)) if zero else TRUE, *shared,
+                     disj(alternatives)])
+        parts.append(disj([cmp("=", PlaceVar(gp), const(0)), body]))
+    return conj(parts)
+
+
+def _at_most(places: list[Place], bound: int | None) -> Formula:
+    return TRUE if bound is None else cmp("<=", _count(places), const(bound))
+
+
+def exclusion_check(
+    net: PetriNet,
+    formula: Formula,
+    restriction: Restriction,
+    *,
+    timeout_ms: int = 20000,
+    deadline: float | None = None,
+) -> SelfCheck:
+    """The exclusion obligation, one query per global: `formula ∧ M(g) ≥ 1 ∧ ∨ over the
+    discovered non-final locals l with (l, g) unlisted of Σ_r M(l) ≥ 1` is unsat."""
+    start = time.monotonic()
+    by_local = _local_places(net)
+    listed = set(restriction.pairs)
+    ctx = z3.Context()
+    m = _vars(net, "", ctx)
+    solver = z3.Solver(ctx=ctx)
+    solver.add([v >= 0 for v in m.values()])
+    solver.add(formula_z3(formula, m.__getitem__, lambda a: z3.Int(a, ctx), ctx))
+    for gp in net.places:
+        if gp.kind != "global":
+            continue
+        excluded = [by_local[name] for name in restriction.non_final
+                    if (name, gp.state) not in listed and name in by_local]
+        if not excluded:
+            continue
+        limit = timeout_ms if deadline is None else max(
+            1, min(timeout_ms, int((deadline - time.monotonic()) * 1000)))
+        solver.push()
+        solver.add(m[gp] >= 1)
+        solver.add(z3.Or([z3.Sum([m[p] for p in ps]) >= 1 for ps in excluded]))
+        solver.set("timeout", limit)
+        r = solver.check()
+        solver.pop()
+        if r != z3.unsat:
+            return SelfCheck(False, f"exclusion at {gp.state} ({r})", time.monotonic() - start)
     return SelfCheck(True, "", time.monotonic() - start)
