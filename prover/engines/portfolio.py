@@ -37,7 +37,7 @@ from prover.petri.build import build_interleaving_net
 from prover.petri.net import PetriNet
 from prover.serial.automaton import build_serial_automaton
 from prover.serial.parikh import SerialSet, compute_serial_set
-from prover.smt.formula import conj, size
+from prover.smt.formula import Formula, conj, size
 from prover.smt.invariant import Invariant, exclusion_check, ideal_formula, self_check
 from prover.target import Target
 
@@ -69,7 +69,7 @@ class ProofOutcome:
     engine: str
     stats: dict[str, Any]
     # The invariant behind `proof`, so that it can be conjoined with the coverability
-    # invariant of a restricted NS (`_restricted`); None for outcomes built elsewhere.
+    # invariant of a restricted NS (`_finish`); None for outcomes built elsewhere.
     invariant: Invariant | None = field(default=None, compare=False)
 
 
@@ -122,18 +122,21 @@ def attempt_proof(
         return ProofAttempt(None, (setup,))
     attempts: list[EngineAttempt] = []
     background: list[Invariant] = []
+    km = None if ns.restriction is None else _Km(
+        ns.restriction, ideal_formula(net, ns.restriction)
+    )
     for engine in engines:
         if time.monotonic() >= deadline:
             attempts.append(EngineAttempt(engine, False, 0.0, "not started: budget exhausted"))
             continue
         if engine == "state-equation":
             outcome = _run_state_equation(
-                net, serial_set, target, deadline, attempts, background
+                net, serial_set, target, deadline, attempts, background, km
             )
         elif engine == "pdr":
-            outcome = _run_pdr(net, serial_set, target, deadline, attempts, background)
+            outcome = _run_pdr(net, serial_set, target, deadline, attempts, background, km)
         elif engine == "serial-walk":
-            outcome = _run_serial_walk(ns, net, serial_set, target, deadline, attempts)
+            outcome = _run_serial_walk(ns, net, serial_set, target, deadline, attempts, km)
         elif engine == "sliced-state-equation":
             # imported here: sliced.py imports ProofOutcome from this module
             from prover.engines.sliced import attempt_sliced
@@ -147,9 +150,14 @@ def attempt_proof(
                 attempts.append(EngineAttempt(engine, False, time.monotonic() - t0, detail))
         else:
             raise ValueError(f"unknown proof engine {engine!r}")
-        if outcome is not None and ns.restriction is not None:
+        if outcome is not None and km is not None and outcome.proof.get("pairs") is None:
+            # an engine that wrote its own evidence (sliced): conjoin I_KM here
             t0 = time.monotonic()
-            restricted = _restricted(ns.restriction, net, serial_set, outcome, deadline)
+            if outcome.invariant is None:
+                restricted: ProofOutcome | str = "no invariant to conjoin with I_KM"
+            else:
+                restricted = _finish(net, serial_set, target, outcome.invariant, engine,
+                                     outcome.stats, deadline, km)
             if isinstance(restricted, str):
                 attempts.append(EngineAttempt(engine, False, time.monotonic() - t0, restricted))
                 outcome = None
@@ -160,35 +168,12 @@ def attempt_proof(
     return ProofAttempt(None, tuple(attempts))
 
 
-def _restricted(
-    restriction: Restriction,
-    net: PetriNet,
-    serial_set: SerialSet,
-    outcome: ProofOutcome,
-    deadline: float,
-) -> ProofOutcome | str:
-    """The certificate on a restricted NS: the pairs, and the engine's invariant conjoined
-    with the coverability invariant I_KM, which implies the exclusion obligation. A
-    conjunction of inductive invariants is inductive and the engine's part refutes, so
-    checking I_KM alone (initiation, consecution, exclusion) completes the self-check."""
-    if outcome.invariant is None:
-        return "engine gave no invariant to conjoin with the coverability invariant"
-    km = Invariant((), (), ideal_formula(net, restriction), ())
-    until = max(deadline, time.monotonic() + 1.0)
-    check = self_check(net, km, None, deadline=until)
-    if check.ok:
-        check = exclusion_check(net, km.formula, restriction, deadline=until)
-    if not check.ok:
-        return f"coverability invariant failed its z3 self-check: {check.failed}"
-    inv = outcome.invariant
-    both = Invariant(inv.aux, inv.initial_aux, conj([inv.formula, km.formula]), inv.updates)
-    stats = dict(outcome.stats)
-    stats["formula_size"] = size(both.formula)
-    stats["coverability_ideals"] = len(restriction.ideals)
-    stats["pairs"] = len(restriction.pairs)
-    stats["coverability_check_s"] = round(check.seconds, 3)
-    evidence = proof_evidence(net, serial_set, both, restriction.pairs)
-    return replace(outcome, proof=evidence, stats=stats, invariant=both)
+@dataclass(frozen=True)
+class _Km:
+    """A restricted NS's pairs and its coverability invariant I_KM (`ideal_formula`)."""
+
+    restriction: Restriction
+    formula: Formula
 
 
 def _run_serial_walk(
@@ -198,6 +183,7 @@ def _run_serial_walk(
     target: Target,
     deadline: float,
     attempts: list[EngineAttempt],
+    km: _Km | None = None,
 ) -> ProofOutcome | None:
     from prover.engines.templates import prove_serial_walk
 
@@ -207,7 +193,7 @@ def _run_serial_walk(
         attempts.append(EngineAttempt("serial-walk", False, time.monotonic() - t0, res.reason))
         return None
     return _finish_or_record(
-        net, serial_set, target, res.invariant, "serial-walk", {}, deadline, attempts, t0
+        net, serial_set, target, res.invariant, "serial-walk", {}, deadline, attempts, t0, km
     )
 
 
@@ -218,13 +204,16 @@ def _run_pdr(
     deadline: float,
     attempts: list[EngineAttempt],
     background: list[Invariant],
+    km: _Km | None = None,
 ) -> ProofOutcome | None:
     from prover.engines.pdr import prove_pdr
     from prover.engines.state_equation import prove_state_equation
 
     t0 = time.monotonic()
     if not background:
-        se = prove_state_equation(net, target, deadline=deadline)
+        se = prove_state_equation(
+            net, target, deadline=deadline, background=None if km is None else km.formula
+        )
         if se.full_invariant is None:
             attempts.append(EngineAttempt("pdr", False, 0.0, "no background invariant"))
             return None
@@ -232,14 +221,17 @@ def _run_pdr(
     # PDR may run long on models with deep counterexamples: leave half of the rest of the
     # budget to the caller (the counterexample engines run after the portfolio).
     own = min(deadline, time.monotonic() + PDR_SHARE * max(0.0, deadline - time.monotonic()))
-    res = prove_pdr(net, target, background[0], deadline=own)
+    base = background[0]
+    if km is not None:  # PDR strengthens relative to I_KM too; its result contains it
+        base = replace(base, formula=conj([base.formula, km.formula]))
+    res = prove_pdr(net, target, base, deadline=own)
     if res.invariant is None:
         detail = f"{res.reason} ({res.clauses} clauses)"
         attempts.append(EngineAttempt("pdr", False, time.monotonic() - t0, detail))
         return None
     stats = {"frames": res.frames, "clauses": res.clauses}
     return _finish_or_record(
-        net, serial_set, target, res.invariant, "pdr", stats, deadline, attempts, t0
+        net, serial_set, target, res.invariant, "pdr", stats, deadline, attempts, t0, km
     )
 
 
@@ -250,11 +242,14 @@ def _run_state_equation(
     deadline: float,
     attempts: list[EngineAttempt],
     background: list[Invariant],
+    km: _Km | None = None,
 ) -> ProofOutcome | None:
     from prover.engines.state_equation import prove_state_equation
 
     t0 = time.monotonic()
-    se = prove_state_equation(net, target, deadline=deadline)
+    se = prove_state_equation(
+        net, target, deadline=deadline, background=None if km is None else km.formula
+    )
     if se.full_invariant is not None:
         background.append(se.full_invariant)
     if se.invariant is None:
@@ -272,7 +267,9 @@ def _run_state_equation(
             candidates.append(se.full_invariant)
         failures: list[str] = []
         for inv in candidates:
-            outcome = _finish(net, serial_set, target, inv, "state-equation", stats, deadline)
+            outcome = _finish(
+                net, serial_set, target, inv, "state-equation", stats, deadline, km
+            )
             if isinstance(outcome, ProofOutcome):
                 return outcome
             failures.append(outcome)
@@ -307,10 +304,11 @@ def _finish_or_record(
     deadline: float,
     attempts: list[EngineAttempt],
     t0: float,
+    km: _Km | None = None,
 ) -> ProofOutcome | None:
     """`_finish`, or None after recording the failed self-check in `attempts` (timed
     from `t0`)."""
-    outcome = _finish(net, serial_set, target, inv, engine, stats, deadline)
+    outcome = _finish(net, serial_set, target, inv, engine, stats, deadline, km)
     if isinstance(outcome, ProofOutcome):
         return outcome
     attempts.append(EngineAttempt(engine, False, time.monotonic() - t0, outcome))
@@ -325,10 +323,19 @@ def _finish(
     engine: str,
     stats: dict[str, Any],
     deadline: float,
+    km: _Km | None = None,
 ) -> ProofOutcome | str:
+    """Self-check `inv` and build the evidence. On a restricted NS the certificate's
+    invariant is `inv ∧ I_KM` (I_KM is inductive and implies exclusion; `inv` may be
+    inductive and refuting only relative to it) and the evidence lists the pairs."""
+    if km is not None:
+        inv = replace(inv, formula=conj([inv.formula, km.formula]))
     # The self-check gets at least one second even when the engines used the budget up:
     # an invariant already found should not be lost to a rounding of the budget.
-    check = self_check(net, inv, target, deadline=max(deadline, time.monotonic() + 1.0))
+    until = max(deadline, time.monotonic() + 1.0)
+    check = self_check(net, inv, target, deadline=until)
+    if check.ok and km is not None:
+        check = exclusion_check(net, km.formula, km.restriction, deadline=until)
     if not check.ok:
         # A failed self-check is a bug in an engine, never a result.
         return f"invariant failed its z3 self-check: {check.failed}"
@@ -336,4 +343,9 @@ def _finish(
     full["aux"] = len(inv.aux)
     full["formula_size"] = size(inv.formula)
     full["self_check_s"] = round(check.seconds, 3)
-    return ProofOutcome(proof_evidence(net, serial_set, inv), engine, full, inv)
+    pairs = None
+    if km is not None:
+        pairs = km.restriction.pairs
+        full["pairs"] = len(pairs)
+        full["coverability_ideals"] = len(km.restriction.ideals)
+    return ProofOutcome(proof_evidence(net, serial_set, inv, pairs), engine, full, inv)

@@ -51,6 +51,7 @@ from prover.smt.formula import (
     conj,
     const,
     disj,
+    formula_z3,
     implies,
     linear,
     substitute,
@@ -155,6 +156,7 @@ class _Builder:
     row_items: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
     m0: list[int] = field(default_factory=list)
     ctx: z3.Context | None = None
+    background: z3.BoolRef | None = None
 
     def xterm(self, ti: int) -> Term:
         return Aux(self.aux_names[ti])
@@ -164,8 +166,16 @@ class _Builder:
 
 
 def prove_state_equation(
-    net: PetriNet, target: Target, *, deadline: float, max_iterations: int = 400
+    net: PetriNet,
+    target: Target,
+    *,
+    deadline: float,
+    max_iterations: int = 400,
+    background: Formula | None = None,
 ) -> SEResult:
+    """`background`: a known inductive invariant over the places (e.g. the coverability
+    invariant of a restricted NS), assumed in every query; the returned invariants are
+    then inductive but refute the target only together with it (the caller conjoins)."""
     start = time.monotonic()
     markable, live = live_structure(net)
     live_set = set(live)
@@ -198,6 +208,12 @@ def prove_state_equation(
     for ti in live:
         solver.add(xv[ti] >= 0)
     solver.add(target_z3(target, mv, ctx, prefix="tk"))
+    bg_z3 = None
+    if background is not None:
+        index = net.place_index
+        bg_z3 = formula_z3(background, lambda p: mv[index[p]], lambda a: z3.Int(a, ctx), ctx)
+        solver.add(bg_z3)
+    b.background = bg_z3
 
     moves = _global_moves(net)
     traps = 0
@@ -369,6 +385,8 @@ def _reduce(
     solver.add([v >= 0 for v in b.m.values()])
     solver.add([x >= 0 for x in b.x.values()])
     solver.add(target_z3(target, b.m, ctx, prefix="tk"))
+    if b.background is not None:
+        solver.add(b.background)
     flags: dict[str, tuple[str, int]] = {}
     for pi, c in enumerate(row_z3):
         f = z3.Bool(f"keep_row{pi}", ctx)
