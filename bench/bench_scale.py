@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -105,23 +106,36 @@ def main(argv: list[str]) -> int:
                         help="wall-clock limit per run, seconds (default 90)")
     parser.add_argument("--ns", default="reachable,closure", metavar="A,B",
                         help="constructions to run (default reachable,closure)")
+    parser.add_argument("--dir", type=Path, default=SCALE, metavar="DIR",
+                        help="benchmark folder with expected.json (default the scale set)")
     args = parser.parse_args(argv)
-    if not SCALE.is_dir():
-        print(f"{SCALE} not found", file=sys.stderr)
+    folder: Path = args.dir
+    if not (folder / "expected.json").is_file():
+        print(f"{folder}/expected.json not found", file=sys.stderr)
         return 2
-    expected = json.loads((SCALE / "expected.json").read_text())
+    expected = json.loads((folder / "expected.json").read_text())
+    for name, info in expected.items():
+        info.setdefault("family", Path(name).stem)
+        info.setdefault("n", "")
     names = args.names or sorted(expected, key=lambda n: (expected[n]["family"],
-                                                           expected[n]["n"]))
+                                                           str(expected[n]["n"]).zfill(4)))
+    totals: dict[str, list[tuple[float, float]]] = {}
     print(f"{'family':9} {'n':>3} {'ns':9} {'expected':16} {'verdict':16} {'engine':22} "
           f"{'prove_s':>7} {'check':>14} {'check_s':>7}  note")
     for name in names:
         info = expected[name]
         for ns in args.ns.split(","):
-            r = run_one(SCALE / name, ns, args.timeout, args.wall)
+            r = run_one(folder / name, ns, args.timeout, args.wall)
+            if r["verdict"].rstrip("*") == info["expected"]:
+                totals.setdefault(ns, []).append((r["prove_s"], r["check_s"] or 0.0))
             cs = "" if r["check_s"] is None else f"{r['check_s']:.2f}"
             print(f"{info['family']:9} {info['n']:>3} {ns:9} {info['expected']:16} "
                   f"{r['verdict']:16} {r['engine']:22} {r['prove_s']:>7} {r['check']:>14} "
                   f"{cs:>7}  {r['note']}", flush=True)
+    for ns, rows in totals.items():
+        print(f"{ns}: {len(rows)}/{len(names)} decided as expected; median prove "
+              f"{statistics.median(p for p, _ in rows):.2f} s, median check "
+              f"{statistics.median(c for _, c in rows):.2f} s")
     print("serializable*: proof self-checked (z3, incl. exclusion) and accepted by the checker "
           "as the NS JSON of N_P; the checker's own proof.pairs support is pending.")
     return 0
