@@ -32,6 +32,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from prover.certificate.proof import proof_evidence
+from prover.engines.holders import HolderRow, holder_rows
 from prover.ns import NetworkSystem, Restriction
 from prover.petri.build import build_interleaving_net
 from prover.petri.net import PetriNet
@@ -123,7 +124,8 @@ def attempt_proof(
     attempts: list[EngineAttempt] = []
     background: list[Invariant] = []
     km = None if ns.restriction is None else _Km(
-        ns.restriction, ideal_formula(net, ns.restriction)
+        ns.restriction, ideal_formula(net, ns.restriction),
+        tuple(holder_rows(net, ns.restriction)),
     )
     for engine in engines:
         if time.monotonic() >= deadline:
@@ -174,6 +176,7 @@ class _Km:
 
     restriction: Restriction
     formula: Formula
+    holders: tuple[HolderRow, ...] = ()
 
 
 def _run_serial_walk(
@@ -212,7 +215,8 @@ def _run_pdr(
     t0 = time.monotonic()
     if not background:
         se = prove_state_equation(
-            net, target, deadline=deadline, background=None if km is None else km.formula
+            net, target, deadline=deadline, background=None if km is None else km.formula,
+            holders=() if km is None else km.holders,
         )
         if se.full_invariant is None:
             attempts.append(EngineAttempt("pdr", False, 0.0, "no background invariant"))
@@ -248,7 +252,8 @@ def _run_state_equation(
 
     t0 = time.monotonic()
     se = prove_state_equation(
-        net, target, deadline=deadline, background=None if km is None else km.formula
+        net, target, deadline=deadline, background=None if km is None else km.formula,
+        holders=() if km is None else km.holders,
     )
     if se.full_invariant is not None:
         background.append(se.full_invariant)
@@ -265,6 +270,10 @@ def _run_state_equation(
         candidates = [se.invariant]
         if se.full_invariant is not None and se.full_invariant != se.invariant:
             candidates.append(se.full_invariant)
+        if km is not None:
+            # Measured on locked-02: the core-reduced invariant with holder rows makes z3
+            # time out on consecution, the full one checks in 0.14 s.
+            candidates.reverse()
         failures: list[str] = []
         for inv in candidates:
             outcome = _finish(

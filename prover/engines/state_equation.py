@@ -29,11 +29,12 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 import z3
 
+from prover.engines.holders import HolderRow
 from prover.petri.net import PetriNet, Place
 from prover.smt.formula import (
     FALSE,
@@ -172,10 +173,13 @@ def prove_state_equation(
     deadline: float,
     max_iterations: int = 400,
     background: Formula | None = None,
+    holders: Sequence[HolderRow] = (),
 ) -> SEResult:
     """`background`: a known inductive invariant over the places (e.g. the coverability
     invariant of a restricted NS), assumed in every query; the returned invariants are
-    then inductive but refute the target only together with it (the caller conjoins)."""
+    then inductive but refute the target only together with it (the caller conjoins).
+    `holders`: flow rows of virtual places (prover/engines/holders.py), valid only
+    together with `background`."""
     start = time.monotonic()
     markable, live = live_structure(net)
     live_set = set(live)
@@ -214,6 +218,19 @@ def prove_state_equation(
         bg_z3 = formula_z3(background, lambda p: mv[index[p]], lambda a: z3.Int(a, ctx), ctx)
         solver.add(bg_z3)
     b.background = bg_z3
+    for row in holders:
+        held = linear((1, b.place_term(i)) for i in row.local_places)
+        when = cmp(">=", b.place_term(row.global_place), const(1))
+        items = [(c, ti) for ti, c in row.coefficients if ti in live_set]
+        b.lemmas.append(cmp("=", Ite(when, held, const(0)),
+                            linear([(c, b.xterm(ti)) for c, ti in items])))
+        held_z3 = z3.Sum([z3.IntVal(0, ctx)] + [mv[i] for i in row.local_places])
+        b.z3_lemmas.append(
+            z3.If(mv[row.global_place] >= 1, held_z3, z3.IntVal(0, ctx))
+            == z3.Sum([z3.IntVal(0, ctx)] + [c * xv[ti] for c, ti in items])
+        )
+        b.lemma_info.append(("holder", (row.global_place, *row.local_places)))
+        solver.add(b.z3_lemmas[-1])
 
     moves = _global_moves(net)
     traps = 0

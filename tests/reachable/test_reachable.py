@@ -24,7 +24,9 @@ PAPER = SHARED / "paper"
 SCALE = SHARED / "scale"
 PAPER_NAMES = sorted(json.loads((PAPER / "expected.json").read_text())) if PAPER.is_dir() else []
 needs_paper = pytest.mark.skipif(not PAPER_NAMES, reason="../shared/benchmarks/paper not present")
-needs_scale = pytest.mark.skipif(not SCALE.is_dir(), reason="../shared/benchmarks/scale not present")
+needs_scale = pytest.mark.skipif(
+    not SCALE.is_dir(), reason="../shared/benchmarks/scale not present"
+)
 
 LOCK = """request main {
   while (L == 1) { yield };
