@@ -325,3 +325,33 @@ def test_proof_lists_pairs_first_and_closure_omits_them(tmp_path: Path) -> None:
     assert ns.restriction is not None
     assert [tuple(p) for p in proof["pairs"]] == list(ns.restriction.pairs)
     assert "pairs" not in _proof(model, "closure")
+
+
+# ---------------------------------------------------------------- holder rows
+
+
+@pytest.mark.parametrize("src", [LOCK, SEMAPHORE])
+def test_holder_rows_are_inductive_with_the_coverability_invariant(src: str) -> None:
+    import time
+    from dataclasses import replace
+
+    from prover.engines.holders import holder_rows
+    from prover.engines.portfolio import build_target
+    from prover.engines.state_equation import prove_state_equation
+    from prover.serial.automaton import build_serial_automaton
+    from prover.serial.parikh import compute_serial_set
+    from prover.smt.formula import conj
+
+    ns = ser(src)
+    assert ns.restriction is not None
+    net = build_interleaving_net(ns)
+    rows = holder_rows(net, ns.restriction)
+    if src == LOCK:
+        assert rows, "the critical section of a lock is a holder"
+    km = ideal_formula(net, ns.restriction)
+    target = build_target(net, compute_serial_set(build_serial_automaton(ns).reachable()))
+    se = prove_state_equation(net, target, deadline=time.monotonic() + 30, background=km,
+                              holders=rows)
+    assert se.full_invariant is not None
+    both = replace(se.full_invariant, formula=conj([se.full_invariant.formula, km]))
+    assert self_check(net, both, None).ok
