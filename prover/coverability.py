@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from operator import le
 
 from prover.ns import Ideal
 
@@ -57,10 +58,9 @@ class Coverability:
 def _leq(a: Sequence[int], b: Sequence[int]) -> bool:
     """a ≤ b componentwise, missing components being 0."""
     nb = len(b)
-    for i, x in enumerate(a):
-        if x and (i >= nb or x > b[i]):
-            return False
-    return True
+    if len(a) > nb and any(a[nb:]):
+        return False
+    return all(map(le, a, b))  # map stops at the shorter one: the rest of a is 0
 
 
 def coverability_set(
@@ -127,8 +127,12 @@ def coverability_set(
                     new[j] = OMEGA
                 elif new[j] != OMEGA:
                     new[j] += 1
-                _accelerate(nodes, n, g2, new)
+                # covered before acceleration: nothing new (acceleration only grows it)
                 if any(_leq(new, nodes[k][1]) for k in by_global.get(g2, ())):
+                    continue
+                if _accelerate(nodes, n, g2, new) and any(
+                    _leq(new, nodes[k][1]) for k in by_global.get(g2, ())
+                ):
                     continue
                 k = len(nodes)
                 nodes.append((g2, tuple(new), n))
@@ -148,12 +152,13 @@ def coverability_set(
 
 def _accelerate(
     nodes: list[tuple[str, tuple[int, ...], int]], parent: int, g2: str, new: list[int]
-) -> None:
+) -> bool:
     """ω for every component that strictly grew since an ancestor with the same global
     that the new marking covers (the difference can be pumped); to a fixpoint, since one
-    acceleration can make an older ancestor covered."""
+    acceleration can make an older ancestor covered. True if something became ω."""
     if all(x == 0 or x == OMEGA for x in new):
-        return  # nothing finite can grow
+        return False  # nothing finite can grow
+    grew = False
     changed = True
     while changed:
         changed = False
@@ -165,8 +170,9 @@ def _accelerate(
                     old = ma[k] if k < len(ma) else 0
                     if x != OMEGA and x > old:
                         new[k] = OMEGA
-                        changed = True
+                        changed = grew = True
             a = pa
+    return grew
 
 
 def _result(
