@@ -38,7 +38,7 @@ from prover.petri.build import build_interleaving_net
 from prover.petri.net import PetriNet
 from prover.serial.automaton import build_serial_automaton
 from prover.serial.parikh import SerialSet, compute_serial_set
-from prover.smt.formula import Formula, conj, size
+from prover.smt.formula import And, Formula, conj, size
 from prover.smt.invariant import Invariant, exclusion_check, ideal_formula, self_check
 from prover.target import Target
 
@@ -177,6 +177,8 @@ class _Km:
     restriction: Restriction
     formula: Formula
     holders: tuple[HolderRow, ...] = ()
+    # [True] once I_KM passed its own self-check (a one-slot memo shared by the engines)
+    checked: list[bool] = field(default_factory=list, compare=False)
 
 
 def _run_serial_walk(
@@ -270,10 +272,6 @@ def _run_state_equation(
         candidates = [se.invariant]
         if se.full_invariant is not None and se.full_invariant != se.invariant:
             candidates.append(se.full_invariant)
-        if km is not None:
-            # Measured on locked-02: the core-reduced invariant with holder rows makes z3
-            # time out on consecution, the full one checks in 0.14 s.
-            candidates.reverse()
         failures: list[str] = []
         for inv in candidates:
             outcome = _finish(
@@ -337,14 +335,26 @@ def _finish(
     """Self-check `inv` and build the evidence. On a restricted NS the certificate's
     invariant is `inv ∧ I_KM` (I_KM is inductive and implies exclusion; `inv` may be
     inductive and refuting only relative to it) and the evidence lists the pairs."""
-    if km is not None:
-        inv = replace(inv, formula=conj([inv.formula, km.formula]))
     # The self-check gets at least one second even when the engines used the budget up:
     # an invariant already found should not be lost to a rounding of the budget.
     until = max(deadline, time.monotonic() + 1.0)
-    check = self_check(net, inv, target, deadline=until)
-    if check.ok and km is not None:
-        check = exclusion_check(net, km.formula, km.restriction, deadline=until)
+    if km is not None:
+        if not km.checked:
+            # I_KM on its own, once per model: initiation, consecution, exclusion
+            check = self_check(net, Invariant((), (), km.formula, ()), None, deadline=until)
+            if check.ok:
+                check = exclusion_check(net, km.formula, km.restriction, deadline=until)
+            if not check.ok:
+                return f"coverability invariant failed its z3 self-check: {check.failed}"
+            km.checked.append(True)
+        # inv relative to I_KM: together inductive and refuting (the certificate's one)
+        check = self_check(net, inv, target, deadline=until, assume=km.formula)
+        both = conj([inv.formula, km.formula])
+        if isinstance(both, And):  # PDR's invariant already contains I_KM (its background)
+            both = And(tuple(dict.fromkeys(both.args)))
+        inv = replace(inv, formula=both)
+    else:
+        check = self_check(net, inv, target, deadline=until)
     if not check.ok:
         # A failed self-check is a bug in an engine, never a result.
         return f"invariant failed its z3 self-check: {check.failed}"

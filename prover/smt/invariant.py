@@ -61,10 +61,16 @@ def self_check(
     *,
     timeout_ms: int = 20000,
     deadline: float | None = None,
+    assume: Formula | None = None,
 ) -> SelfCheck:
     """Check initiation, consecution (every transition of `net`) and, if `target` is
     given, refutation with z3. `ok` only if every must-be-unsat query is unsat. Each query
-    gets at most `timeout_ms` and, with `deadline`, what is left until then."""
+    gets at most `timeout_ms` and, with `deadline`, what is left until then.
+
+    `assume`: an invariant over the places already checked to be inductive (the
+    coverability invariant): assumed in every pre-state, never negated. Then `ok` means
+    that `inv ∧ assume` is an inductive invariant (refuting the target), with much
+    easier queries than checking the conjunction as one formula."""
     start = time.monotonic()
 
     def limit() -> int:
@@ -84,6 +90,8 @@ def self_check(
     solver = z3.Solver(ctx=ctx)
     solver.add([v >= 0 for v in m.values()])
     solver.add(i_now)
+    if assume is not None:
+        solver.add(formula_z3(assume, m.__getitem__, aux.__getitem__, ctx))
     for ti, t in enumerate(net.transitions):
         pre = dict(t.pre)
         post = dict(t.post)
