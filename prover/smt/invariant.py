@@ -16,8 +16,12 @@ from prover.ns import Restriction
 from prover.petri.net import PetriNet, Place
 from prover.smt.formula import (
     TRUE,
+    And,
+    Cmp,
+    Const,
     Formula,
     PlaceVar,
+    Sum,
     Term,
     cmp,
     conj,
@@ -48,6 +52,24 @@ class SelfCheck:
     ok: bool
     failed: str  # "" when ok, else the obligation that failed
     seconds: float
+
+
+def _forced_zero(net: PetriNet, formula: Formula) -> set[int]:
+    """Places that a top-level conjunct `Σ places = 0` (unit coefficients, places ≥ 0)
+    forces to zero."""
+    index = net.place_index
+    out: set[int] = set()
+    for f in formula.args if isinstance(formula, And) else (formula,):
+        if not (isinstance(f, Cmp) and f.op == "=" and f.rhs == Const(0)):
+            continue
+        lhs = f.lhs
+        if isinstance(lhs, PlaceVar):
+            out.add(index[lhs.place])
+        elif isinstance(lhs, Sum) and all(
+            c == 1 and isinstance(t, PlaceVar) for c, t in lhs.items
+        ):
+            out.update(index[t.place] for _, t in lhs.items if isinstance(t, PlaceVar))
+    return out
 
 
 def _vars(net: PetriNet, suffix: str, ctx: z3.Context) -> dict[Place, z3.ArithRef]:
@@ -92,7 +114,12 @@ def self_check(
     solver.add(i_now)
     if assume is not None:
         solver.add(formula_z3(assume, m.__getitem__, aux.__getitem__, ctx))
+    zero = _forced_zero(net, inv.formula) | (
+        _forced_zero(net, assume) if assume is not None else set()
+    )
     for ti, t in enumerate(net.transitions):
+        if any(i in zero for i, _ in t.pre):
+            continue  # disabled in every state of the invariant: consecution is trivial
         pre = dict(t.pre)
         post = dict(t.post)
         nxt: dict[Place, z3.ArithRef] = {}
@@ -158,6 +185,9 @@ def ideal_formula(net: PetriNet, restriction: Restriction) -> Formula:
     by_local = {n: places[n] for n in restriction.non_final if n in places}
     globals_ = [p for p in net.places if p.kind == "global"]
     parts: list[Formula] = [cmp("=", linear((1, PlaceVar(p)) for p in globals_), const(1))]
+    never = _unreachable_request_locals(net)
+    if never:
+        parts.append(cmp("=", _count(never), const(0)))
     ideals: dict[str, list[dict[str, int | None]]] = {}
     for ideal in restriction.ideals:
         bounds: dict[str, int | None] = dict.fromkeys(by_local, 0)
@@ -180,6 +210,28 @@ def ideal_formula(net: PetriNet, restriction: Restriction) -> Formula:
                      disj(alternatives)])
         parts.append(disj([cmp("=", PlaceVar(gp), const(0)), body]))
     return conj(parts)
+
+
+def _unreachable_request_locals(net: PetriNet) -> list[Place]:
+    """Local places Local(r, l) that request r never reaches (the net pairs every request
+    name with every local state): from r's spawns along r's steps. Inductive on its own;
+    it disables the many transitions of requests in other requests' locals outright."""
+    succ: dict[Place, list[Place]] = {}
+    reached: set[Place] = set()
+    for t in net.transitions:
+        if t.kind == "spawn":
+            reached.add(Place("local", t.request, t.local))
+        elif t.kind == "step" and t.to_local is not None:
+            succ.setdefault(Place("local", t.request, t.local), []).append(
+                Place("local", t.request, t.to_local)
+            )
+    todo = list(reached)
+    while todo:
+        for q in succ.get(todo.pop(), []):
+            if q not in reached:
+                reached.add(q)
+                todo.append(q)
+    return [p for p in net.places if p.kind == "local" and p not in reached]
 
 
 def _at_most(places: list[Place], bound: int | None) -> Formula:
