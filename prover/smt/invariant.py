@@ -17,9 +17,13 @@ from prover.petri.net import PetriNet, Place
 from prover.smt.formula import (
     TRUE,
     And,
+    Aux,
     Cmp,
     Const,
     Formula,
+    Ite,
+    Not,
+    Or,
     PlaceVar,
     Sum,
     Term,
@@ -52,6 +56,29 @@ class SelfCheck:
     ok: bool
     failed: str  # "" when ok, else the obligation that failed
     seconds: float
+
+
+def _free(f: Formula | Term, index: dict[Place, int]) -> set[int | str]:
+    """Place indices and aux names a formula or term mentions."""
+    out: set[int | str] = set()
+    todo: list[object] = [f]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, PlaceVar):
+            out.add(index[x.place])
+        elif isinstance(x, Aux):
+            out.add(x.name)
+        elif isinstance(x, Sum):
+            todo.extend(t for _, t in x.items)
+        elif isinstance(x, Ite):
+            todo.extend((x.cond, x.then, x.other))
+        elif isinstance(x, And | Or):
+            todo.extend(x.args)
+        elif isinstance(x, Not):
+            todo.append(x.arg)
+        elif isinstance(x, Cmp):
+            todo.extend((x.lhs, x.rhs))
+    return out
 
 
 def _forced_zero(net: PetriNet, formula: Formula) -> set[int]:
@@ -109,6 +136,9 @@ def self_check(
     aux = {a: z3.Int(f"a_{a}", ctx) for a in inv.aux}
     i_now = formula_z3(inv.formula, m.__getitem__, aux.__getitem__, ctx)
     upd = dict(inv.updates)
+    index = net.place_index
+    parts = list(inv.formula.args) if isinstance(inv.formula, And) else [inv.formula]
+    part_vars = [_free(f, index) for f in parts]
     solver = z3.Solver(ctx=ctx)
     solver.add([v >= 0 for v in m.values()])
     solver.add(i_now)
@@ -137,7 +167,16 @@ def self_check(
             )
             for a in inv.aux
         }
-        i_next = formula_z3(inv.formula, nxt.__getitem__, new_aux.__getitem__, ctx)
+        # A conjunct over variables that t leaves alone keeps its (true) value: only the
+        # others can fail in the post-state.
+        changed: set[int | str] = {
+            i for i in range(len(net.places)) if post.get(i, 0) != pre.get(i, 0)
+        }
+        changed.update(assign)
+        touched = [f for f, fv in zip(parts, part_vars, strict=True) if fv & changed]
+        if not touched:
+            continue
+        i_next = formula_z3(conj(touched), nxt.__getitem__, new_aux.__getitem__, ctx)
         solver.push()
         solver.add(guard)
         solver.add(z3.Not(i_next))

@@ -355,3 +355,18 @@ def test_holder_rows_are_inductive_with_the_coverability_invariant(src: str) -> 
     assert se.full_invariant is not None
     both = replace(se.full_invariant, formula=conj([se.full_invariant.formula, km]))
     assert self_check(net, both, None).ok
+
+
+def test_self_check_still_rejects_a_non_inductive_conjunct() -> None:
+    """The per-transition slicing of the post-state keeps every conjunct a transition can
+    change: 'the initial global stays marked' must fail."""
+    from prover.petri.net import Place
+    from prover.smt.formula import PlaceVar, cmp, conj, const
+
+    ns = ser(LOCK)
+    net = build_interleaving_net(ns)
+    g0 = Place("global", None, ns.initial_global)
+    other = next(p for p in net.places if p.kind == "response")
+    bad = conj([cmp(">=", PlaceVar(other), const(0)), cmp("=", PlaceVar(g0), const(1))])
+    res = self_check(net, Invariant((), (), bad, ()), None)
+    assert not res.ok and res.failed.startswith("consecution")
