@@ -2,8 +2,12 @@
 
 This is the front end's public API:
 
-    load_model(path)                 -> LoadedModel   (dispatch on the extension)
-    load_source(source, kind, path)  -> LoadedModel   (kind "ser" or "ns-json")
+    load_model(path, *, ns=...)                 -> LoadedModel (dispatch on the extension)
+    load_source(source, kind, path, *, ns=...)  -> LoadedModel (kind "ser" or "ns-json")
+
+`ns="reachable"` (default) builds the restricted NS of DESIGN.md ("Restricted network
+systems", prover/frontend/reachable.py; `ns.restriction` holds the pairs P and the
+coverability ideals); `ns="closure"` the reference's Cartesian closure.
 
 Every bad input raises a `prover.errors.SerError` subclass with one clear message.
 """
