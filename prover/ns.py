@@ -57,6 +57,32 @@ class StepOrigin:
     lines: tuple[int, ...]
 
 
+@dataclass(frozen=True, order=True)
+class Ideal:
+    """A downward-closed set of configurations of the NS (one coverability-set element):
+    the global state is `global_`; a local in `omega` may hold any number of requests, a
+    local in `finite` at most its count, every other local none. Responses unconstrained.
+    Final locals (that can only respond) reached are always in `omega`."""
+
+    global_: str
+    omega: tuple[str, ...]
+    finite: tuple[tuple[str, int], ...]
+
+
+@dataclass(frozen=True)
+class Restriction:
+    """What makes an NS the restricted (reachable) one of DESIGN.md, "Restricted network
+    systems": `pairs` are the (non-final local, global) pairs that co-occur in some
+    reachable configuration, sorted, as the certificate lists them; the union of the
+    downward closures of `ideals` contains every reachable configuration and is closed
+    under every step of the full (unrestricted) semantics, so it is an inductive
+    invariant that implies the exclusion obligation of every unlisted pair."""
+
+    pairs: tuple[tuple[str, str], ...]
+    ideals: tuple[Ideal, ...]
+    non_final: tuple[str, ...]
+
+
 def _dedup(items: Iterable[T]) -> tuple[T, ...]:
     return tuple(dict.fromkeys(items))
 
@@ -73,6 +99,8 @@ class NetworkSystem:
     # Optional provenance for explanations, aligned with `transitions`; never used for
     # verdicts. Excluded from equality so that two NS with the same semantics compare equal.
     origins: tuple[StepOrigin, ...] | None = field(default=None, compare=False)
+    # None: the reference's closure NS. Otherwise the NS is N_P for `restriction.pairs`.
+    restriction: Restriction | None = None
 
     @staticmethod
     def make(
@@ -82,6 +110,7 @@ class NetworkSystem:
         transitions: Iterable[Transition],
         kind: ModelKind = "ns-json",
         origins: dict[Transition, StepOrigin] | None = None,
+        restriction: Restriction | None = None,
     ) -> NetworkSystem:
         trans = _dedup(transitions)
         return NetworkSystem(
@@ -93,6 +122,7 @@ class NetworkSystem:
             origins=None
             if origins is None
             else tuple(origins.get(t, StepOrigin(())) for t in trans),
+            restriction=restriction,
         )
 
     # ---- derived views (cached; the object itself is immutable) -------------------

@@ -204,12 +204,13 @@ def prove_model(
     progress: Callable[[str], None] | None = None,
     use_proofs: bool = True,
     state_bound: int | None = None,
+    ns_choice: str = "reachable",
 ) -> ProveResult:
-    """Decide one model file under a hard deadline. Input errors raise
-    `prover.errors.SerError`."""
+    """Decide one model file under a hard deadline (`ns_choice`: "reachable" or "closure",
+    see `prover.frontend.load`). Input errors raise `prover.errors.SerError`."""
     out = prove_models(
         [(path, cert_path)], timeout_s=timeout_s, check_timeout_s=check_timeout_s,
-        progress=progress, use_proofs=use_proofs, state_bound=state_bound,
+        progress=progress, use_proofs=use_proofs, state_bound=state_bound, ns_choice=ns_choice,
     )[0]
     if isinstance(out, SerError):
         raise out
@@ -228,6 +229,7 @@ def prove_models(
     spent_s: float = 0.0,
     state_bound: int | None = None,
     on_result: Callable[[int, ProveResult | SerError], None] | None = None,
+    ns_choice: str = "reachable",
 ) -> list[ProveResult | SerError]:
     """Decide each (model, certificate path or None) in its own child process, at most
     `parallel` at a time, each under its own deadline of `timeout_s`; the parent writes
@@ -253,6 +255,7 @@ def prove_models(
         return lambda: _decide(
             jobs[i][0], dests[i], timeout_s=own, check_timeout_s=check_timeout_s,
             progress=progress, use_proofs=use_proofs, state_bound=state_bound,
+            ns_choice=ns_choice,
         )
 
     results: list[ProveResult | SerError | None] = [None] * len(jobs)
@@ -316,9 +319,10 @@ def _decide(
     progress: Callable[[str], None] | None,
     use_proofs: bool,
     state_bound: int | None = None,
+    ns_choice: str = "reachable",
 ) -> _Decided:
     """One model, in its child process: never writes a file."""
-    from prover.frontend.load import load_model
+    from prover.frontend.load import NsChoice, load_model
     from prover.limits import certificate_over_limits, preflight
     from prover.serial.automaton import build_serial_automaton
 
@@ -327,8 +331,12 @@ def _decide(
     deadline = start + ENGINE_SHARE * max(0.0, timeout_s)
     times: dict[str, float] = {}
     stats: dict[str, Any] = {}
-    model = load_model(path) if state_bound is None else load_model(path, state_bound=state_bound)
-    preflight(model.kind, model.source, path)
+    ns_kind: NsChoice = "closure" if ns_choice == "closure" else "reachable"
+    model = (load_model(path, ns=ns_kind) if state_bound is None
+             else load_model(path, state_bound=state_bound, ns=ns_kind))
+    restriction = model.ns.restriction
+    preflight(model.kind, model.source, path,
+              None if restriction is None else frozenset(restriction.pairs))
     times["load_s"] = time.monotonic() - start
     ns = model.ns
     sizes = _model_sizes(ns)

@@ -40,9 +40,18 @@ def invariant_json(net: PetriNet, inv: Invariant) -> dict[str, Any]:
     }
 
 
-def proof_evidence(net: PetriNet, serial_set: SerialSet, inv: Invariant) -> dict[str, Any]:
-    """`{"serial_set": ..., "invariant": ...}` in the key order of the contract."""
-    return {
-        "serial_set": serial_set_to_json(serial_set),
-        "invariant": invariant_json(net, inv),
-    }
+def proof_evidence(
+    net: PetriNet,
+    serial_set: SerialSet,
+    inv: Invariant,
+    pairs: tuple[tuple[str, str], ...] | None = None,
+) -> dict[str, Any]:
+    """`{"pairs"?, "serial_set": ..., "invariant": ...}` in the key order of the contract.
+    `pairs` (the restricted NS's P, sorted) is written only for a restricted NS: without
+    it the checker builds the closure."""
+    out: dict[str, Any] = {}
+    if pairs is not None:
+        out["pairs"] = [[loc, glo] for loc, glo in sorted(pairs)]
+    out["serial_set"] = serial_set_to_json(serial_set)
+    out["invariant"] = invariant_json(net, inv)
+    return out

@@ -25,7 +25,7 @@ from typing import Any
 
 from prover.commands.slice import find_place as find_ptnet_place
 from prover.errors import UsageError
-from prover.frontend.load import DEFAULT_STATE_BOUND, load_model
+from prover.frontend.load import DEFAULT_NS, DEFAULT_STATE_BOUND, NS_CHOICES, load_model
 from prover.petri.build import build_interleaving_net
 from prover.petri.dynamic_slice import PTNet, from_interleaving, maximal_slice, minimal_slice
 from prover.petri.net import PetriNet
@@ -41,6 +41,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--max-states", type=int, default=200_000, metavar="N",
         help="bound on markings explored for the minimal slice (default 200000)",
+    )
+    parser.add_argument(
+        "--ns", choices=NS_CHOICES, default=DEFAULT_NS,
+        help="network system: 'reachable' (default: only (local, global) pairs that can "
+        "co-occur) or 'closure' (the reference's Cartesian construction, paper sizes)",
     )
     parser.add_argument(
         "--state-bound", type=int, default=DEFAULT_STATE_BOUND, metavar="N",
@@ -116,7 +121,7 @@ def _human(info: dict[str, Any]) -> str:
 def run(args: argparse.Namespace) -> int:
     if args.max_states < 1:
         raise UsageError("--max-states must be a positive integer")
-    model = load_model(args.model, state_bound=args.state_bound)
+    model = load_model(args.model, state_bound=args.state_bound, ns=args.ns)
     for w in model.warnings:
         print(f"warning: {w}", file=sys.stderr)
     net = build_interleaving_net(model.ns)

@@ -17,7 +17,7 @@ from pathlib import Path
 from prover import export
 from prover.commands.inspect import emit
 from prover.errors import SerError, UsageError
-from prover.frontend.load import DEFAULT_STATE_BOUND, load_model
+from prover.frontend.load import DEFAULT_NS, DEFAULT_STATE_BOUND, NS_CHOICES, load_model
 from prover.ns import NetworkSystem
 from prover.petri.build import build_interleaving_net
 from prover.serial.automaton import build_serial_automaton
@@ -50,6 +50,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="search budget for --what counterexample, seconds (default 20)",
     )
     parser.add_argument(
+        "--ns", choices=NS_CHOICES, default=DEFAULT_NS,
+        help="network system: 'reachable' (default: only (local, global) pairs that can "
+        "co-occur) or 'closure' (the reference's Cartesian construction, paper sizes)",
+    )
+    parser.add_argument(
         "--state-bound", type=int, default=DEFAULT_STATE_BOUND, metavar="N",
         help=f"stop compiling beyond N local x global states (default {DEFAULT_STATE_BOUND})",
     )
@@ -62,7 +67,7 @@ def _export_mcc(args: argparse.Namespace) -> int:
 
     if args.output is None:
         raise UsageError("--format mcc writes a folder: give it with -o DIR")
-    model = load_model(args.model, state_bound=args.state_bound)
+    model = load_model(args.model, state_bound=args.state_bound, ns=args.ns)
     try:
         written = write_mcc(model, args.output)
     except OSError as exc:
@@ -92,7 +97,7 @@ def render(args: argparse.Namespace) -> str:
     what = args.what or "petri"
     if args.format in ("net", "pnml") and what != "petri":
         raise UsageError(f"--format {args.format} exports the Petri net; use --what petri")
-    model = load_model(args.model, state_bound=args.state_bound)
+    model = load_model(args.model, state_bound=args.state_bound, ns=args.ns)
     for w in model.warnings:
         print(f"warning: {w}", file=sys.stderr)
     name = Path(args.model).stem

@@ -11,7 +11,13 @@ import sys
 from typing import Any
 
 from prover.errors import UsageError
-from prover.frontend.load import DEFAULT_STATE_BOUND, LoadedModel, load_model
+from prover.frontend.load import (
+    DEFAULT_NS,
+    DEFAULT_STATE_BOUND,
+    NS_CHOICES,
+    LoadedModel,
+    load_model,
+)
 from prover.petri.build import build_interleaving_net
 from prover.serial.automaton import SerialAutomaton, build_serial_automaton
 
@@ -23,6 +29,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--no-target", action="store_true",
         help="skip splitting the target into disjuncts and slicing each (seconds on the "
         "largest models); S is still reported",
+    )
+    parser.add_argument(
+        "--ns", choices=NS_CHOICES, default=DEFAULT_NS,
+        help="network system: 'reachable' (default: only (local, global) pairs that can "
+        "co-occur) or 'closure' (the reference's Cartesian construction, paper sizes)",
     )
     parser.add_argument(
         "--state-bound",
@@ -95,7 +106,7 @@ def _human(model: LoadedModel, info: dict[str, Any], serial: SerialAutomaton) ->
 def run(args: argparse.Namespace) -> int:
     if args.state_bound < 1:
         raise UsageError("--state-bound must be a positive integer")
-    model = load_model(args.model, state_bound=args.state_bound)
+    model = load_model(args.model, state_bound=args.state_bound, ns=args.ns)
     for w in model.warnings:
         print(f"warning: {w}", file=sys.stderr)
     info = summary(model, serial_set=True, target=not args.no_target)

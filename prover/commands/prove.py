@@ -22,7 +22,7 @@ from pathlib import Path
 
 from prover.commands.report import InputFailure, Outcome, Reporter
 from prover.errors import SerError, UsageError
-from prover.frontend.load import DEFAULT_STATE_BOUND
+from prover.frontend.load import DEFAULT_NS, DEFAULT_STATE_BOUND, NS_CHOICES
 from prover.pipeline import ProveResult, prove_models
 
 
@@ -54,6 +54,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--json", action="store_true",
         help="print one JSON object per model and line on stdout (JSON Lines, "
         "schemas/prove-result.schema.json), each as soon as its model is decided",
+    )
+    parser.add_argument(
+        "--ns", choices=NS_CHOICES, default=DEFAULT_NS,
+        help="network system: 'reachable' (default: only (local, global) pairs that can "
+        "co-occur) or 'closure' (the reference's Cartesian construction, paper sizes)",
     )
     parser.add_argument(
         "--quiet", action="store_true",
@@ -164,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
             list(zip(models, dests, strict=True)), timeout_s=args.timeout,
             check_timeout_s=args.check_timeout, parallel=args.jobs, progress=progress,
             spent_s=float(getattr(args, "spent_s", 0.0)), state_bound=args.state_bound,
-            on_result=settled,
+            on_result=settled, ns_choice=args.ns,
         )
     finally:
         progress.clear()

@@ -28,17 +28,18 @@ Engines, in order (`ENGINES`):
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from prover.certificate.proof import proof_evidence
-from prover.ns import NetworkSystem
+from prover.engines.holders import HolderRow, holder_rows
+from prover.ns import NetworkSystem, Restriction
 from prover.petri.build import build_interleaving_net
 from prover.petri.net import PetriNet
 from prover.serial.automaton import build_serial_automaton
 from prover.serial.parikh import SerialSet, compute_serial_set
-from prover.smt.formula import size
-from prover.smt.invariant import Invariant, self_check
+from prover.smt.formula import And, Formula, conj, size
+from prover.smt.invariant import Invariant, exclusion_check, ideal_formula, self_check
 from prover.target import Target
 
 ENGINES: tuple[str, ...] = ("state-equation", "serial-walk", "pdr", "sliced-state-equation")
@@ -68,6 +69,9 @@ class ProofOutcome:
     proof: dict[str, Any]
     engine: str
     stats: dict[str, Any]
+    # The invariant behind `proof`, so that it can be conjoined with the coverability
+    # invariant of a restricted NS (`_finish`); None for outcomes built elsewhere.
+    invariant: Invariant | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -119,18 +123,22 @@ def attempt_proof(
         return ProofAttempt(None, (setup,))
     attempts: list[EngineAttempt] = []
     background: list[Invariant] = []
+    km = None if ns.restriction is None else _Km(
+        ns.restriction, ideal_formula(net, ns.restriction),
+        tuple(holder_rows(net, ns.restriction)),
+    )
     for engine in engines:
         if time.monotonic() >= deadline:
             attempts.append(EngineAttempt(engine, False, 0.0, "not started: budget exhausted"))
             continue
         if engine == "state-equation":
             outcome = _run_state_equation(
-                net, serial_set, target, deadline, attempts, background
+                net, serial_set, target, deadline, attempts, background, km
             )
         elif engine == "pdr":
-            outcome = _run_pdr(net, serial_set, target, deadline, attempts, background)
+            outcome = _run_pdr(net, serial_set, target, deadline, attempts, background, km)
         elif engine == "serial-walk":
-            outcome = _run_serial_walk(ns, net, serial_set, target, deadline, attempts)
+            outcome = _run_serial_walk(ns, net, serial_set, target, deadline, attempts, km)
         elif engine == "sliced-state-equation":
             # imported here: sliced.py imports ProofOutcome from this module
             from prover.engines.sliced import attempt_sliced
@@ -144,9 +152,33 @@ def attempt_proof(
                 attempts.append(EngineAttempt(engine, False, time.monotonic() - t0, detail))
         else:
             raise ValueError(f"unknown proof engine {engine!r}")
+        if outcome is not None and km is not None and outcome.proof.get("pairs") is None:
+            # an engine that wrote its own evidence (sliced): conjoin I_KM here
+            t0 = time.monotonic()
+            if outcome.invariant is None:
+                restricted: ProofOutcome | str = "no invariant to conjoin with I_KM"
+            else:
+                restricted = _finish(net, serial_set, target, outcome.invariant, engine,
+                                     outcome.stats, deadline, km)
+            if isinstance(restricted, str):
+                attempts.append(EngineAttempt(engine, False, time.monotonic() - t0, restricted))
+                outcome = None
+            else:
+                outcome = restricted
         if outcome is not None:
             return ProofAttempt(outcome, tuple(attempts))
     return ProofAttempt(None, tuple(attempts))
+
+
+@dataclass(frozen=True)
+class _Km:
+    """A restricted NS's pairs and its coverability invariant I_KM (`ideal_formula`)."""
+
+    restriction: Restriction
+    formula: Formula
+    holders: tuple[HolderRow, ...] = ()
+    # [True] once I_KM passed its own self-check (a one-slot memo shared by the engines)
+    checked: list[bool] = field(default_factory=list, compare=False)
 
 
 def _run_serial_walk(
@@ -156,6 +188,7 @@ def _run_serial_walk(
     target: Target,
     deadline: float,
     attempts: list[EngineAttempt],
+    km: _Km | None = None,
 ) -> ProofOutcome | None:
     from prover.engines.templates import prove_serial_walk
 
@@ -165,7 +198,7 @@ def _run_serial_walk(
         attempts.append(EngineAttempt("serial-walk", False, time.monotonic() - t0, res.reason))
         return None
     return _finish_or_record(
-        net, serial_set, target, res.invariant, "serial-walk", {}, deadline, attempts, t0
+        net, serial_set, target, res.invariant, "serial-walk", {}, deadline, attempts, t0, km
     )
 
 
@@ -176,13 +209,17 @@ def _run_pdr(
     deadline: float,
     attempts: list[EngineAttempt],
     background: list[Invariant],
+    km: _Km | None = None,
 ) -> ProofOutcome | None:
     from prover.engines.pdr import prove_pdr
     from prover.engines.state_equation import prove_state_equation
 
     t0 = time.monotonic()
     if not background:
-        se = prove_state_equation(net, target, deadline=deadline)
+        se = prove_state_equation(
+            net, target, deadline=deadline, background=None if km is None else km.formula,
+            holders=() if km is None else km.holders,
+        )
         if se.full_invariant is None:
             attempts.append(EngineAttempt("pdr", False, 0.0, "no background invariant"))
             return None
@@ -190,14 +227,17 @@ def _run_pdr(
     # PDR may run long on models with deep counterexamples: leave half of the rest of the
     # budget to the caller (the counterexample engines run after the portfolio).
     own = min(deadline, time.monotonic() + PDR_SHARE * max(0.0, deadline - time.monotonic()))
-    res = prove_pdr(net, target, background[0], deadline=own)
+    base = background[0]
+    if km is not None:  # PDR strengthens relative to I_KM too; its result contains it
+        base = replace(base, formula=conj([base.formula, km.formula]))
+    res = prove_pdr(net, target, base, deadline=own)
     if res.invariant is None:
         detail = f"{res.reason} ({res.clauses} clauses)"
         attempts.append(EngineAttempt("pdr", False, time.monotonic() - t0, detail))
         return None
     stats = {"frames": res.frames, "clauses": res.clauses}
     return _finish_or_record(
-        net, serial_set, target, res.invariant, "pdr", stats, deadline, attempts, t0
+        net, serial_set, target, res.invariant, "pdr", stats, deadline, attempts, t0, km
     )
 
 
@@ -208,15 +248,43 @@ def _run_state_equation(
     deadline: float,
     attempts: list[EngineAttempt],
     background: list[Invariant],
+    km: _Km | None = None,
+) -> ProofOutcome | None:
+    """On a restricted NS, first the plain state equation (measured: cheaper where it
+    suffices, e.g. ring-12), then with I_KM as background and the holder rows."""
+    modes: list[_Km | None] = [None] if km is None else [None, km]
+    for mode in modes:
+        if time.monotonic() >= deadline:
+            break
+        outcome = _state_equation_once(net, serial_set, target, deadline, attempts,
+                                       background, km, mode)
+        if outcome is not None:
+            return outcome
+    return None
+
+
+def _state_equation_once(
+    net: PetriNet,
+    serial_set: SerialSet,
+    target: Target,
+    deadline: float,
+    attempts: list[EngineAttempt],
+    background: list[Invariant],
+    km: _Km | None,
+    mode: _Km | None,
 ) -> ProofOutcome | None:
     from prover.engines.state_equation import prove_state_equation
 
     t0 = time.monotonic()
-    se = prove_state_equation(net, target, deadline=deadline)
-    if se.full_invariant is not None:
-        background.append(se.full_invariant)
+    se = prove_state_equation(
+        net, target, deadline=deadline, background=None if mode is None else mode.formula,
+        holders=() if mode is None else mode.holders,
+    )
+    if se.full_invariant is not None and mode is None:
+        background.append(se.full_invariant)  # inductive on its own: PDR's background
+    name = "state-equation" if mode is None else "state-equation+coverability"
     if se.invariant is None:
-        attempts.append(EngineAttempt("state-equation", False, time.monotonic() - t0, se.reason))
+        attempts.append(EngineAttempt(name, False, time.monotonic() - t0, se.reason))
     else:
         stats = {
             "iterations": se.stats.iterations,
@@ -230,13 +298,11 @@ def _run_state_equation(
             candidates.append(se.full_invariant)
         failures: list[str] = []
         for inv in candidates:
-            outcome = _finish(net, serial_set, target, inv, "state-equation", stats, deadline)
+            outcome = _finish(net, serial_set, target, inv, "state-equation", stats, deadline, km)
             if isinstance(outcome, ProofOutcome):
                 return outcome
             failures.append(outcome)
-        attempts.append(
-            EngineAttempt("state-equation", False, time.monotonic() - t0, "; ".join(failures))
-        )
+        attempts.append(EngineAttempt(name, False, time.monotonic() - t0, "; ".join(failures)))
     return None
 
 
@@ -265,10 +331,11 @@ def _finish_or_record(
     deadline: float,
     attempts: list[EngineAttempt],
     t0: float,
+    km: _Km | None = None,
 ) -> ProofOutcome | None:
     """`_finish`, or None after recording the failed self-check in `attempts` (timed
     from `t0`)."""
-    outcome = _finish(net, serial_set, target, inv, engine, stats, deadline)
+    outcome = _finish(net, serial_set, target, inv, engine, stats, deadline, km)
     if isinstance(outcome, ProofOutcome):
         return outcome
     attempts.append(EngineAttempt(engine, False, time.monotonic() - t0, outcome))
@@ -283,10 +350,31 @@ def _finish(
     engine: str,
     stats: dict[str, Any],
     deadline: float,
+    km: _Km | None = None,
 ) -> ProofOutcome | str:
+    """Self-check `inv` and build the evidence. On a restricted NS the certificate's
+    invariant is `inv ∧ I_KM` (I_KM is inductive and implies exclusion; `inv` may be
+    inductive and refuting only relative to it) and the evidence lists the pairs."""
     # The self-check gets at least one second even when the engines used the budget up:
     # an invariant already found should not be lost to a rounding of the budget.
-    check = self_check(net, inv, target, deadline=max(deadline, time.monotonic() + 1.0))
+    until = max(deadline, time.monotonic() + 1.0)
+    if km is not None:
+        if not km.checked:
+            # I_KM on its own, once per model: initiation, consecution, exclusion
+            check = self_check(net, Invariant((), (), km.formula, ()), None, deadline=until)
+            if check.ok:
+                check = exclusion_check(net, km.formula, km.restriction, deadline=until)
+            if not check.ok:
+                return f"coverability invariant failed its z3 self-check: {check.failed}"
+            km.checked.append(True)
+        # inv relative to I_KM: together inductive and refuting (the certificate's one)
+        check = self_check(net, inv, target, deadline=until, assume=km.formula)
+        both = conj([inv.formula, km.formula])
+        if isinstance(both, And):  # PDR's invariant already contains I_KM (its background)
+            both = And(tuple(dict.fromkeys(both.args)))
+        inv = replace(inv, formula=both)
+    else:
+        check = self_check(net, inv, target, deadline=until)
     if not check.ok:
         # A failed self-check is a bug in an engine, never a result.
         return f"invariant failed its z3 self-check: {check.failed}"
@@ -294,4 +382,9 @@ def _finish(
     full["aux"] = len(inv.aux)
     full["formula_size"] = size(inv.formula)
     full["self_check_s"] = round(check.seconds, 3)
-    return ProofOutcome(proof_evidence(net, serial_set, inv), engine, full)
+    pairs = None
+    if km is not None:
+        pairs = km.restriction.pairs
+        full["pairs"] = len(pairs)
+        full["coverability_ideals"] = len(km.restriction.ideals)
+    return ProofOutcome(proof_evidence(net, serial_set, inv, pairs), engine, full, inv)

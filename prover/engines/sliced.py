@@ -347,7 +347,7 @@ def attempt_sliced(
         return None, f"{type(exc).__name__}: {exc}"
     if inv is None:
         return None, reason
-    return ProofOutcome(proof_evidence(net, serial_set, inv), ENGINE, stats), ""
+    return ProofOutcome(proof_evidence(net, serial_set, inv), ENGINE, stats, inv), ""
 
 
 def prove_sliced(

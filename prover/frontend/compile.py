@@ -305,6 +305,42 @@ class _Local:
     request: str
 
 
+def bound_error(
+    request: str, what: str, states: Iterable[tuple[Env, Env]], state_bound: int
+) -> StateBoundError:
+    """E_STATE_BOUND naming the request and the variables that keep growing."""
+    growing = _growing_variables(states)
+    tail = f"; variables that keep growing: {', '.join(growing)}" if growing else ""
+    return StateBoundError(
+        f"compiling request '{request}': {what} "
+        f"(state bound {state_bound}, set with --state-bound){tail}"
+    )
+
+
+def step_local(
+    runner: _Runner, cur: _Local, glo: Env, *, source: str, path: str
+) -> list[Outcome]:
+    """The one-step outcomes of a non-final local at a global, with the errors of the
+    step turned into the front end's clear messages."""
+    try:
+        return runner.run(cur.expr, cur.env, glo, frozenset())
+    except _Bound as exc:
+        raise bound_error(cur.request, exc.what, exc.states, runner.bound) from None
+    except _ExitHit as exc:
+        raise ExitReachedError(
+            f"request '{cur.request}' reaches 'exit', whose meaning is undefined",
+            location(source, path, exc.node.line, exc.node.col) if exc.node.line else None,
+        ) from None
+    except IntegerRangeError as exc:
+        raise IntegerRangeError(
+            f"request '{cur.request}': {exc.message} (arithmetic overflow)", exc.location
+        ) from None
+    except DivisionByZeroError as exc:
+        raise DivisionByZeroError(f"request '{cur.request}': {exc.message}", exc.location) from None
+    except RecursionError:
+        raise CompileError(f"request '{cur.request}' is nested too deeply") from None
+
+
 def compile_program(
     program: ast.Program,
     *,
@@ -330,39 +366,13 @@ def compile_program(
             seen_locals[start.text] = start
         stack.append((start, initial))
 
-    def over_bound(request: str, what: str, states: Iterable[tuple[Env, Env]]) -> StateBoundError:
-        growing = _growing_variables(states)
-        tail = f"; variables that keep growing: {', '.join(growing)}" if growing else ""
-        return StateBoundError(
-            f"compiling request '{request}': {what} "
-            f"(state bound {state_bound}, set with --state-bound){tail}"
-        )
-
     while stack:
         cur, glo = stack.pop()
         gtext = seen_globals[glo]
         if isinstance(cur.expr, ast.Num):
             responses.append(ResponseEntry(cur.text, str(cur.expr.value)))
             continue
-        try:
-            outcomes = runner.run(cur.expr, cur.env, glo, frozenset())
-        except _Bound as exc:
-            raise over_bound(cur.request, exc.what, exc.states) from None
-        except _ExitHit as exc:
-            raise ExitReachedError(
-                f"request '{cur.request}' reaches 'exit', whose meaning is undefined",
-                location(source, path, exc.node.line, exc.node.col) if exc.node.line else None,
-            ) from None
-        except IntegerRangeError as exc:
-            raise IntegerRangeError(
-                f"request '{cur.request}': {exc.message} (arithmetic overflow)", exc.location
-            ) from None
-        except DivisionByZeroError as exc:
-            raise DivisionByZeroError(
-                f"request '{cur.request}': {exc.message}", exc.location
-            ) from None
-        except RecursionError:
-            raise CompileError(f"request '{cur.request}' is nested too deeply") from None
+        outcomes = step_local(runner, cur, glo, source=source, path=path)
         new_globals: list[Env] = []
         new_locals: list[_Local] = []
         for resid, value, l2, g2, lines in outcomes:
@@ -386,10 +396,11 @@ def compile_program(
             if len(seen_locals) * len(seen_globals) > state_bound:
                 states = [(lo.env, g) for lo in seen_locals.values() for g in (EMPTY,)]
                 states += [(EMPTY, g) for g in seen_globals]
-                raise over_bound(
+                raise bound_error(
                     cur.request,
                     f"{len(seen_locals)} local states x {len(seen_globals)} global states",
                     states,
+                    state_bound,
                 )
             # Every new global is paired with every local seen so far (incl. new ones
             # not yet: those are paired below with all globals, the new ones included).

@@ -2,8 +2,12 @@
 
 This is the front end's public API:
 
-    load_model(path)                 -> LoadedModel   (dispatch on the extension)
-    load_source(source, kind, path)  -> LoadedModel   (kind "ser" or "ns-json")
+    load_model(path, *, ns=...)                 -> LoadedModel (dispatch on the extension)
+    load_source(source, kind, path, *, ns=...)  -> LoadedModel (kind "ser" or "ns-json")
+
+`ns="reachable"` (default) builds the restricted NS of DESIGN.md ("Restricted network
+systems", prover/frontend/reachable.py; `ns.restriction` holds the pairs P and the
+coverability ideals); `ns="closure"` the reference's Cartesian closure.
 
 Every bad input raises a `prover.errors.SerError` subclass with one clear message.
 """
@@ -18,11 +22,21 @@ from prover.errors import InputFileError
 from prover.frontend.compile import DEFAULT_STATE_BOUND, compile_program
 from prover.frontend.nsjson import load_ns_json
 from prover.frontend.parser import parse, ser_warnings
+from prover.frontend.reachable import compile_reachable, restrict_ns
 from prover.frontend.sniff import reject_certificate
 from prover.limits import read_model_bytes
 from prover.ns import NetworkSystem
 
-__all__ = ["DEFAULT_STATE_BOUND", "LoadedModel", "load_model", "load_source"]
+__all__ = [
+    "DEFAULT_NS", "DEFAULT_STATE_BOUND", "NS_CHOICES", "LoadedModel", "NsChoice", "load_model",
+    "load_source",
+]
+
+NsChoice = Literal["reachable", "closure"]
+NS_CHOICES: tuple[NsChoice, ...] = ("reachable", "closure")
+DEFAULT_NS: NsChoice = "reachable"
+"""The restricted NS (DESIGN.md, "Restricted network systems"); `closure` is the
+reference's Cartesian construction, kept so that the paper's sizes stay comparable."""
 
 _KINDS: dict[str, Literal["ser", "ns-json"]] = {".ser": "ser", ".json": "ns-json"}
 
@@ -43,22 +57,31 @@ def load_source(
     path: str = "<string>",
     *,
     state_bound: int = DEFAULT_STATE_BOUND,
+    ns: NsChoice = DEFAULT_NS,
 ) -> LoadedModel:
-    """Build the NS of a model given as text. `kind` is "ser" or "ns-json"."""
+    """Build the NS of a model given as text. `kind` is "ser" or "ns-json"; `ns` is
+    "reachable" (the restricted NS, default) or "closure"."""
+    if ns not in NS_CHOICES:
+        raise InputFileError(f"unknown network-system construction {ns!r} (reachable, closure)")
     if not source.strip():
         raise InputFileError(f"{path}: the model is empty")
     if kind == "ser":
         program = parse(source, path)
-        ns = compile_program(program, source=source, path=path, state_bound=state_bound)
-        return LoadedModel(path, "ser", source, ns, ser_warnings(program, path))
+        build = compile_reachable if ns == "reachable" else compile_program
+        net_sys = build(program, source=source, path=path, state_bound=state_bound)
+        return LoadedModel(path, "ser", source, net_sys, ser_warnings(program, path))
     if kind == "ns-json":
         reject_certificate(source, path)
-        ns, warnings = load_ns_json(source, path)
-        return LoadedModel(path, "ns-json", source, ns, warnings)
+        net_sys, warnings = load_ns_json(source, path)
+        if ns == "reachable":
+            net_sys = restrict_ns(net_sys, state_bound=state_bound)
+        return LoadedModel(path, "ns-json", source, net_sys, warnings)
     raise InputFileError(f"{path}: unknown model kind {kind!r} (expected 'ser' or 'ns-json')")
 
 
-def load_model(path: str | Path, *, state_bound: int = DEFAULT_STATE_BOUND) -> LoadedModel:
+def load_model(
+    path: str | Path, *, state_bound: int = DEFAULT_STATE_BOUND, ns: NsChoice = DEFAULT_NS
+) -> LoadedModel:
     """Read and build a model file; `.ser` is a Ser program, `.json` a network system.
 
     Only regular files of at most `prover.limits.MAX_MODEL_BYTES` are read."""
@@ -76,4 +99,4 @@ def load_model(path: str | Path, *, state_bound: int = DEFAULT_STATE_BOUND) -> L
         raise InputFileError(f"{name}: not UTF-8 text (byte {exc.start})") from None
     if source.startswith("\ufeff"):  # a byte-order mark is not part of the model
         source = source[1:]
-    return load_source(source, kind, name, state_bound=state_bound)
+    return load_source(source, kind, name, state_bound=state_bound, ns=ns)

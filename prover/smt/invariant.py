@@ -12,8 +12,30 @@ from dataclasses import dataclass
 
 import z3
 
+from prover.ns import Restriction
 from prover.petri.net import PetriNet, Place
-from prover.smt.formula import Formula, Term, evaluate, formula_z3, term_z3
+from prover.smt.formula import (
+    TRUE,
+    And,
+    Aux,
+    Cmp,
+    Const,
+    Formula,
+    Ite,
+    Not,
+    Or,
+    PlaceVar,
+    Sum,
+    Term,
+    cmp,
+    conj,
+    const,
+    disj,
+    evaluate,
+    formula_z3,
+    linear,
+    term_z3,
+)
 from prover.smt.target_z3 import target_z3
 from prover.target import Target
 
@@ -36,6 +58,47 @@ class SelfCheck:
     seconds: float
 
 
+def _free(f: Formula | Term, index: dict[Place, int]) -> set[int | str]:
+    """Place indices and aux names a formula or term mentions."""
+    out: set[int | str] = set()
+    todo: list[object] = [f]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, PlaceVar):
+            out.add(index[x.place])
+        elif isinstance(x, Aux):
+            out.add(x.name)
+        elif isinstance(x, Sum):
+            todo.extend(t for _, t in x.items)
+        elif isinstance(x, Ite):
+            todo.extend((x.cond, x.then, x.other))
+        elif isinstance(x, And | Or):
+            todo.extend(x.args)
+        elif isinstance(x, Not):
+            todo.append(x.arg)
+        elif isinstance(x, Cmp):
+            todo.extend((x.lhs, x.rhs))
+    return out
+
+
+def _forced_zero(net: PetriNet, formula: Formula) -> set[int]:
+    """Places that a top-level conjunct `Σ places = 0` (unit coefficients, places ≥ 0)
+    forces to zero."""
+    index = net.place_index
+    out: set[int] = set()
+    for f in formula.args if isinstance(formula, And) else (formula,):
+        if not (isinstance(f, Cmp) and f.op == "=" and f.rhs == Const(0)):
+            continue
+        lhs = f.lhs
+        if isinstance(lhs, PlaceVar):
+            out.add(index[lhs.place])
+        elif isinstance(lhs, Sum) and all(
+            c == 1 and isinstance(t, PlaceVar) for c, t in lhs.items
+        ):
+            out.update(index[t.place] for _, t in lhs.items if isinstance(t, PlaceVar))
+    return out
+
+
 def _vars(net: PetriNet, suffix: str, ctx: z3.Context) -> dict[Place, z3.ArithRef]:
     return {p: z3.Int(f"m{i}{suffix}", ctx) for i, p in enumerate(net.places)}
 
@@ -47,10 +110,16 @@ def self_check(
     *,
     timeout_ms: int = 20000,
     deadline: float | None = None,
+    assume: Formula | None = None,
 ) -> SelfCheck:
     """Check initiation, consecution (every transition of `net`) and, if `target` is
     given, refutation with z3. `ok` only if every must-be-unsat query is unsat. Each query
-    gets at most `timeout_ms` and, with `deadline`, what is left until then."""
+    gets at most `timeout_ms` and, with `deadline`, what is left until then.
+
+    `assume`: an invariant over the places already checked to be inductive (the
+    coverability invariant): assumed in every pre-state, never negated. Then `ok` means
+    that `inv ∧ assume` is an inductive invariant (refuting the target), with much
+    easier queries than checking the conjunction as one formula."""
     start = time.monotonic()
 
     def limit() -> int:
@@ -67,10 +136,20 @@ def self_check(
     aux = {a: z3.Int(f"a_{a}", ctx) for a in inv.aux}
     i_now = formula_z3(inv.formula, m.__getitem__, aux.__getitem__, ctx)
     upd = dict(inv.updates)
+    index = net.place_index
+    parts = list(inv.formula.args) if isinstance(inv.formula, And) else [inv.formula]
+    part_vars = [_free(f, index) for f in parts]
     solver = z3.Solver(ctx=ctx)
     solver.add([v >= 0 for v in m.values()])
     solver.add(i_now)
+    if assume is not None:
+        solver.add(formula_z3(assume, m.__getitem__, aux.__getitem__, ctx))
+    zero = _forced_zero(net, inv.formula) | (
+        _forced_zero(net, assume) if assume is not None else set()
+    )
     for ti, t in enumerate(net.transitions):
+        if any(i in zero for i, _ in t.pre):
+            continue  # disabled in every state of the invariant: consecution is trivial
         pre = dict(t.pre)
         post = dict(t.post)
         nxt: dict[Place, z3.ArithRef] = {}
@@ -88,7 +167,16 @@ def self_check(
             )
             for a in inv.aux
         }
-        i_next = formula_z3(inv.formula, nxt.__getitem__, new_aux.__getitem__, ctx)
+        # A conjunct over variables that t leaves alone keeps its (true) value: only the
+        # others can fail in the post-state.
+        changed: set[int | str] = {
+            i for i in range(len(net.places)) if post.get(i, 0) != pre.get(i, 0)
+        }
+        changed.update(assign)
+        touched = [f for f, fv in zip(parts, part_vars, strict=True) if fv & changed]
+        if not touched:
+            continue
+        i_next = formula_z3(conj(touched), nxt.__getitem__, new_aux.__getitem__, ctx)
         solver.push()
         solver.add(guard)
         solver.add(z3.Not(i_next))
@@ -106,4 +194,122 @@ def self_check(
         solver.pop()
         if r != z3.unsat:
             return SelfCheck(False, f"refutation ({r})", time.monotonic() - start)
+    return SelfCheck(True, "", time.monotonic() - start)
+
+
+# ---------------------------------------------------------------- restricted NS
+
+
+def _local_places(net: PetriNet) -> dict[str, list[Place]]:
+    """Local state -> its places (one per request name that can hold it)."""
+    out: dict[str, list[Place]] = {}
+    for p in net.places:
+        if p.kind == "local":
+            out.setdefault(p.state, []).append(p)
+    return out
+
+
+def _count(places: list[Place]) -> Term:
+    return linear((1, PlaceVar(p)) for p in places)
+
+
+def ideal_formula(net: PetriNet, restriction: Restriction) -> Formula:
+    """The coverability invariant I_KM: exactly one global token, and under each global
+    the marking lies below one of that global's ideals (per local state, the sum over
+    request names is at most its bound; locals the ideal does not mention hold none).
+    Bounds shared by all ideals of a global are stated once, zeros as one sum."""
+    places = _local_places(net)
+    # Final locals only wait to respond: they never enable a step, so leaving them
+    # unconstrained keeps the set closed under every step (and the formula small).
+    by_local = {n: places[n] for n in restriction.non_final if n in places}
+    globals_ = [p for p in net.places if p.kind == "global"]
+    parts: list[Formula] = [cmp("=", linear((1, PlaceVar(p)) for p in globals_), const(1))]
+    never = _unreachable_request_locals(net)
+    if never:
+        parts.append(cmp("=", _count(never), const(0)))
+    ideals: dict[str, list[dict[str, int | None]]] = {}
+    for ideal in restriction.ideals:
+        bounds: dict[str, int | None] = dict.fromkeys(by_local, 0)
+        bounds.update((name, None) for name in ideal.omega if name in by_local)
+        bounds.update((name, c) for name, c in ideal.finite if name in by_local)
+        ideals.setdefault(ideal.global_, []).append(bounds)
+    for gp in globals_:
+        group = ideals.get(gp.state, [])
+        if not group:
+            parts.append(cmp("=", PlaceVar(gp), const(0)))
+            continue
+        common = {n: group[0][n] for n in by_local if all(b[n] == group[0][n] for b in group)}
+        zero = [p for n, c in common.items() if c == 0 for p in by_local[n]]
+        shared = [_at_most(by_local[n], c) for n, c in common.items() if c]
+        alternatives = [
+            conj(_at_most(by_local[n], b[n]) for n in by_local if n not in common)
+            for b in group
+        ]
+        body = conj([cmp("=", _count(zero), const(0)) if zero else TRUE, *shared,
+                     disj(alternatives)])
+        parts.append(disj([cmp("=", PlaceVar(gp), const(0)), body]))
+    return conj(parts)
+
+
+def _unreachable_request_locals(net: PetriNet) -> list[Place]:
+    """Local places Local(r, l) that request r never reaches (the net pairs every request
+    name with every local state): from r's spawns along r's steps. Inductive on its own;
+    it disables the many transitions of requests in other requests' locals outright."""
+    succ: dict[Place, list[Place]] = {}
+    reached: set[Place] = set()
+    for t in net.transitions:
+        if t.kind == "spawn":
+            reached.add(Place("local", t.request, t.local))
+        elif t.kind == "step" and t.to_local is not None:
+            succ.setdefault(Place("local", t.request, t.local), []).append(
+                Place("local", t.request, t.to_local)
+            )
+    todo = list(reached)
+    while todo:
+        for q in succ.get(todo.pop(), []):
+            if q not in reached:
+                reached.add(q)
+                todo.append(q)
+    return [p for p in net.places if p.kind == "local" and p not in reached]
+
+
+def _at_most(places: list[Place], bound: int | None) -> Formula:
+    return TRUE if bound is None else cmp("<=", _count(places), const(bound))
+
+
+def exclusion_check(
+    net: PetriNet,
+    formula: Formula,
+    restriction: Restriction,
+    *,
+    timeout_ms: int = 20000,
+    deadline: float | None = None,
+) -> SelfCheck:
+    """The exclusion obligation, one query per global: `formula ∧ M(g) ≥ 1 ∧ ∨ over the
+    discovered non-final locals l with (l, g) unlisted of Σ_r M(l) ≥ 1` is unsat."""
+    start = time.monotonic()
+    by_local = _local_places(net)
+    listed = set(restriction.pairs)
+    ctx = z3.Context()
+    m = _vars(net, "", ctx)
+    solver = z3.Solver(ctx=ctx)
+    solver.add([v >= 0 for v in m.values()])
+    solver.add(formula_z3(formula, m.__getitem__, lambda a: z3.Int(a, ctx), ctx))
+    for gp in net.places:
+        if gp.kind != "global":
+            continue
+        excluded = [by_local[name] for name in restriction.non_final
+                    if (name, gp.state) not in listed and name in by_local]
+        if not excluded:
+            continue
+        limit = timeout_ms if deadline is None else max(
+            1, min(timeout_ms, int((deadline - time.monotonic()) * 1000)))
+        solver.push()
+        solver.add(m[gp] >= 1)
+        solver.add(z3.Or([z3.Sum([m[p] for p in ps]) >= 1 for ps in excluded]))
+        solver.set("timeout", limit)
+        r = solver.check()
+        solver.pop()
+        if r != z3.unsat:
+            return SelfCheck(False, f"exclusion at {gp.state} ({r})", time.monotonic() - start)
     return SelfCheck(True, "", time.monotonic() - start)

@@ -28,7 +28,7 @@ def _checker_ns(kind: str, text: str) -> tuple[object, ...]:
 
 
 def _prover_ns(kind: str, text: str) -> tuple[object, ...]:
-    ns = load_source(text, kind, state_bound=20_000).ns
+    ns = load_source(text, kind, state_bound=20_000, ns="closure").ns
     return (
         ns.initial_global,
         {(r.request, r.local) for r in ns.requests},
@@ -40,7 +40,7 @@ def _prover_ns(kind: str, text: str) -> tuple[object, ...]:
 @pytest.mark.skipif(not NAMES, reason="benchmarks not present")
 @pytest.mark.parametrize("name", NAMES)
 def test_same_ns_on_benchmarks(name: str) -> None:
-    m = load_model(BENCH / name)
+    m = load_model(BENCH / name, ns="closure")
     kind = "ser" if m.kind == "ser" else "ns-json"
     assert _prover_ns(kind, m.source) == _checker_ns(kind, m.source)
 

@@ -78,7 +78,7 @@ def test_table_covers_all_benchmarks() -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_petri_sizes_match_reference(name: str) -> None:
-    ns = load_model(BENCH / name).ns
+    ns = load_model(BENCH / name, ns="closure").ns
     net = build_interleaving_net(ns)
     assert net.sizes() == {
         "places": EXPECTED[name]["reference_petri_places"],
@@ -88,7 +88,7 @@ def test_petri_sizes_match_reference(name: str) -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_ns_sizes_match_reference_table(name: str) -> None:
-    s = load_model(BENCH / name).ns.sizes()
+    s = load_model(BENCH / name, ns="closure").ns.sizes()
     assert (s["requests"], s["responses"], s["transitions"]) == NS_SIZES[name]
 
 
@@ -130,7 +130,7 @@ def _independent_serial_edges(ns: NetworkSystem) -> set[tuple[str, str, str, str
 
 @pytest.mark.parametrize("name", NAMES)
 def test_serial_automaton_reachable_edges(name: str) -> None:
-    ns = load_model(BENCH / name).ns
+    ns = load_model(BENCH / name, ns="closure").ns
     got = {tuple(e.as_list()) for e in build_serial_automaton(ns).reachable().edges}
     assert got == _independent_serial_edges(ns)
 
@@ -140,13 +140,13 @@ def test_inspect_json_reports_reference_petri_sizes(capsys: pytest.CaptureFixtur
     from prover.cli import main
 
     for name in NAMES:
-        assert main(["inspect", "--json", "--no-target", str(BENCH / name)]) == 0
+        assert main(["inspect", "--json", "--no-target", "--ns", "closure", str(BENCH / name)]) == 0
         info = json.loads(capsys.readouterr().out)
         assert info["petri_net"] == {
             "places": EXPECTED[name]["reference_petri_places"],
             "transitions": EXPECTED[name]["reference_petri_transitions"],
         }, name
-        ns = load_model(BENCH / name).ns
+        ns = load_model(BENCH / name, ns="closure").ns
         edges = {tuple(e) for e in info["serial_automaton"]["edges"]}
         assert edges == _independent_serial_edges(ns), name
         assert info["serial_automaton"]["initial"] == ns.initial_global
