@@ -348,6 +348,15 @@ def proof(
         made: Query = state["q"]
         return made
 
+    def conjuncts() -> list[tuple[Json, set[Any]]]:
+        """The top-level conjuncts of I with the places and aux variables each reads."""
+        if "parts" not in state:
+            f = inv["formula"]
+            parts = f["and"] if isinstance(f, dict) and "and" in f else [f]
+            state["parts"] = [(c, _names(c, resolve)) for c in parts]
+        got: list[tuple[Json, set[Any]]] = state["parts"]
+        return got
+
     def consecution(t_index: int) -> Thunk:
         t = net.transitions[t_index]
 
@@ -360,7 +369,11 @@ def proof(
             }  # fmt: skip
             assign = updates.get(t.key, {})
             x2 = {a: base.term(assign[a]) if a in assign else v for a, v in xvar.items()}
-            i2 = Translator(smt, after.__getitem__, x2, resolve).form(inv["formula"])
+            # A top-level conjunct over no changed counter keeps its (true) value: only
+            # the others can become false, so only they are negated.
+            moved = {p for p in mvar if post.get(p, 0) != pre.get(p, 0)} | set(assign)
+            step = Translator(smt, after.__getitem__, x2, resolve)
+            i2 = smt.conj([step.form(c) for c, names in conjuncts() if names & moved])
             guard = [smt.cmp(">=", mvar[p], smt.const(c)) for p, c in pre.items()]
             model = query().unsat(smt.conj([*guard, smt.neg(i2)]), shown)
             if model is not None:
@@ -408,6 +421,24 @@ def proof(
             if locs:
                 yield f"exclusion: {g}", exclusion(g, locs)
     yield "refutation", refutation
+
+
+def _names(f: Json, resolve: Callable[[Json], Place]) -> set[Any]:
+    """Every place (resolved) and aux name a formula or term reads."""
+    out: set[Any] = set()
+    todo = [f]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, dict):
+            if "place" in node:
+                out.add(resolve(node["place"]))
+            elif "aux" in node:
+                out.add(node["aux"])
+            else:
+                todo.extend(node.values())
+        elif isinstance(node, list):
+            todo.extend(node)
+    return out
 
 
 def _bind(f: Callable[..., str], *args: Any) -> Thunk:

@@ -308,7 +308,7 @@ class _Local:
 def bound_error(
     request: str, what: str, states: Iterable[tuple[Env, Env]], state_bound: int
 ) -> StateBoundError:
-    """E_STATE_BOUND naming the request and the variables that keep growing."""
+    """E-STATE-BOUND naming the request and the variables that keep growing."""
     growing = _growing_variables(states)
     tail = f"; variables that keep growing: {', '.join(growing)}" if growing else ""
     return StateBoundError(

@@ -32,7 +32,7 @@ MAX_DEPTH = 256  # element paths are kept per element; PNML needs a handful of l
 class NetFormatError(SerError):
     """A PNML or Tina `.net` file is malformed or is not a P/T net."""
 
-    code = "E_NET_FORMAT"
+    code = "E-NET-FORMAT"
 
 
 @dataclass
