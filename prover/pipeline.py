@@ -379,7 +379,7 @@ def _decide(
         t0 = time.monotonic()
         budget = 0.8 * (deadline - t0)
         say("proof engines")
-        outcome, why = _find_proof(model, budget)
+        outcome, why = _find_proof(model, budget, automaton)
         times["proof_s"] = time.monotonic() - t0
         if outcome is not None:
             engine = str(getattr(outcome, "engine", "proof"))
@@ -488,7 +488,7 @@ def _record(stats: dict[str, Any], res: SearchResult) -> None:
     )
 
 
-def _find_proof(model: Any, budget_s: float) -> tuple[Any, str]:
+def _find_proof(model: Any, budget_s: float, automaton: Any) -> tuple[Any, str]:
     """Call the proof portfolio if it exists: (outcome with `.proof`/`.engine`, reason)."""
     try:
         from prover.engines import portfolio
@@ -497,7 +497,7 @@ def _find_proof(model: Any, budget_s: float) -> tuple[Any, str]:
     attempt = getattr(portfolio, "attempt_proof", None)
     try:
         if attempt is not None:
-            result = attempt(model, budget_s=budget_s)
+            result = attempt(model, budget_s=budget_s, automaton=automaton)
             return result.outcome, (f"proof: {result.reason}" if result.outcome is None else "")
         return portfolio.find_proof(model, budget_s=budget_s), ""
     except NotImplementedError as exc:

@@ -33,10 +33,11 @@ from typing import Any, Protocol
 
 from prover.certificate.proof import proof_evidence
 from prover.engines.holders import HolderRow, holder_rows
+from prover.engines.outcome import ProofOutcome
 from prover.ns import NetworkSystem, Restriction
 from prover.petri.build import build_interleaving_net
 from prover.petri.net import PetriNet
-from prover.serial.automaton import build_serial_automaton
+from prover.serial.automaton import SerialAutomaton, build_serial_automaton
 from prover.serial.parikh import SerialSet, compute_serial_set
 from prover.smt.formula import And, Formula, conj, size
 from prover.smt.invariant import Invariant, exclusion_check, ideal_formula, self_check
@@ -62,16 +63,6 @@ class EngineAttempt:
     detail: str
 
 
-@dataclass(frozen=True)
-class ProofOutcome:
-    """`proof` is the certificate's `proof` member (JSON-ready, deterministic)."""
-
-    proof: dict[str, Any]
-    engine: str
-    stats: dict[str, Any]
-    # The invariant behind `proof`, so that it can be conjoined with the coverability
-    # invariant of a restricted NS (`_finish`); None for outcomes built elsewhere.
-    invariant: Invariant | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -105,16 +96,20 @@ def attempt_proof(
     serial_set: SerialSet | None = None,
     target: Target | None = None,
     engines: tuple[str, ...] = ENGINES,
+    automaton: SerialAutomaton | None = None,
 ) -> ProofAttempt:
-    """Run `engines` in order until one yields a self-checked invariant."""
+    """Run `engines` in order until one yields a self-checked invariant. Whatever the
+    caller built already (net, serial automaton, S, target) is used, never rebuilt."""
     start = time.monotonic()
     deadline = start + max(0.0, budget_s)
     ns = model if isinstance(model, NetworkSystem) else model.ns
     if net is None:
         net = build_interleaving_net(ns)
+    if automaton is None:
+        automaton = build_serial_automaton(ns)
     try:
         if serial_set is None:
-            serial_set = compute_serial_set(build_serial_automaton(ns).reachable())
+            serial_set = compute_serial_set(automaton.reachable())
         if target is None:
             target = build_target(net, serial_set)
     except Exception as exc:  # e.g. the serial set is too large: "unknown", never a verdict
@@ -138,9 +133,9 @@ def attempt_proof(
         elif engine == "pdr":
             outcome = _run_pdr(net, serial_set, target, deadline, attempts, background, km)
         elif engine == "serial-walk":
-            outcome = _run_serial_walk(ns, net, serial_set, target, deadline, attempts, km)
+            outcome = _run_serial_walk(ns, net, automaton, serial_set, target, deadline,
+                                       attempts, km)
         elif engine == "sliced-state-equation":
-            # imported here: sliced.py imports ProofOutcome from this module
             from prover.engines.sliced import attempt_sliced
 
             t0 = time.monotonic()
@@ -184,6 +179,7 @@ class _Km:
 def _run_serial_walk(
     ns: NetworkSystem,
     net: PetriNet,
+    automaton: SerialAutomaton,
     serial_set: SerialSet,
     target: Target,
     deadline: float,
@@ -193,7 +189,7 @@ def _run_serial_walk(
     from prover.engines.templates import prove_serial_walk
 
     t0 = time.monotonic()
-    res = prove_serial_walk(ns, net, build_serial_automaton(ns))
+    res = prove_serial_walk(ns, net, automaton)
     if res.invariant is None:
         attempts.append(EngineAttempt("serial-walk", False, time.monotonic() - t0, res.reason))
         return None

@@ -63,7 +63,7 @@ from typing import Any
 import z3
 
 from prover.certificate.proof import proof_evidence
-from prover.engines.portfolio import ProofOutcome
+from prover.engines.outcome import ProofOutcome
 from prover.engines.state_equation import prove_state_equation
 from prover.ns import NetworkSystem
 from prover.petri.build import build_interleaving_net

@@ -27,6 +27,9 @@ from prover.engines.sliced import (
     rename_formula,
 )
 from prover.frontend.load import load_model, load_source
+
+# The engine alone writes no pair list, so it is run (and checked) on the closure NS; the
+# portfolio adds pairs and I_KM on a restricted NS (tests/reachable).
 from prover.petri.build import build_interleaving_net
 from prover.petri.net import NetTransition, PetriNet, Place
 from prover.serial.automaton import build_serial_automaton
@@ -64,7 +67,7 @@ PROVED = [
 @pytest.mark.parametrize("name", PROVED)
 def test_benchmarks_proved_and_checked(name: str) -> None:
     assert EXPECTED[name]["expected"] == "serializable"
-    m = load_model(BENCH / name)
+    m = load_model(BENCH / name, ns="closure")
     out = prove_sliced(m, budget_s=30)
     assert out is not None
     assert out.engine == "sliced-state-equation"
@@ -84,7 +87,7 @@ NOT_SERIALIZABLE = ["a2.ser", "a6.ser", "c6.ser", "d2.ser", "d5.ser", "e3.ser", 
 @pytest.mark.parametrize("name", NOT_SERIALIZABLE)
 def test_not_serializable_never_proved(name: str) -> None:
     assert EXPECTED[name]["expected"] == "not_serializable"
-    m = load_model(BENCH / name)
+    m = load_model(BENCH / name, ns="closure")
     out, reason = attempt_sliced(m, budget_s=10)
     assert out is None
     assert reason
@@ -92,7 +95,7 @@ def test_not_serializable_never_proved(name: str) -> None:
 
 @needs_bench
 def test_deterministic_bytes() -> None:
-    m = load_model(BENCH / "d1.ser")
+    m = load_model(BENCH / "d1.ser", ns="closure")
     texts = []
     for _ in range(2):
         out = prove_sliced(m, budget_s=30)
@@ -103,7 +106,7 @@ def test_deterministic_bytes() -> None:
 
 @needs_bench
 def test_budget_zero_is_unknown() -> None:
-    m = load_model(BENCH / "d1.ser")
+    m = load_model(BENCH / "d1.ser", ns="closure")
     out, reason = attempt_sliced(m, budget_s=0)
     assert out is None and "budget" in reason
 
@@ -113,7 +116,7 @@ def test_both_halves_of_the_lifting_are_needed() -> None:
     """On d1, disjuncts whose slice removes places backward: the sliced invariant as is,
     and with only the forward zeros, break consecution on the full net; the full lifting
     (backward disjunction, then forward zeros) passes, aux renamed, updates mapped."""
-    m = load_model(BENCH / "d1.ser")
+    m = load_model(BENCH / "d1.ser", ns="closure")
     net = build_interleaving_net(m.ns)
     s = compute_serial_set(build_serial_automaton(m.ns).reachable())
     t = build_target(net, s, split=True)
@@ -149,7 +152,7 @@ def test_both_halves_of_the_lifting_are_needed() -> None:
 )
 @given(ns_json())
 def test_random_ns_certificates_check(text: str) -> None:
-    m = load_source(text, "ns-json", "random.json")
+    m = load_source(text, "ns-json", "random.json", ns="closure")
     out, _ = attempt_sliced(m, budget_s=5, check_each=True)
     if out is None:
         return

@@ -139,8 +139,9 @@ def _checker_step(state: dict[str, Any]) -> Any:
 
 def _n_p_by_checker(source: str, listed: tuple[tuple[str, str], ...]) -> tuple[set[Any], ...]:
     """N_P exactly as the contract words it, written against the checker's semantics."""
-    blocks = cm.parse_ser(source)
-    state: dict[str, Any] = {"L": {}, "G": {"{}": ()}}
+    init, blocks = cm.parse_program(source)
+    g0 = cm.env_text(init)
+    state: dict[str, Any] = {"L": {}, "G": {g0: init}}
     reqs = set()
     for name, body in blocks:
         n = cm.local_text((), body)
@@ -148,7 +149,7 @@ def _n_p_by_checker(source: str, listed: tuple[tuple[str, str], ...]) -> tuple[s
         reqs.add((name, n))
     step = _checker_step(state)
     known_l = {n for _, n in reqs}
-    known_g = {"{}"}
+    known_g = {g0}
     trans: set[tuple[str, str, str, str]] = set()
     done: set[tuple[str, str]] = set()
     changed = True
@@ -227,8 +228,8 @@ def test_closure_keeps_the_paper_sizes() -> None:
 
 def _random_runs(source: str, runs: int, steps: int, seed: int) -> set[tuple[str, str]]:
     """(non-final local, global) pairs seen in random executions of the full semantics."""
-    blocks = cm.parse_ser(source)
-    state: dict[str, Any] = {"L": {}, "G": {"{}": ()}}
+    init, blocks = cm.parse_program(source)
+    state: dict[str, Any] = {"L": {}, "G": {cm.env_text(init): init}}
     starts = []
     for _, body in blocks:
         n = cm.local_text((), body)
@@ -238,7 +239,7 @@ def _random_runs(source: str, runs: int, steps: int, seed: int) -> set[tuple[str
     rng = random.Random(seed)
     seen: set[tuple[str, str]] = set()
     for _ in range(runs):
-        glo, flight = "{}", []
+        glo, flight = cm.env_text(init), []
         for _ in range(steps):
             if not flight or rng.random() < 0.3:
                 flight.append(rng.choice(starts))

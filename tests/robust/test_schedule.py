@@ -31,7 +31,7 @@ request set0 { X := 0 }
 request set1 { X := 1 }
 """
 
-SLOW = """request incr { while (X == 10) { yield }; X := X + 1 }
+SLOW = """request incr { while (X == 64) { yield }; X := X + 1 }
 request decr { while (X == 0) { yield }; X := X - 1 }
 """
 

@@ -14,7 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 # Slow on purpose: the serial set of a bounded counter grows quickly with the bound.
-SLOW = """request incr { while (X == 10) { yield }; X := X + 1 }
+SLOW = """request incr { while (X == 64) { yield }; X := X + 1 }
 request decr { while (X == 0) { yield }; X := X - 1 }
 """
 
