@@ -339,7 +339,10 @@ def _decide(
               None if restriction is None else frozenset(restriction.pairs))
     times["load_s"] = time.monotonic() - start
     ns = model.ns
-    sizes = _model_sizes(ns)
+    from prover.petri.build import build_interleaving_net
+
+    net = build_interleaving_net(ns)  # built once: the sizes and the proof engines read it
+    sizes = {"network_system": ns.sizes(), "petri_net": net.sizes()}
     automaton = build_serial_automaton(ns)
 
     def say(msg: str) -> None:
@@ -379,7 +382,7 @@ def _decide(
         t0 = time.monotonic()
         budget = 0.8 * (deadline - t0)
         say("proof engines")
-        outcome, why = _find_proof(model, budget, automaton)
+        outcome, why = _find_proof(model, budget, automaton, net)
         times["proof_s"] = time.monotonic() - t0
         if outcome is not None:
             engine = str(getattr(outcome, "engine", "proof"))
@@ -468,12 +471,6 @@ def _decide(
                                 stats, ns, sizes, expl, model.warnings), text, dest)
 
 
-def _model_sizes(ns: NetworkSystem) -> dict[str, dict[str, int]]:
-    from prover.petri.build import build_interleaving_net
-
-    return {"network_system": ns.sizes(), "petri_net": build_interleaving_net(ns).sizes()}
-
-
 def _explanation(ns: NetworkSystem, cex: Counterexample) -> tuple[str, dict[str, Any]]:
     from prover.certificate.explain import explain, explanation_json, render_text
 
@@ -488,7 +485,7 @@ def _record(stats: dict[str, Any], res: SearchResult) -> None:
     )
 
 
-def _find_proof(model: Any, budget_s: float, automaton: Any) -> tuple[Any, str]:
+def _find_proof(model: Any, budget_s: float, automaton: Any, net: Any) -> tuple[Any, str]:
     """Call the proof portfolio if it exists: (outcome with `.proof`/`.engine`, reason)."""
     try:
         from prover.engines import portfolio
@@ -497,7 +494,7 @@ def _find_proof(model: Any, budget_s: float, automaton: Any) -> tuple[Any, str]:
     attempt = getattr(portfolio, "attempt_proof", None)
     try:
         if attempt is not None:
-            result = attempt(model, budget_s=budget_s, automaton=automaton)
+            result = attempt(model, budget_s=budget_s, automaton=automaton, net=net)
             return result.outcome, (f"proof: {result.reason}" if result.outcome is None else "")
         return portfolio.find_proof(model, budget_s=budget_s), ""
     except NotImplementedError as exc:

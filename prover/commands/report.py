@@ -53,29 +53,17 @@ _WORDS = {"serializable": "serializable", "not_serializable": "not serializable"
 
 
 def sizes_of(result: ProveResult) -> dict[str, dict[str, int]] | None:
-    """NS and interleaving-net sizes of a loaded model (for the summary and --json)."""
-    if result.sizes is not None:  # computed in the model's own run, under its deadline
-        return result.sizes
-    if result.ns is None:
-        return None
-    from prover.petri.build import build_interleaving_net
-
-    return {"network_system": result.ns.sizes(),
-            "petri_net": build_interleaving_net(result.ns).sizes()}
+    """NS and interleaving-net sizes of a loaded model (for the summary and --json),
+    computed in the model's own run, under its deadline (prover/pipeline.py)."""
+    return result.sizes
 
 
 def explanation_of(result: ProveResult) -> tuple[str, dict[str, Any] | None]:
-    """(text, JSON) of a counterexample's explanation; ("", None) without one."""
-    if result.status != "not_serializable":
+    """(text, JSON) of a counterexample's explanation, computed in the model's own run;
+    ("", None) without one."""
+    if result.status != "not_serializable" or result.explanation is None:
         return "", None
-    if result.explanation is not None:  # computed in the model's own run
-        return result.explanation
-    if result.counterexample is None or result.ns is None:
-        return "", None
-    from prover.certificate.explain import explain, explanation_json, render_text
-
-    expl = explain(result.ns, result.counterexample)
-    return render_text(expl), explanation_json(expl)
+    return result.explanation
 
 
 def with_path(path: str, message: str) -> str:
