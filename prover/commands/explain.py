@@ -23,9 +23,10 @@ import json
 import sys
 from typing import Any
 
+from prover.commands.options import add_model_options
 from prover.commands.slice import find_place as find_ptnet_place
 from prover.errors import UsageError
-from prover.frontend.load import DEFAULT_NS, DEFAULT_STATE_BOUND, NS_CHOICES, load_model
+from prover.frontend.load import load_model
 from prover.petri.build import build_interleaving_net
 from prover.petri.dynamic_slice import PTNet, from_interleaving, maximal_slice, minimal_slice
 from prover.petri.net import PetriNet
@@ -42,15 +43,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--max-states", type=int, default=200_000, metavar="N",
         help="bound on markings explored for the minimal slice (default 200000)",
     )
-    parser.add_argument(
-        "--ns", choices=NS_CHOICES, default=DEFAULT_NS,
-        help="network system: 'reachable' (default: only (local, global) pairs that can "
-        "co-occur) or 'closure' (the reference's Cartesian construction, paper sizes)",
-    )
-    parser.add_argument(
-        "--state-bound", type=int, default=DEFAULT_STATE_BOUND, metavar="N",
-        help=f"stop compiling beyond N local x global states (default {DEFAULT_STATE_BOUND})",
-    )
+    add_model_options(parser)
 
 
 def find_place(net: PetriNet, spec: str) -> int:

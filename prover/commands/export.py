@@ -16,8 +16,9 @@ from pathlib import Path
 
 from prover import export
 from prover.commands.inspect import emit
+from prover.commands.options import add_model_options
 from prover.errors import SerError, UsageError
-from prover.frontend.load import DEFAULT_NS, DEFAULT_STATE_BOUND, NS_CHOICES, load_model
+from prover.frontend.load import load_model
 from prover.ns import NetworkSystem
 from prover.petri.build import build_interleaving_net
 from prover.serial.automaton import build_serial_automaton
@@ -49,15 +50,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--timeout", type=float, default=20.0, metavar="S",
         help="search budget for --what counterexample, seconds (default 20)",
     )
-    parser.add_argument(
-        "--ns", choices=NS_CHOICES, default=DEFAULT_NS,
-        help="network system: 'reachable' (default: only (local, global) pairs that can "
-        "co-occur) or 'closure' (the reference's Cartesian construction, paper sizes)",
-    )
-    parser.add_argument(
-        "--state-bound", type=int, default=DEFAULT_STATE_BOUND, metavar="N",
-        help=f"stop compiling beyond N local x global states (default {DEFAULT_STATE_BOUND})",
-    )
+    add_model_options(parser)
 
 
 def _export_mcc(args: argparse.Namespace) -> int:

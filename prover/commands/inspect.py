@@ -10,14 +10,9 @@ import json
 import sys
 from typing import Any
 
+from prover.commands.options import add_model_options
 from prover.errors import UsageError
-from prover.frontend.load import (
-    DEFAULT_NS,
-    DEFAULT_STATE_BOUND,
-    NS_CHOICES,
-    LoadedModel,
-    load_model,
-)
+from prover.frontend.load import LoadedModel, load_model
 from prover.petri.build import build_interleaving_net
 from prover.serial.automaton import SerialAutomaton, build_serial_automaton
 
@@ -30,18 +25,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="skip splitting the target into disjuncts and slicing each (seconds on the "
         "largest models); S is still reported",
     )
-    parser.add_argument(
-        "--ns", choices=NS_CHOICES, default=DEFAULT_NS,
-        help="network system: 'reachable' (default: only (local, global) pairs that can "
-        "co-occur) or 'closure' (the reference's Cartesian construction, paper sizes)",
-    )
-    parser.add_argument(
-        "--state-bound",
-        type=int,
-        default=DEFAULT_STATE_BOUND,
-        metavar="N",
-        help=f"stop compiling beyond N local x global states (default {DEFAULT_STATE_BOUND})",
-    )
+    add_model_options(parser)
 
 
 def summary(model: LoadedModel, *, serial_set: bool = False,

@@ -20,9 +20,9 @@ import sys
 import time
 from pathlib import Path
 
+from prover.commands.options import add_model_options
 from prover.commands.report import InputFailure, Outcome, Reporter
 from prover.errors import SerError, UsageError
-from prover.frontend.load import DEFAULT_NS, DEFAULT_STATE_BOUND, NS_CHOICES
 from prover.pipeline import ProveResult, prove_models
 
 
@@ -55,19 +55,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="print one JSON object per model and line on stdout (JSON Lines, "
         "schemas/prove-result.schema.json), each as soon as its model is decided",
     )
-    parser.add_argument(
-        "--ns", choices=NS_CHOICES, default=DEFAULT_NS,
-        help="network system: 'reachable' (default: only (local, global) pairs that can "
-        "co-occur) or 'closure' (the reference's Cartesian construction, paper sizes)",
-    )
+    add_model_options(parser)
     parser.add_argument(
         "--quiet", action="store_true",
         help="print only the verdict line per model (no explanation, no progress)",
-    )
-    parser.add_argument(
-        "--state-bound", type=int, default=DEFAULT_STATE_BOUND, metavar="N",
-        help="stop compiling a Ser program beyond N local x global states "
-        f"(default {DEFAULT_STATE_BOUND})",
     )
     parser.add_argument(
         "--artifacts", metavar="DIR",

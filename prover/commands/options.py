@@ -1,0 +1,21 @@
+"""Options that every command reading a model shares, defined once."""
+
+from __future__ import annotations
+
+import argparse
+
+from prover.frontend.load import DEFAULT_NS, DEFAULT_STATE_BOUND, NS_CHOICES
+
+
+def add_model_options(parser: argparse.ArgumentParser) -> None:
+    """`--ns` and `--state-bound`: how the network system of a model is built."""
+    parser.add_argument(
+        "--ns", choices=NS_CHOICES, default=DEFAULT_NS,
+        help="network system: 'reachable' (default: only (local, global) pairs that can "
+        "co-occur) or 'closure' (the reference's Cartesian construction, paper sizes)",
+    )
+    parser.add_argument(
+        "--state-bound", type=int, default=DEFAULT_STATE_BOUND, metavar="N",
+        help="stop compiling a Ser program beyond N local x global states "
+        f"(default {DEFAULT_STATE_BOUND})",
+    )
