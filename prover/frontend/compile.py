@@ -305,6 +305,11 @@ class _Local:
     request: str
 
 
+def request_starts(program: ast.Program) -> list[_Local]:
+    """Each request's initial local state (empty locals, the whole body), in order."""
+    return [_Local(EMPTY, r.body, local_text(EMPTY, r.body), r.name) for r in program.requests]
+
+
 def bound_error(
     request: str, what: str, states: Iterable[tuple[Env, Env]], state_bound: int
 ) -> StateBoundError:
@@ -359,11 +364,9 @@ def compile_program(
     seen_globals: dict[Env, str] = {initial: env_text(initial)}
     stack: list[tuple[_Local, Env]] = []
 
-    for req in program.requests:
-        start = _Local(EMPTY, req.body, local_text(EMPTY, req.body), req.name)
-        requests.append(RequestEntry(req.name, start.text))
-        if start.text not in seen_locals:
-            seen_locals[start.text] = start
+    for start in request_starts(program):
+        requests.append(RequestEntry(start.request, start.text))
+        seen_locals.setdefault(start.text, start)
         stack.append((start, initial))
 
     while stack:

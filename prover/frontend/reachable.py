@@ -26,6 +26,7 @@ from prover.frontend.compile import (
     _Local,
     _Runner,
     bound_error,
+    request_starts,
     step_local,
 )
 from prover.ns import (
@@ -55,9 +56,8 @@ def compile_reachable(
     cache: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}
     lines: dict[Transition, set[int]] = {}
     requests: list[RequestEntry] = []
-    for req in program.requests:
-        start = _Local(EMPTY, req.body, local_text(EMPTY, req.body), req.name)
-        requests.append(RequestEntry(req.name, start.text))
+    for start in request_starts(program):
+        requests.append(RequestEntry(start.request, start.text))
         locals_.setdefault(start.text, start)
 
     def step(ltext: str, gtext: str) -> tuple[tuple[str, str], ...]:
