@@ -59,9 +59,14 @@ def _known(kind: str, name: str, pool: frozenset[str], where: str) -> None:
 def vector(entries: list[Json], where: str) -> Vector:
     """Sparse vector; the format demands strictly sorted (request, response) pairs."""
     keys = [(e["request"], e["response"]) for e in entries]
-    if any(a >= b for a, b in zip(keys, keys[1:], strict=False)):
+    if not _ascending(keys):
         raise SchemaError(f"{where}: entries not sorted by (request, response) or repeated")
     return {k: integer(e["count"], where) for k, e in zip(keys, entries, strict=True)}
+
+
+def _ascending(keys: list[Any]) -> bool:
+    """Strictly sorted: in order and no repeats."""
+    return all(a < b for a, b in zip(keys, keys[1:], strict=False))
 
 
 def check_structure(cert: Json, limits: Limits) -> None:
@@ -73,8 +78,7 @@ def check_structure(cert: Json, limits: Limits) -> None:
         vector(ce["completed"], "completed")
         return
     proof = cert["proof"]
-    pairs = [tuple(p) for p in proof.get("pairs", [])]
-    if any(a >= b for a, b in zip(pairs, pairs[1:], strict=False)):
+    if not _ascending([tuple(p) for p in proof.get("pairs", [])]):
         raise SchemaError("proof.pairs: not sorted by (local, global) or repeated")
     for i, comp in enumerate(proof["serial_set"]["components"]):
         vector(comp["base"], f"component {i} base")
@@ -371,7 +375,8 @@ def proof(
             x2 = {a: base.term(assign[a]) if a in assign else v for a, v in xvar.items()}
             # A top-level conjunct over no changed counter keeps its (true) value: only
             # the others can become false, so only they are negated.
-            moved = {p for p in mvar if post.get(p, 0) != pre.get(p, 0)} | set(assign)
+            moved: set[Any] = {p for p in pre.keys() | post.keys()
+                               if post.get(p, 0) != pre.get(p, 0)} | set(assign)  # fmt: skip
             step = Translator(smt, after.__getitem__, x2, resolve)
             i2 = smt.conj([step.form(c) for c, names in conjuncts() if names & moved])
             guard = [smt.cmp(">=", mvar[p], smt.const(c)) for p, c in pre.items()]
@@ -394,11 +399,21 @@ def proof(
             raise invalid("E-REFUTATION", f"a quiescent invariant marking lies outside S: {model}")
         return f"unsat against {len(comps)} linear sets"
 
+    def held() -> dict[str, Any]:
+        """Σ_r M(Local(r, l)) ≥ 1, per local l (the same for every exclusion query)."""
+        if "held" not in state:
+            places: dict[str, list[Any]] = {}
+            for p, v in mvar.items():
+                if p[0] == "local":
+                    places.setdefault(p[2], []).append((1, v))
+            state["held"] = {loc: smt.cmp(">=", smt.lin(ts), smt.const(1))
+                             for loc, ts in places.items()}  # fmt: skip
+        got: dict[str, Any] = state["held"]
+        return got
+
     def exclusion(g: str, locs: list[str]) -> Thunk:
         def run() -> str:
-            held = [smt.lin([(1, v) for p, v in mvar.items() if p[0] == "local" and p[2] == loc])
-                    for loc in locs]  # fmt: skip
-            marked = smt.disj([smt.cmp(">=", h, smt.const(1)) for h in held])
+            marked = smt.disj([held()[loc] for loc in locs if loc in held()])
             model = query().unsat(smt.conj([smt.cmp(">=", mvar[("global", g)], smt.const(1)),
                                             marked]), shown)  # fmt: skip
             if model is not None:
