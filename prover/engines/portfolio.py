@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from prover.certificate.proof import proof_evidence
 from prover.engines.holders import HolderRow, holder_rows
@@ -42,6 +42,9 @@ from prover.serial.parikh import SerialSet, compute_serial_set
 from prover.smt.formula import And, Formula, conj, size
 from prover.smt.invariant import Invariant, exclusion_check, ideal_formula, self_check
 from prover.target import Target
+
+if TYPE_CHECKING:  # the engine itself is imported when it runs
+    from prover.engines.state_equation import SEResult
 
 ENGINES: tuple[str, ...] = ("state-equation", "serial-walk", "pdr", "sliced-state-equation")
 """The proof engines, in the order the portfolio runs them."""
@@ -198,6 +201,18 @@ def _run_serial_walk(
     )
 
 
+def _state_equation(
+    net: PetriNet, target: Target, deadline: float, km: _Km | None
+) -> SEResult:
+    """The state-equation engine, with I_KM and its holder rows as background if given."""
+    from prover.engines.state_equation import prove_state_equation
+
+    return prove_state_equation(
+        net, target, deadline=deadline, background=None if km is None else km.formula,
+        holders=() if km is None else km.holders,
+    )
+
+
 def _run_pdr(
     net: PetriNet,
     serial_set: SerialSet,
@@ -208,14 +223,10 @@ def _run_pdr(
     km: _Km | None = None,
 ) -> ProofOutcome | None:
     from prover.engines.pdr import prove_pdr
-    from prover.engines.state_equation import prove_state_equation
 
     t0 = time.monotonic()
     if not background:
-        se = prove_state_equation(
-            net, target, deadline=deadline, background=None if km is None else km.formula,
-            holders=() if km is None else km.holders,
-        )
+        se = _state_equation(net, target, deadline, km)
         if se.full_invariant is None:
             attempts.append(EngineAttempt("pdr", False, 0.0, "no background invariant"))
             return None
@@ -269,13 +280,8 @@ def _state_equation_once(
     km: _Km | None,
     mode: _Km | None,
 ) -> ProofOutcome | None:
-    from prover.engines.state_equation import prove_state_equation
-
     t0 = time.monotonic()
-    se = prove_state_equation(
-        net, target, deadline=deadline, background=None if mode is None else mode.formula,
-        holders=() if mode is None else mode.holders,
-    )
+    se = _state_equation(net, target, deadline, mode)
     if se.full_invariant is not None and mode is None:
         background.append(se.full_invariant)  # inductive on its own: PDR's background
     name = "state-equation" if mode is None else "state-equation+coverability"
