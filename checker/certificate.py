@@ -127,17 +127,57 @@ SCHEMA = ("schemas", "certificate.schema.json")  # package data: (package, file)
 
 
 @cache  # a pure function of the packaged schema file
-def _validator(package: str, name: str) -> jsonschema.Draft202012Validator:
+def _schema(package: str, name: str) -> Any:
     try:
-        text = resources.files(package).joinpath(name).read_text("utf-8")
+        return json.loads(resources.files(package).joinpath(name).read_text("utf-8"))
     except (OSError, ModuleNotFoundError) as exc:
         raise SchemaError(f"cannot read the certificate schema: {exc}") from None
-    return jsonschema.Draft202012Validator(json.loads(text))
+
+
+def _shapes(data: Any) -> dict[int, int]:
+    """id of every value of the document -> id of the first value equal to it (same types,
+    same key order), bottom-up and iteratively: big certificates repeat small values a lot."""
+    canon: dict[int, int] = {}
+    first: dict[Any, Any] = {}
+    todo: list[tuple[Any, bool]] = [(data, False)]
+    while todo:
+        node, ready = todo.pop()
+        if isinstance(node, dict | list) and not ready:
+            todo.append((node, True))
+            todo.extend((v, False) for v in (node.values() if isinstance(node, dict) else node))
+            continue
+        key = (("{", *((k, canon[id(v)]) for k, v in node.items())) if isinstance(node, dict)
+               else ("[", *(canon[id(v)] for v in node)) if isinstance(node, list)
+               else (type(node), node))  # fmt: skip
+        canon[id(node)] = id(first.setdefault(key, node))
+    return canon
 
 
 def validate(data: Any) -> None:
+    """The first error of the JSON Schema validator, each (keyword, subschema, value) that
+    passed once skipped afterwards: a keyword's result depends on nothing else (the schema
+    is one resource without $dynamicRef, a test checks it), and the live document keeps ids
+    unique. Only passes are remembered, so the first error and its path are unchanged."""
+    canon, passed = _shapes(data), set()
+
+    def once(keyword: str, check: Any) -> Any:
+        def run(validator: Any, value: Any, instance: Any, schema: Any) -> Any:
+            key = (keyword, id(schema), canon.get(id(instance)))
+            if key in passed:
+                return
+            failed = False
+            for error in check(validator, value, instance, schema) or ():
+                failed = True
+                yield error
+            if not failed and key[2] is not None:
+                passed.add(key)
+
+        return run
+
+    base = jsonschema.Draft202012Validator
+    memo = jsonschema.validators.extend(base, {k: once(k, f) for k, f in base.VALIDATORS.items()})
     # The first error, not the best one: ranking all errors of nested oneOf is superlinear.
-    error = next(iter(_validator(*SCHEMA).iter_errors(data)), None)
+    error = next(iter(memo(_schema(*SCHEMA)).iter_errors(data)), None)
     if error is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "(top level)"
         raise SchemaError(f"schema violation at {where}: {error.message[:300]}")
