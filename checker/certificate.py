@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from itertools import islice
 from typing import Any
 
 import jsonschema
@@ -58,28 +59,35 @@ def _no_constant(name: str) -> Any:
     raise JsonError(f"{name} is not a JSON number")
 
 
-def _scan(data: Any, limits: Limits) -> None:
-    """Non-integer numbers, nesting depth, node count and integer sizes, iteratively."""
-    todo: list[tuple[Any, int, tuple[Any, ...]]] = [(data, 1, ())]
-    nodes = 0
+def _scan(data: Any, limits: Limits) -> dict[int, int]:
+    """Non-integer numbers, nesting depth, node count and integer sizes, iteratively. Returns
+    the id of every value -> the id of the first value equal to it (same types, same key
+    order), found bottom-up: big certificates repeat small values, validation reads each once."""
+    todo: list[tuple[Any, int, tuple[Any, ...], bool]] = [(data, 1, (), False)]
+    nodes, canon, first = 0, dict[int, int](), dict[Any, Any]()
     while todo:
-        node, depth, path = todo.pop()
-        nodes += 1
+        node, depth, path, below = todo.pop()
+        nodes += not below
         if nodes > limits.max_json_nodes:
             raise LimitError(f"more than {limits.max_json_nodes} JSON values")
         if depth > limits.max_depth:
             raise LimitError(f"JSON nesting deeper than {limits.max_depth}")
-        if isinstance(node, dict):
-            todo.extend((v, depth + 1, (*path, k)) for k, v in node.items())
-        elif isinstance(node, list):
-            todo.extend((v, depth + 1, (*path, i)) for i, v in enumerate(node))
-        elif isinstance(node, _NotInteger):
+        if isinstance(node, dict | list) and not below:
+            todo.append((node, depth, path, True))
+            items = node.items() if isinstance(node, dict) else enumerate(node)
+            todo.extend((v, depth + 1, (*path, k), False) for k, v in items)
+            continue
+        if isinstance(node, _NotInteger):
             where = "/" + "/".join(str(p) for p in path)
             raise JsonError(f"{where}: {node.text[:40]} is not an integer literal (numbers in "
                             "a certificate are integers without fraction or exponent)")
-        elif isinstance(node, int) and not isinstance(node, bool):
-            if abs(node) > limits.max_int:
-                raise LimitError(f"integer {str(node)[:30]}... exceeds the limit {limits.max_int}")
+        if isinstance(node, int) and not isinstance(node, bool) and abs(node) > limits.max_int:
+            raise LimitError(f"integer {str(node)[:30]}... exceeds the limit {limits.max_int}")
+        key = (("{", *((k, canon[id(v)]) for k, v in node.items())) if isinstance(node, dict)
+               else ("[", *(canon[id(v)] for v in node)) if isinstance(node, list)
+               else (type(node), node))  # fmt: skip
+        canon[id(node)] = id(first.setdefault(key, node))
+    return canon
 
 
 def _counts(data: Any, limits: Limits) -> None:
@@ -116,9 +124,9 @@ def parse(cert: dict[str, Any] | str | bytes, limits: Limits) -> dict[str, Any]:
         raise LimitError("JSON nesting too deep") from None
     except (UnicodeDecodeError, ValueError) as exc:
         raise JsonError(f"not JSON: {str(exc)[:200]}") from None
-    _scan(data, limits)
+    canon = _scan(data, limits)
     _counts(data, limits)
-    validate(data)
+    validate(data, canon)
     result: dict[str, Any] = data
     return result
 
@@ -134,43 +142,21 @@ def _schema(package: str, name: str) -> Any:
         raise SchemaError(f"cannot read the certificate schema: {exc}") from None
 
 
-def _shapes(data: Any) -> dict[int, int]:
-    """id of every value of the document -> id of the first value equal to it (same types,
-    same key order), bottom-up and iteratively: big certificates repeat small values a lot."""
-    canon: dict[int, int] = {}
-    first: dict[Any, Any] = {}
-    todo: list[tuple[Any, bool]] = [(data, False)]
-    while todo:
-        node, ready = todo.pop()
-        if isinstance(node, dict | list) and not ready:
-            todo.append((node, True))
-            todo.extend((v, False) for v in (node.values() if isinstance(node, dict) else node))
-            continue
-        key = (("{", *((k, canon[id(v)]) for k, v in node.items())) if isinstance(node, dict)
-               else ("[", *(canon[id(v)] for v in node)) if isinstance(node, list)
-               else (type(node), node))  # fmt: skip
-        canon[id(node)] = id(first.setdefault(key, node))
-    return canon
-
-
-def validate(data: Any) -> None:
-    """The first error of the JSON Schema validator, each (keyword, subschema, value) that
-    passed once skipped afterwards: a keyword's result depends on nothing else (the schema
-    is one resource without $dynamicRef, a test checks it), and the live document keeps ids
-    unique. Only passes are remembered, so the first error and its path are unchanged."""
-    canon, passed = _shapes(data), set()
+def validate(data: Any, canon: dict[int, int]) -> None:
+    """The first error of the JSON Schema validator. A (keyword, subschema, value) that passed
+    once is skipped afterwards (the result depends on nothing else: the schema is one resource
+    without $dynamicRef, a test checks it; `canon` names values by the first equal one, ids
+    stay unique while the document lives). Only passes are kept: the first error is as before."""
+    passed: set[tuple[str, int, int | None]] = set()
 
     def once(keyword: str, check: Any) -> Any:
         def run(validator: Any, value: Any, instance: Any, schema: Any) -> Any:
             key = (keyword, id(schema), canon.get(id(instance)))
-            if key in passed:
-                return
-            failed = False
-            for error in check(validator, value, instance, schema) or ():
-                failed = True
-                yield error
-            if not failed and key[2] is not None:
-                passed.add(key)
+            if key not in passed:
+                errors = list(islice(check(validator, value, instance, schema) or (), 1))
+                yield from errors  # one is enough: the caller reads only the first error
+                if not errors and key[2] is not None:
+                    passed.add(key)
 
         return run
 

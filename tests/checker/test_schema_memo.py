@@ -30,7 +30,7 @@ def _plain(data: Any) -> str | None:
 
 def _memo(data: Any) -> str | None:
     try:
-        certificate.validate(data)
+        certificate.validate(data, certificate._scan(data, certificate.Limits()))
     except SchemaError as exc:
         return str(exc)
     return None
