@@ -10,8 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from fractions import Fraction
-from math import lcm
+from math import gcd
 from typing import Any
 
 from checker.certificate import Limits, integer
@@ -168,36 +167,45 @@ def _vtext(v: Vector) -> str:
 # --------------------------------------------------------------------------- serial set
 
 
-def _pivots(rows: list[list[Fraction]]) -> list[int]:
-    """Pivot columns of the row-echelon form (their number is the exact rank)."""
-    rows = [r[:] for r in rows]
-    pivots: list[int] = []
-    for col in range(len(rows[0]) if rows else 0):
-        r = next((i for i in range(len(pivots), len(rows)) if rows[i][col] != 0), None)
-        if r is None:
-            continue
-        k = len(pivots)
-        rows[k], rows[r] = rows[r], rows[k]
-        for i in range(len(rows)):
-            if i != k and rows[i][col] != 0:
-                f = rows[i][col] / rows[k][col]
-                rows[i] = [a - f * b for a, b in zip(rows[i], rows[k], strict=True)]
-        pivots.append(col)
-    return pivots
+def _rows(periods: list[Vector], coords: list[tuple[str, str]]) -> list[dict[int, int]]:
+    """Periods as sparse integer rows over the positions of coords (zeros dropped)."""
+    pos = {k: j for j, k in enumerate(coords)}
+    return [{pos[k]: c for k, c in p.items() if k in pos and c} for p in periods]
 
 
-def _inverse(a: list[list[Fraction]]) -> list[list[Fraction]]:
-    n = len(a)
-    aug = [row[:] + [Fraction(int(i == j)) for j in range(n)] for i, row in enumerate(a)]
-    for col in range(n):
-        r = next(i for i in range(col, n) if aug[i][col] != 0)  # invertible by construction
-        aug[col], aug[r] = aug[r], aug[col]
-        aug[col] = [x / aug[col][col] for x in aug[col]]
-        for i in range(n):
-            if i != col and aug[i][col] != 0:
-                f = aug[i][col]
-                aug[i] = [x - f * y for x, y in zip(aug[i], aug[col], strict=True)]
-    return [row[n:] for row in aug]
+def _reduce(rows: list[dict[int, int]]) -> list[tuple[int, dict[int, int]]]:
+    """Fraction-free Gauss-Jordan on sparse integer rows: (pivot column, row) for each
+    independent row, each zero at every other pivot. Columns are taken in ascending order,
+    so column j is a pivot iff it is not in the span of the columns before it."""
+    todo = [r for r in rows if r]
+    done: list[tuple[int, dict[int, int]]] = []
+    for col in sorted({j for r in rows for j in r}):
+        r = next((i for i, row in enumerate(todo) if row.get(col)), None)
+        if r is not None:
+            piv = todo.pop(r)
+            todo = [x for x in (_cancel(row, piv, col) for row in todo) if x]
+            done = [(c, _cancel(row, piv, col)) for c, row in done] + [(col, piv)]
+    return done
+
+
+def _cancel(row: dict[int, int], piv: dict[int, int], col: int) -> dict[int, int]:
+    """piv[col]·row − row[col]·piv (zero at col, no division), divided by its content."""
+    if not row.get(col):
+        return row
+    a, f = piv[col], row[col]
+    new = {j: a * row.get(j, 0) - f * piv.get(j, 0) for j in row.keys() | piv.keys()}
+    g = gcd(*new.values())  # 0 only if every entry is, and then none is divided
+    return {j: x // g for j, x in new.items() if x}
+
+
+def _inverse(a: list[dict[int, int]]) -> list[tuple[dict[int, int], int]]:
+    """Rows of a⁻¹ (a invertible, k x k) as (L, D): row i is L / D with D > 0 minimal."""
+    k = len(a)
+    out: list[tuple[dict[int, int], int]] = []
+    for i, row in _reduce([r | {k + j: 1} for j, r in enumerate(a)]):
+        g = gcd(*row.values()) * (-1 if row[i] < 0 else 1)
+        out.append(({j - k: x // g for j, x in row.items() if j >= k}, row[i] // g))
+    return out
 
 
 def _resolve_edges(m: Model, part: Json, where: str) -> dict[Edge, int]:
@@ -255,9 +263,7 @@ def check_component(m: Model, i: int, comp: Json) -> str:
         if k not in keys:
             raise invalid("E-NAME", f"{where}: {k[0]}/{k[1]} is not a Response place")
     base, periods = vecs[0], vecs[1:]
-    coords = sorted(keys)
-    rows = [[Fraction(p.get(k, 0)) for k in coords] for p in periods]
-    if len(_pivots(rows)) < len(periods):
+    if len(_reduce(_rows(periods, sorted(keys)))) < len(periods):
         raise invalid("E-WITNESS", f"{where}: periods are linearly dependent")
     init = m.aut.initial
     end = comp["walk"]["end"]
@@ -475,13 +481,12 @@ def _not_member(smt: Smt, mvar: dict[Place, Any], resp: list[Place], comps: Json
     diff = [smt.lin([(1, mvar[p]), (-b.get((p[1], p[2]), 0), smt.const(1))]) for p in resp]
     if not periods:
         return smt.disj([smt.neg(smt.cmp("=", d, smt.const(0))) for d in diff])
-    rows = [[Fraction(p.get(k, 0)) for k in coords] for p in periods]
-    pivots = _pivots(rows)
-    inv = _inverse([[rows[i][j] for i in range(len(periods))] for j in pivots])
+    rows = _rows(periods, coords)
+    pivots = [j for j, _ in _reduce(rows)]
+    inv = _inverse([{i: r[j] for i, r in enumerate(rows) if j in r} for j in pivots])
     cons, bad, q = [], [], []
-    for i, row in enumerate(inv):
-        d = lcm(*(x.denominator for x in row))
-        li = smt.lin([(int(x * d), diff[j]) for x, j in zip(row, pivots, strict=True)])
+    for i, (row, d) in enumerate(inv):
+        li = smt.lin([(row.get(n, 0), diff[j]) for n, j in enumerate(pivots)])
         if d == 1:  # n_i = L_i is an integer term already: no fresh variables needed
             bad.append(smt.cmp("<", li, smt.const(0)))
             q.append(li)
