@@ -105,6 +105,9 @@ class ProveResult:
         default=None, compare=False, repr=False
     )
     warnings: tuple[str, ...] = ()  # the model's load warnings (e.g. unknown NS JSON keys)
+    # The items of `reason` when it lists one reason per engine: kept apart because a
+    # reason may quote program text, whose "; " must not be read as a separator.
+    reasons: tuple[str, ...] = ()
 
     @property
     def exit_code(self) -> int:
@@ -349,10 +352,11 @@ def _decide(
         if progress is not None:
             progress(msg)
 
-    def undecided(why: str) -> _Decided:
+    def undecided(why: str, parts: tuple[str, ...] = ()) -> _Decided:
         times["total_s"] = time.monotonic() - start
         return _Decided(ProveResult(path, "undecided", why, None, None, None, None, "",
-                                    times, stats, ns, sizes, warnings=model.warnings), None, None)
+                                    times, stats, ns, sizes, warnings=model.warnings,
+                                    reasons=parts), None, None)  # fmt: skip
 
     cert: dict[str, Any] | None = None
     engine: str | None = None
@@ -390,8 +394,8 @@ def _decide(
                 model, "serializable", "proof", outcome.proof,
                 producer(engine, solver="z3", solver_version=_z3_version()),
             )
-        elif why:
-            reasons.append(why)
+        else:
+            reasons.extend(why)
 
     # 3. Explicit search again with what is left.
     if cex is None and cert is None and time.monotonic() < deadline - 0.05:
@@ -434,9 +438,8 @@ def _decide(
     times["engines_s"] = time.monotonic() - start
 
     if cert is None:
-        return undecided(
-            "no counterexample and no proof within the budget: " + "; ".join(reasons)
-        )
+        head = "no counterexample and no proof within the budget"
+        return undecided(f"{head}: " + "; ".join(reasons), tuple(reasons))
 
     text = dump_certificate(cert)
     over = certificate_over_limits(text, len(cex.events) if cex is not None else None)
@@ -485,22 +488,28 @@ def _record(stats: dict[str, Any], res: SearchResult) -> None:
     )
 
 
-def _find_proof(model: Any, budget_s: float, automaton: Any, net: Any) -> tuple[Any, str]:
-    """Call the proof portfolio if it exists: (outcome with `.proof`/`.engine`, reason)."""
+def _find_proof(
+    model: Any, budget_s: float, automaton: Any, net: Any
+) -> tuple[Any, tuple[str, ...]]:
+    """Call the proof portfolio if it exists: (outcome with `.proof`/`.engine`, reasons,
+    one per engine attempt, the first prefixed with "proof: ")."""
     try:
         from prover.engines import portfolio
     except ImportError:
-        return None, ""
+        return None, ()
     attempt = getattr(portfolio, "attempt_proof", None)
     try:
         if attempt is not None:
             result = attempt(model, budget_s=budget_s, automaton=automaton, net=net)
-            return result.outcome, (f"proof: {result.reason}" if result.outcome is None else "")
-        return portfolio.find_proof(model, budget_s=budget_s), ""
+            if result.outcome is not None:
+                return result.outcome, ()
+            first, *rest = result.reasons
+            return None, (f"proof: {first}", *rest)
+        return portfolio.find_proof(model, budget_s=budget_s), ()
     except NotImplementedError as exc:
-        return None, f"proof: not available ({exc})"
+        return None, (f"proof: not available ({exc})",)
     except Exception as exc:  # an engine failure is "unknown", never a verdict
-        return None, f"proof: engine failed ({type(exc).__name__}: {exc})"
+        return None, (f"proof: engine failed ({type(exc).__name__}: {exc})",)
 
 
 def _z3_version() -> str:

@@ -71,11 +71,11 @@ def with_path(path: str, message: str) -> str:
     return message if path in message else f"{path}: {message}"
 
 
-def wrap_reason(reason: str, *, indent: str = "  ") -> list[str]:
-    """`head: a; b; c` as a head line and one wrapped bullet per part."""
-    head, sep, rest = reason.partition(": ")
-    parts = [p for p in rest.split("; ") if p] if sep else []
-    if not parts:
+def wrap_reason(reason: str, parts: tuple[str, ...] = (), *, indent: str = "  ") -> list[str]:
+    """`reason` wrapped; when it is `head: ` followed by `parts` joined with "; ", the head
+    line and one wrapped bullet per part."""
+    head = reason.partition(": ")[0]
+    if not parts or reason != f"{head}: " + "; ".join(parts):
         return textwrap.wrap(reason, WIDTH, initial_indent=indent, subsequent_indent=indent)
     lines = [f"{indent}{head}:"]
     for part in parts:
@@ -150,13 +150,13 @@ class Reporter:
         for w in outcome.warnings:
             self._write(self.err, f"{path}: warning: {w.removeprefix(path + ': ')}\n")
         if outcome.status == "error":
-            self._write(self.err, f"{path}: error:\n" + "\n".join(wrap_reason(outcome.reason))
-                        + "\n")
+            lines = wrap_reason(outcome.reason, outcome.reasons)
+            self._write(self.err, f"{path}: error:\n" + "\n".join(lines) + "\n")
             return
         if outcome.status == "undecided":
             lines = [f"{path}: undecided"]
             if not self.quiet:
-                lines += wrap_reason(outcome.reason)
+                lines += wrap_reason(outcome.reason, outcome.reasons)
             self._write(self.out, "\n".join(lines) + "\n")
             return
         word = "serializable" if outcome.status == "serializable" else "NOT serializable"

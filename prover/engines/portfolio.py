@@ -74,12 +74,18 @@ class ProofAttempt:
     attempts: tuple[EngineAttempt, ...]
 
     @property
-    def reason(self) -> str:
+    def reasons(self) -> tuple[str, ...]:
+        """Why no proof was found, one item per engine attempt (never empty without a
+        proof)."""
         if self.outcome is not None:
-            return ""
+            return ()
         if not self.attempts:
-            return "no proof engine ran (budget exhausted before start)"
-        return "; ".join(f"{a.engine}: {a.detail} ({a.seconds:.2f} s)" for a in self.attempts)
+            return ("no proof engine ran (budget exhausted before start)",)
+        return tuple(f"{a.engine}: {a.detail} ({a.seconds:.2f} s)" for a in self.attempts)
+
+    @property
+    def reason(self) -> str:
+        return "; ".join(self.reasons)
 
 
 def build_target(net: PetriNet, serial_set: SerialSet) -> Target:

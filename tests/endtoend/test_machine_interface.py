@@ -116,11 +116,22 @@ def test_records_stream_in_finishing_order_text_in_given_order() -> None:
 def test_undecided_reason_is_wrapped() -> None:
     from prover.commands.report import WIDTH, wrap_reason
 
-    reason = "no counterexample and no proof within the budget: " + "; ".join(
-        f"engine{i}: " + "word " * 40 for i in range(3))
-    lines = wrap_reason(reason)
+    parts = tuple(f"engine{i}: " + "word " * 40 for i in range(3))
+    reason = "no counterexample and no proof within the budget: " + "; ".join(parts)
+    lines = wrap_reason(reason, parts)
     assert lines[0] == "  no counterexample and no proof within the budget:"
     assert sum(1 for line in lines if line.startswith("  - ")) == 3
+    assert all(len(line) <= WIDTH for line in lines)
+
+
+def test_quoted_program_text_is_not_split() -> None:
+    from prover.commands.report import WIDTH, wrap_reason
+
+    reason = ("the checker did not decide the certificate in time (consecution: step main "
+              "(({}, X := 1; yield; X := 0), {}) -> (({}, X := 0), {X=1}): out of budget)")
+    lines = wrap_reason(reason)
+    assert not any(line.startswith("  - ") for line in lines)
+    assert " ".join(line.strip() for line in lines) == reason
     assert all(len(line) <= WIDTH for line in lines)
 
 
