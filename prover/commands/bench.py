@@ -1,9 +1,12 @@
-"""`ser-prove bench PATH... [--jobs N] [--timeout S] [--json FILE]`: the performance harness.
+"""`ser-prove bench PATH... [--jobs N] [--timeout S] [--ns KIND] [--json FILE]`: the
+performance harness.
 
 Every model runs as a user would run it: one `ser-prove` process (which checks its own
 certificate before it reports) and then one `ser-check-cert` process on the written
 certificate, each timed by wall clock, start-up included. `expected.json` next to the
-models, when present, gives the expected verdicts. No timing is asserted anywhere; this
+models, when present, gives the expected verdicts. Models named FAMILY-SIZE (the scale
+set: counter-03 ... counter-64) are also summarised per family, one column per size, to
+show how the time grows with the parameter. No timing is asserted anywhere; this
 command prints the figures. Exit code: 0 when every model is decided and agrees, 3 when
 some model is undecided, 1 when something is wrong (see `exit_code`).
 """
@@ -13,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -23,6 +27,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from prover.errors import UsageError
+from prover.frontend.load import DEFAULT_NS, NS_CHOICES
 
 MODEL_SUFFIXES = (".ser", ".json")
 VERDICT_OF_EXIT = {0: "serializable", 1: "not_serializable", 2: "input_error", 3: "undecided",
@@ -52,6 +57,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="models run at the same time (default 1)")
     parser.add_argument("--timeout", type=float, default=60.0, metavar="S",
                         help="engine budget per model, passed to ser-prove (default 60)")
+    parser.add_argument("--ns", choices=NS_CHOICES, default=DEFAULT_NS,
+                        help=f"network system passed to ser-prove (default {DEFAULT_NS})")
     parser.add_argument("--json", dest="json_out", metavar="FILE",
                         help="also write the rows and the summary as JSON to FILE")
     parser.add_argument("--out-dir", metavar="DIR",
@@ -95,11 +102,12 @@ def _tool(name: str) -> list[str]:
     return [sys.executable, "-m", module]
 
 
-def _run_one(model: Path, out_dir: Path, timeout: float) -> BenchRow:
+def _run_one(model: Path, out_dir: Path, timeout: float, ns: str) -> BenchRow:
     cert = out_dir / (model.name + ".cert.json")
     start = time.monotonic()
     proc = subprocess.run(
-        [*_tool("ser-prove"), str(model), "-o", str(cert), "--timeout", str(timeout), "--json"],
+        [*_tool("ser-prove"), str(model), "-o", str(cert), "--timeout", str(timeout),
+         "--ns", ns, "--json"],
         capture_output=True, text=True, stdin=subprocess.DEVNULL,
     )
     prove_s = time.monotonic() - start
@@ -143,6 +151,27 @@ def _table(rows: list[BenchRow]) -> str:
     return "\n".join(lines)
 
 
+def _family_table(rows: list[BenchRow]) -> str:
+    """One line per family of FAMILY-SIZE models: the time of ser-prove (which includes
+    its own check) at each size, or why that size has no verdict; "" without families."""
+    families: dict[str, dict[int, str]] = {}
+    for r in rows:
+        match = re.fullmatch(r"(.+)-(\d+)", Path(r.model).stem)
+        if match is None:
+            continue
+        decided = r.verdict in ("serializable", "not_serializable")
+        cell = f"{r.prove_s:.2f}" if decided and r.agrees is not False else (
+            "WRONG" if decided else r.verdict)
+        families.setdefault(match[1], {})[int(match[2])] = cell
+    if not families:
+        return ""
+    lines = ["family     size: ser-prove s (prover and its check)"]
+    for name, cells in sorted(families.items()):
+        shown = "  ".join(f"{size}: {cell}" for size, cell in sorted(cells.items()))
+        lines.append(f"{name:<10} {shown}")
+    return "\n".join(lines)
+
+
 def _summary(rows: list[BenchRow]) -> dict[str, object]:
     decided = [r for r in rows if r.verdict in ("serializable", "not_serializable")]
     checks = [r.check_s for r in rows if r.check_s is not None]
@@ -179,7 +208,8 @@ def run(args: argparse.Namespace) -> int:
     wall = time.monotonic()
     try:
         with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-            futures = [pool.submit(_run_one, m, out_dir, args.timeout) for m in models]
+            futures = [pool.submit(_run_one, m, out_dir, args.timeout, args.ns)
+                       for m in models]
             for i, fut in enumerate(futures, 1):
                 rows.append(fut.result())
                 if tty:
@@ -192,14 +222,19 @@ def run(args: argparse.Namespace) -> int:
             tmp.cleanup()
     summary = _summary(rows)
     summary["wall_s"] = round(time.monotonic() - wall, 3)
+    summary["ns"] = args.ns
     print(_table(rows))
+    families = _family_table(rows)
+    if families:
+        print("\n" + families)
     print(
         f"\n{summary['decided']}/{summary['models']} decided, "
         f"{summary['agreeing']}/{summary['with_expectation']} agree with expected.json, "
         f"{summary['certificates_valid']} certificates valid; ser-prove median "
         f"{summary['prove_median_s']} s, max {summary['prove_max_s']} s, total "
         f"{summary['prove_total_s']} s; ser-check-cert median {summary['check_median_s']} s, "
-        f"max {summary['check_max_s']} s; wall {summary['wall_s']} s with {args.jobs} job(s)"
+        f"max {summary['check_max_s']} s; wall {summary['wall_s']} s with {args.jobs} job(s), "
+        f"--ns {args.ns}"
     )
     if args.json_out:
         Path(args.json_out).write_text(

@@ -290,6 +290,23 @@ def test_bench_exit_codes() -> None:
     assert exit_code([row("serializable", check="invalid")]) == 1
 
 
+def test_bench_family_table_orders_sizes_numerically() -> None:
+    from prover.commands.bench import BenchRow, _family_table
+
+    def row(name: str, verdict: str, seconds: float, agrees: bool | None = True) -> BenchRow:
+        return BenchRow(name, "serializable", verdict, agrees, seconds, 0.5, "valid", None,
+                        None, None)
+
+    table = _family_table([row("ring-12.ser", "serializable", 1.5),
+                           row("ring-3.ser", "serializable", 0.25),
+                           row("ring-16.ser", "undecided", 30.0, None),
+                           row("ring-24.ser", "not_serializable", 2.0, False),
+                           row("mutex.json", "serializable", 0.1)])
+    assert table.splitlines()[1:] == [
+        "ring       3: 0.25  12: 1.50  16: undecided  24: WRONG"]
+    assert _family_table([row("mutex.json", "serializable", 0.1)]) == ""
+
+
 def test_responses_in_numeric_order() -> None:
     from prover.certificate.explain import response_key
 
