@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from prover.serial import direct, semilinear
+from prover.serial import dag, direct, semilinear
 from prover.serial.automaton import SerialAutomaton
 from prover.serial.linalg import TooLarge, in_simple_linear_set
 from prover.serial.linear_sets import (
@@ -51,6 +51,7 @@ __all__ = [
 
 ELIMINATION = "state-elimination"
 CYCLE_COVERS = "cycle-covers"
+SELF_LOOP_DAG = "self-loop-dag"
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,8 @@ class SerialSet:
     labels: tuple[Label, ...]
     components: tuple[SimpleLinearSet, ...]
     construction: str = field(default=ELIMINATION, compare=False)
-    """Which construction produced it (`ELIMINATION` or `CYCLE_COVERS`; diagnostics)."""
+    """Which construction produced it (`ELIMINATION`, `CYCLE_COVERS` or `SELF_LOOP_DAG`;
+    diagnostics)."""
 
     @property
     def num_periods(self) -> int:
@@ -81,38 +83,53 @@ class SerialSet:
 
 LARGE = 64
 """A state-elimination result with more components than this is compared with the
-cycle-cover construction, and the smaller one is kept."""
+cycle-cover (or self-loop DAG) construction, and the smaller one is kept."""
+
+DAG_FIRST = 16
+"""An automaton whose only cycles are self-loops and which has more reachable states
+than this skips state elimination (exponential there: locked-03, 27 states, exhausts its
+budget after 0.6 s) and goes straight to the dynamic programme of `dag.py`. Smaller ones
+(every such paper model: at most 5 states) keep elimination first, and so their
+certificates (the two give the same sets on all of them; the witnesses may differ)."""
 
 
 def compute_serial_set(automaton: SerialAutomaton) -> SerialSet:
     """S for `automaton`, exactly, with witnesses (see the module docstring).
 
-    Two exact constructions, each under a deterministic work budget:
+    Three exact constructions, each under a deterministic work budget:
 
     * state elimination (`semilinear.py`): small on the 47 paper models (at most
       0.15 s each), exponential on bidirectional chains (the counter models);
     * cycle covers (`direct.py`): simple paths plus connected sets of simple cycles,
-      O(N²) components for an N-state chain, exponential when there are many cycles.
+      O(N²) components for an N-state chain, exponential when there are many cycles
+      or paths;
+    * when self-loops are the only cycles, a dynamic programme over the topological
+      order (`dag.py`), which never enumerates paths (locked-04: 81 million).
 
-    State elimination goes first; the cycle covers are used when it runs out of budget
-    or gives more than `LARGE` components and the covers give fewer (ties: components,
-    then periods). Deterministic. Raises `TooLarge` when both run out of budget."""
+    State elimination goes first, except on self-loop DAGs of more than `DAG_FIRST`
+    states, which go straight to `dag.py`; the other construction (`dag.py` on a
+    self-loop DAG, cycle covers otherwise) is used when elimination runs out of budget
+    or gives more than `LARGE` components and the other gives fewer (ties: components,
+    then periods). Deterministic. Raises `TooLarge` when they run out of budget."""
     first: tuple[SimpleLinearSet, ...] | None = None
+    acyclic = dag.applicable(automaton)
+    if not (acyclic and len(automaton.reachable().states) > DAG_FIRST):
+        try:
+            first = semilinear.build_components(automaton)
+        except TooLarge:
+            first = None
+        if first is not None and len(first) <= LARGE:
+            return SerialSet(automaton.labels, first)
     try:
-        first = semilinear.build_components(automaton)
-    except TooLarge:
-        first = None
-    if first is not None and len(first) <= LARGE:
-        return SerialSet(automaton.labels, first)
-    try:
-        second = direct.build_components(automaton)
+        got = dag.build_components(automaton) if acyclic else None
+        second = direct.build_components(automaton) if got is None else got
     except TooLarge:
         if first is None:
             raise
         return SerialSet(automaton.labels, first)
     if first is not None and _size(first) <= _size(second):
         return SerialSet(automaton.labels, first)
-    return SerialSet(automaton.labels, second, CYCLE_COVERS)
+    return SerialSet(automaton.labels, second, SELF_LOOP_DAG if acyclic else CYCLE_COVERS)
 
 
 def _size(comps: tuple[SimpleLinearSet, ...]) -> tuple[int, int]:
