@@ -29,12 +29,17 @@ Each set is an "orthant" {x : x_l = b_l for l ∉ Λ, x_l ≥ b_l for l ∈ Λ}.
 intersection are coordinate-wise conditions, answered for all entries at once with bit
 sets over the entries (`_Table`). After the antichain, components covered by the union
 of the others (not by one of them) are dropped too (`_drop_covered`, exact orthant
-splitting): locked-04 603 → 273 components. The union stays S.
+splitting): locked-04 603 → 273 components, locked-05 3,794 → 1,443 (budget-cut). The
+union stays S.
 
-A circulation of such an automaton is a sum of self-loops, so a component's periods can
-only be loop labels at states of its walk: this is the most compact certificate the
-format allows for these automata, and its size grows with the model (locked-0N:
-16, 55, 273, … components).
+A circulation of such an automaton is a sum of self-loops, so in any certificate a
+component's periods are loop labels at states of its walk, a path: every component has
+this shape. Nor can S be smaller as a set: for a serializable program every serial
+multiset is the completed multiset of a reachable quiescent marking, which satisfies
+any invariant, so refutation needs all of Ser whatever the invariant: refining S lazily
+can save construction time, never the size of the set.
+Sizes grow with the model: locked-02…05 give 12, 55, 273 and 1,443 components;
+locked-06 exceeds the budget (its antichain alone has 21,809).
 """
 
 from __future__ import annotations
@@ -52,7 +57,7 @@ from prover.serial.linear_sets import (
     WalkWitness,
 )
 
-WORK_STEPS = 3_000_000
+WORK_STEPS = 2_000_000
 """Work units (entries created, bit-set operations, cover splits) the construction may
 spend."""
 
@@ -62,7 +67,7 @@ is kept: dropping is an optimisation, keeping is always exact)."""
 
 COVER_WORK = 3_000_000
 """Work units of the whole union-cover pass; past them the remaining components are
-kept as they are (locked-04: 0.26 M units, 603 → 274 components)."""
+kept as they are (locked-04 needs 0.16 M units; locked-05 is cut at 3 M)."""
 
 
 @dataclass(frozen=True)
@@ -88,7 +93,6 @@ class _Table:
 
     def __init__(self, items: Sequence[Orthant], dims: int, work: Work) -> None:
         top = max((b[j] for b, _ in items for j in range(dims)), default=0) + 2
-        self.top = top
         work.charge(len(items) * dims + dims * top)
         eq_in = [[0] * top for _ in range(dims)]
         eq_out = [[0] * top for _ in range(dims)]
@@ -111,34 +115,34 @@ class _Table:
                 acc |= eq_out[j][v]
                 self.ge_out[j][v] = acc
 
-    def _v(self, v: int) -> int:
-        return min(v, self.top - 1)
-
-    def dominators(self, q: Orthant, work: Work) -> int:
-        """Orthants a ⊇ q: Λ_q ⊆ Λ_a, b_a ≤ b_q, equal outside Λ_a."""
+    def dominators(self, q: Orthant, within: int, work: Work) -> int:
+        """Orthants a ⊇ q among `within`: Λ_q ⊆ Λ_a, b_a ≤ b_q, equal outside Λ_a.
+        (Values of q are at most one above the table's largest: `top` covers them.)"""
         b, m = q
-        acc = -1
-        for j, x in enumerate(b):
-            v = self._v(x)
+        acc = within
+        n = 0
+        for j, v in enumerate(b):
+            n += 1
             acc &= self.le_in[j][v] if (m >> j) & 1 else self.le_in[j][v] | self.eq_out[j][v]
             if not acc:
                 break
-        work.charge(len(b))
+        work.charge(n)
         return acc
 
-    def meeting(self, q: Orthant, work: Work) -> int:
-        """Orthants that intersect q."""
+    def meeting(self, q: Orthant, within: int, work: Work) -> int:
+        """Orthants among `within` that intersect q."""
         b, m = q
-        acc = -1
-        for j, x in enumerate(b):
-            v = self._v(x)
+        acc = within
+        n = 0
+        for j, v in enumerate(b):
+            n += 1
             if (m >> j) & 1:
                 acc &= self.inside[j] | self.ge_out[j][v]
             else:
                 acc &= self.le_in[j][v] | self.eq_out[j][v]
             if not acc:
                 break
-        work.charge(len(b))
+        work.charge(n)
         return acc
 
 
@@ -152,7 +156,9 @@ def _antichain(items: list[_Entry], dims: int, work: Work) -> list[_Entry]:
         return uniq
     orth = [(e.base, e.mask) for e in uniq]
     table = _Table(orth, dims, work)
-    return [e for i, e in enumerate(uniq) if table.dominators(orth[i], work) == 1 << i]
+    everyone = (1 << len(uniq)) - 1
+    return [e for i, e in enumerate(uniq)
+            if not table.dominators(orth[i], everyone & ~(1 << i), work)]
 
 
 def _meet(q: Orthant, r: Orthant, dims: int) -> Orthant | None:
@@ -178,7 +184,8 @@ def _covered(
 ) -> bool:
     """q ⊆ ∪ {orth[i] : bit i of near}, exactly (False also past `COVER_SPLITS` pieces).
 
-    Take the first orthant r (lowest bit) meeting the current piece; x = piece ∩ r is
+    A piece inside one orthant is covered. Otherwise take the first orthant r (lowest
+    bit) meeting the current piece; x = piece ∩ r is
     covered, and piece ∖ x is split coordinate by coordinate into disjoint orthants
     (values of a free coordinate below x's bound; above a value x fixes), each tested
     against the orthants after r only (those before r do not meet the piece, so none of
@@ -190,7 +197,9 @@ def _covered(
         pieces += 1
         if pieces > COVER_SPLITS:
             return False
-        hit = table.meeting(piece, work) & cands
+        if table.dominators(piece, cands, work):  # one orthant holds the whole piece
+            continue
+        hit = table.meeting(piece, cands, work)
         if not hit:
             return False
         i = (hit & -hit).bit_length() - 1
