@@ -197,6 +197,27 @@ def _classify(ns: NetworkSystem, net: PetriNet, live: Sequence[int],
                   commits, frozenset(into), releases)
 
 
+def _acyclic(edges: Sequence[SerialEdge]) -> bool:
+    """Whether the edges without self-loops form a DAG."""
+    succ: dict[str, list[str]] = {}
+    indeg: dict[str, int] = {}
+    for e in edges:
+        if e.source != e.target:
+            succ.setdefault(e.source, []).append(e.target)
+            indeg[e.target] = indeg.get(e.target, 0) + 1
+            indeg.setdefault(e.source, 0)
+    todo = [s for s, d in indeg.items() if d == 0]
+    seen = 0
+    while todo:
+        s = todo.pop()
+        seen += 1
+        for t in succ.get(s, []):
+            indeg[t] -= 1
+            if indeg[t] == 0:
+                todo.append(t)
+    return seen == len(indeg)
+
+
 def prove_locked_walk(
     ns: NetworkSystem, net: PetriNet, automaton: SerialAutomaton,
     restriction: Restriction | None,
@@ -276,8 +297,14 @@ def _build(ns: NetworkSystem, net: PetriNet, automaton: SerialAutomaton,
         flow = linear([(1, y(e)) for e in order if e.target == s]
                       + [(-1, y(e)) for e in order if e.source == s])
         parts.append(cmp("=", flow, linear([(1, end(s))], -1 if s == init else 0)))
+    # Nobody holds the lock at a global where no holder can step: there the walk ends at
+    # the current global. (Where a holder can step the pair constraints below say where
+    # it ends; no commit starts there, so nothing more is needed. Leaving H out keeps
+    # these conjuncts untouched by the holder's own steps.)
+    holder_globals = {g for h in shape.holders for g in shape.steps_at[h]}
     for g in sorted(gplace):
-        parts.append(cmp("<=", linear([(1, G(g)), (-1, hsum)]), end(g)))
+        if g not in holder_globals:
+            parts.append(cmp("<=", G(g), end(g)))
     for h in holders:
         by_end: dict[str, list[str]] = {}
         by_label: dict[str, list[str]] = {}
@@ -308,20 +335,58 @@ def _build(ns: NetworkSystem, net: PetriNet, automaton: SerialAutomaton,
             rhs.append((1, Aux(cname[rv])))
         parts.append(cmp("=", lhs, linear(rhs)))
     # connectivity
+    import os
+    mode = os.environ.get("LW_CONN", "dag")
+    if mode == "dag" and not _acyclic(order):
+        mode = "disj"
+    linear_conn = mode == "linear"
+    ranked = mode in ("linear", "disj")
+    tree = [e for e in order if e.source != e.target and e.target != init]
+    tname = {e: f"t{k}" for k, e in enumerate(tree)}
+    n = len(states)
     for s in states:
-        if s != init:
+        if s != init and ranked:
             parts += [cmp(">=", vis(s), const(0)), cmp("<=", vis(s), const(1)),
                       cmp("<=", end(s), vis(s))]
-    for e in order:
-        seen = [cmp("=", vis(s), const(1)) for s in sorted({e.source, e.target}) if s != init]
-        if seen:
-            parts.append(implies(cmp(">=", y(e), const(1)), conj(seen)))
-    for s in states:
-        if s == init:
-            continue
-        options = [conj([cmp(">=", y(e), const(1)), cmp("<", rank(e.source), rank(s))])
-                   for e in order if e.target == s and e.source != s]
-        parts.append(implies(cmp("=", vis(s), const(1)), disj(options) if options else FALSE))
+    if linear_conn:
+        visited = linear([(1, vis(s)) for s in states if s != init])
+        for s in states:
+            if s == init:
+                continue
+            incident = [e for e in order if s in (e.source, e.target)]
+            parts.append(implies(cmp("<=", vis(s), const(0)),
+                                 cmp("<=", linear((1, y(e)) for e in incident), const(0))))
+            parts += [cmp(">=", rank(s), const(0)), cmp("<=", rank(s), visited)]
+            into = [e for e in tree if e.target == s]
+            parts.append(cmp("=", linear((1, Aux(tname[e])) for e in into), vis(s)))
+        for e in tree:
+            t = Aux(tname[e])
+            parts += [cmp(">=", t, const(0)), cmp("<=", t, y(e)),
+                      cmp("<=", linear([(1, rank(e.source)), (-1, rank(e.target)), (n, t)]),
+                          const(n - 1))]
+    elif mode == "none":
+        pass
+    elif mode == "dag":
+        for s in states:
+            loops = [e for e in order if e.source == s == e.target]
+            if s == init or not loops:
+                continue
+            inflow = [e for e in order if e.target == s and e.source != s]
+            parts.append(implies(cmp(">=", linear((1, y(e)) for e in loops), const(1)),
+                                 cmp(">=", linear((1, y(e)) for e in inflow), const(1))))
+    else:
+        for e in order:
+            seen = [cmp("=", vis(s), const(1)) for s in sorted({e.source, e.target})
+                    if s != init]
+            if seen:
+                parts.append(implies(cmp(">=", y(e), const(1)), conj(seen)))
+        for s in states:
+            if s == init:
+                continue
+            options = [conj([cmp(">=", y(e), const(1)), cmp("<", rank(e.source), rank(s))])
+                       for e in order if e.target == s and e.source != s]
+            parts.append(implies(cmp("=", vis(s), const(1)),
+                                 disj(options) if options else FALSE))
     updates: list[tuple[int, tuple[tuple[str, Term], ...]]] = []
     for ti in sorted(set(shape.commits) | set(shape.releases)):
         assign: list[tuple[str, Term]] = []
@@ -331,12 +396,15 @@ def _build(ns: NetworkSystem, net: PetriNet, automaton: SerialAutomaton,
             if e.target != e.source:
                 assign.append((f"e{sid[e.source]}", linear([(1, end(e.source))], -1)))
                 assign.append((f"e{sid[e.target]}", linear([(1, end(e.target))], 1)))
-                if e.target != init:
+                if e.target != init and ranked:
                     k = sid[e.target]
                     assign.append((f"v{k}", const(1)))
-                    assign.append((f"d{k}", Ite(cmp("=", vis(e.target), const(1)),
-                                                rank(e.target),
+                    old = cmp("=", vis(e.target), const(1))
+                    assign.append((f"d{k}", Ite(old, rank(e.target),
                                                 linear([(1, rank(e.source))], 1))))
+                    if linear_conn:
+                        te = Aux(tname[e])
+                        assign.append((tname[e], Ite(old, te, const(1))))
             if ti in shape.into_holder:
                 c = cname[(e.request, e.response)]
                 assign.append((c, linear([(1, Aux(c))], 1)))
@@ -348,8 +416,9 @@ def _build(ns: NetworkSystem, net: PetriNet, automaton: SerialAutomaton,
             assign.append((c, linear([(1, Aux(c))], -1)))
         updates.append((ti, tuple(assign)))
     aux = (tuple(yname[e] for e in order) + tuple(f"e{sid[s]}" for s in states)
-           + tuple(f"v{sid[s]}" for s in states if s != init)
-           + tuple(f"d{sid[s]}" for s in states if s != init)
-           + tuple(cname[rv] for rv in labels))
+           + tuple(f"v{sid[s]}" for s in states if s != init and ranked)
+           + tuple(f"d{sid[s]}" for s in states if s != init and ranked)
+           + tuple(cname[rv] for rv in labels)
+           + (tuple(tname[e] for e in tree) if linear_conn else ()))
     initial = tuple((a, int(a == f"e{sid[init]}")) for a in aux)
     return Invariant(aux, initial, conj(parts), tuple(updates))
