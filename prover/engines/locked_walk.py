@@ -232,6 +232,7 @@ def prove_locked_walk(
 
 def _build(ns: NetworkSystem, net: PetriNet, automaton: SerialAutomaton,
            restriction: Restriction | None) -> Invariant:
+    import os
     markable, live = live_structure(net)
     shape = _classify(ns, net, live, markable, set(automaton.edges))
     if not shape.commits:
@@ -271,15 +272,25 @@ def _build(ns: NetworkSystem, net: PetriNet, automaton: SerialAutomaton,
     parts: list[Formula] = []
     # never-markable places (other requests' locals among them) hold nothing
     dead = [i for i in range(len(net.places)) if i not in markable]
-    if dead:
+    if os.environ.get("LW_DEAD", "each") == "each":
+        parts += [cmp("=", M(i), const(0)) for i in dead]
+    elif dead:
         parts.append(cmp("=", linear((1, M(i)) for i in dead), const(0)))
     parts.append(cmp("=", linear((1, M(i)) for i in sorted(gplace.values())), const(1)))
     holders = sorted(shape.holders)
     hsum = linear((1, M(h)) for h in holders)
     if holders:
         parts.append(cmp("<=", hsum, const(1)))
-    for h in holders:
-        parts.append(cmp("<=", M(h), linear((1, G(g)) for g in sorted(shape.steps_at[h]))))
+    if os.environ.get("LW_EXCL", "holder") == "global":
+        # per global: the global and a holder that cannot step there exclude each other
+        for g in sorted(gplace):
+            away = [h for h in holders if g not in shape.steps_at[h]]
+            if away:
+                parts.append(cmp("<=", linear([(1, G(g))] + [(1, M(h)) for h in away]),
+                                 const(1)))
+    else:
+        for h in holders:
+            parts.append(cmp("<=", M(h), linear((1, G(g)) for g in sorted(shape.steps_at[h]))))
     if restriction is not None:  # exclusion of waiting locals at unlisted globals
         listed: dict[str, set[str]] = {}
         for loc, g in restriction.pairs:
