@@ -7,6 +7,10 @@ checker (cvc5) on the certificate. On failure `attempt_proof` says which engines
 how far each got; `find_proof` is the short form returning None.
 
 Engines, in order (`ENGINES`):
+0. `locked-walk` (prover/engines/locked_walk.py): the serial walk with a commit point at
+   each request's first effectful step and the lock holder's completion; linear apart
+   from connectivity, and on a restricted NS it implies exclusion by itself (no I_KM).
+   Cheap to build and to check; applies to lock-style programs (locked-NN, e1, c2, g2).
 1. `state-equation` (prover/engines/state_equation.py): M = M0 + C·x with counters per
    live transition, refined by traps, topological (read-arc style) implications and the
    connectivity of the walk of the global state machine; the invariant is then cut down
