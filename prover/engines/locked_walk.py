@@ -391,7 +391,8 @@ def _build(ns: NetworkSystem, net: PetriNet, automaton: SerialAutomaton,
                 raise NotApplicable(f"{net.transitions[ti].label()} releases an uncommitted label")
             c = cname[rv]
             assign.append((c, linear([(1, Aux(c))], -1)))
-        updates.append((ti, tuple(assign)))
+        if assign:
+            updates.append((ti, tuple(assign)))
     aux = (tuple(yname[e] for e in order) + tuple(f"e{sid[s]}" for s in states)
            + tuple(f"v{sid[s]}" for s in states if s != init and ranked)
            + tuple(f"d{sid[s]}" for s in states if s != init and ranked)
