@@ -7,6 +7,10 @@ checker (cvc5) on the certificate. On failure `attempt_proof` says which engines
 how far each got; `find_proof` is the short form returning None.
 
 Engines, in order (`ENGINES`):
+0. `locked-walk` (prover/engines/locked_walk.py): the serial walk with a commit point at
+   each request's first effectful step and the lock holder's completion; linear apart
+   from connectivity, and on a restricted NS it implies exclusion by itself (no I_KM).
+   Cheap to build and to check; applies to lock-style programs (locked-NN, e1, c2, g2).
 1. `state-equation` (prover/engines/state_equation.py): M = M0 + C·x with counters per
    live transition, refined by traps, topological (read-arc style) implications and the
    connectivity of the walk of the global state machine; the invariant is then cut down
@@ -46,7 +50,9 @@ from prover.target import Target
 if TYPE_CHECKING:  # the engine itself is imported when it runs
     from prover.engines.state_equation import SEResult
 
-ENGINES: tuple[str, ...] = ("state-equation", "serial-walk", "pdr", "sliced-state-equation")
+ENGINES: tuple[str, ...] = (
+    "locked-walk", "state-equation", "serial-walk", "pdr", "sliced-state-equation"
+)
 """The proof engines, in the order the portfolio runs them."""
 
 PDR_SHARE = 0.5
@@ -135,7 +141,10 @@ def attempt_proof(
         if time.monotonic() >= deadline:
             attempts.append(EngineAttempt(engine, False, 0.0, "not started: budget exhausted"))
             continue
-        if engine == "state-equation":
+        if engine == "locked-walk":
+            outcome = _run_locked_walk(ns, net, automaton, serial_set, target, deadline,
+                                       attempts)
+        elif engine == "state-equation":
             outcome = _run_state_equation(
                 net, serial_set, target, deadline, attempts, background, km
             )
@@ -183,6 +192,42 @@ class _Km:
     holders: tuple[HolderRow, ...] = ()
     # [True] once I_KM passed its own self-check (a one-slot memo shared by the engines)
     checked: list[bool] = field(default_factory=list, compare=False)
+
+
+def _run_locked_walk(
+    ns: NetworkSystem,
+    net: PetriNet,
+    automaton: SerialAutomaton,
+    serial_set: SerialSet,
+    target: Target,
+    deadline: float,
+    attempts: list[EngineAttempt],
+) -> ProofOutcome | None:
+    """The commit-point walk template (locked_walk.py). On a restricted NS its invariant
+    implies exclusion by itself, so I_KM is not conjoined (it made invariants huge)."""
+    from prover.engines.locked_walk import prove_locked_walk
+
+    t0 = time.monotonic()
+    restriction = ns.restriction
+    res = prove_locked_walk(ns, net, automaton, restriction)
+    if res.invariant is None:
+        attempts.append(EngineAttempt("locked-walk", False, time.monotonic() - t0, res.reason))
+        return None
+    until = max(deadline, time.monotonic() + 1.0)
+    check = self_check(net, res.invariant, target, deadline=until)
+    if check.ok and restriction is not None:
+        check = exclusion_check(net, res.invariant.formula, restriction, deadline=until)
+    if not check.ok:
+        detail = f"invariant failed its z3 self-check: {check.failed}"
+        attempts.append(EngineAttempt("locked-walk", False, time.monotonic() - t0, detail))
+        return None
+    inv = res.invariant
+    stats: dict[str, Any] = {"aux": len(inv.aux), "formula_size": size(inv.formula),
+                             "self_check_s": round(check.seconds, 3)}
+    pairs = None if restriction is None else restriction.pairs
+    if pairs is not None:
+        stats["pairs"] = len(pairs)
+    return ProofOutcome(proof_evidence(net, serial_set, inv, pairs), "locked-walk", stats, inv)
 
 
 def _run_serial_walk(

@@ -29,7 +29,8 @@ def test_quick_benchmarks_proved_and_checked(name: str) -> None:
     m = load_model(BENCH / name)
     out = find_proof(m, budget_s=30)
     assert out is not None
-    assert out.engine == "state-equation"
+    # the lock-style ones (a4, c2, e1, g5, g7) are proved first by the locked-walk template
+    assert out.engine in ("state-equation", "locked-walk")
     _check(m, out.proof)
 
 
