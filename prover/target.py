@@ -25,7 +25,7 @@ for satisfiability.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from math import gcd
 from typing import TYPE_CHECKING, Literal
@@ -146,6 +146,9 @@ class Target:
     outside_labels: tuple[int, ...]
     clauses: tuple[tuple[Conjunction, ...], ...]
     disjuncts: tuple[Conjunction, ...]
+    # One-slot memo of the target's z3 terms (`prover.smt.target_z3.shared_target`):
+    # built by the first engine that needs them, read by every later one.
+    z3_memo: list[object] = field(default_factory=list, compare=False, repr=False)
 
     def summary(self, sliced_sizes: Sequence[tuple[int, int]] | None = None) -> dict[str, object]:
         """`{disjuncts, sliced}` for `inspect --json` (sliced: [places, transitions] each)."""

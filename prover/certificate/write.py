@@ -139,22 +139,33 @@ def dump_certificate(cert: Mapping[str, Any]) -> str:
     return _dump(cert, 0) + "\n"
 
 
+_SCALAR = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
+"""One encoder for the scalars and one-line containers (same text as `json.dumps` with
+these options, without building an encoder per value)."""
+
+_ONE_LINE = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(", ", ": "))
+
+
+def _one_line(value: Any) -> str:
+    try:
+        return _ONE_LINE.encode(value)
+    except TypeError as exc:  # a value of a type JSON has no literal for
+        raise CertificateError(f"cannot serialise a value in a certificate ({exc})") from None
+
+
 def _dump(value: Any, level: int) -> str:
     if isinstance(value, bool) or value is None or isinstance(value, int | float | str):
-        return json.dumps(value, ensure_ascii=False, allow_nan=False)
+        return _SCALAR.encode(value)
     pad = "  " * (level + 1)
     end = "  " * level
     if isinstance(value, Mapping):
         if not value:
             return "{}"
         if level >= 2 and len(value) <= 4 and all(_flat(v) for v in value.values()):
-            inner = ", ".join(
-                f"{json.dumps(str(k), ensure_ascii=False)}: {_dump(v, level + 1)}"
-                for k, v in value.items()
-            )
-            return "{" + inner + "}"
+            # one line: exactly `{"k": v, ...}` with flat values, in one encoder call
+            return _one_line({str(k): v for k, v in value.items()})
         items = [
-            f"{pad}{json.dumps(str(k), ensure_ascii=False)}: {_dump(v, level + 1)}"
+            f"{pad}{_SCALAR.encode(str(k))}: {_dump(v, level + 1)}"
             for k, v in value.items()
         ]
         return "{\n" + ",\n".join(items) + "\n" + end + "}"
@@ -162,7 +173,7 @@ def _dump(value: Any, level: int) -> str:
         if not value:
             return "[]"
         if all(not isinstance(v, Mapping | list | tuple) for v in value):
-            return "[" + ", ".join(_dump(v, level + 1) for v in value) + "]"
+            return _one_line(value)
         items = [f"{pad}{_dump(v, level + 1)}" for v in value]
         return "[\n" + ",\n".join(items) + "\n" + end + "]"
     raise CertificateError(f"cannot serialise {type(value).__name__} in a certificate")
