@@ -141,6 +141,15 @@ def _global_moves(net: PetriNet) -> dict[int, tuple[int, int]] | None:
 
 # ---------------------------------------------------------------- the engine
 
+REDUCE_MAX_ALTERNATIVES = 5_000
+"""Beyond this many target alternatives the invariant is not reduced to an unsat core
+(the paper benchmarks have at most 443; counter-16 has 4,260, counter-24 13,390)."""
+
+
+def target_alternatives(target: Target) -> int:
+    """The alternatives of the target's component clauses, counted with repetition."""
+    return sum(len(clause) for clause in target.clauses)
+
 
 @dataclass
 class _Builder:
@@ -320,8 +329,14 @@ def prove_state_equation(
         # `full` is still inductive (every conjunct is): other engines strengthen it.
         why = reason or f"no proof after {max_iterations} refinements"
         return SEResult(None, stats, why, full_invariant=full)
-    reduced = _reduce(net, b, target, rows, row_ast, row_z3, conn_lemmas, conn_aux,
-                      conn_updates, deadline)
+    # A large target: z3 minimises a core by one refutation query per member, each as
+    # hard as the target is large (counter-48, 99,500 alternatives: 39 s for a core of
+    # 244 of 250 assertions, which the unminimised core already was), and the query for
+    # the core alone costs another refutation: the full invariant is kept. A count, not
+    # a time.
+    reduced = None if target_alternatives(target) > REDUCE_MAX_ALTERNATIVES else _reduce(
+        net, b, target, rows, row_ast, row_z3, conn_lemmas, conn_aux, conn_updates, deadline
+    )
     stats = replace(stats, seconds=time.monotonic() - start)
     return SEResult(reduced or full, stats, full_invariant=full)
 
@@ -376,16 +391,6 @@ def _assemble(
     return Invariant(aux, tuple((a, 0) for a in aux), formula, tuple(updates))
 
 
-MINIMIZE_MAX_ALTERNATIVES = 5_000
-"""Beyond this many target alternatives the unsat core is used unminimised (the paper
-benchmarks have at most 443; counter-16 has 4,260, counter-24 13,390)."""
-
-
-def target_alternatives(target: Target) -> int:
-    """The alternatives of the target's component clauses, counted with repetition."""
-    return sum(len(clause) for clause in target.clauses)
-
-
 def _reduce(
     net: PetriNet,
     b: _Builder,
@@ -410,11 +415,7 @@ def _reduce(
     solver.set("timeout", max(1, int(remaining * 500)))
     # Measured on locked-03 with a background: the minimised core took 122 s of a 130 s
     # run (the refutation itself 5 s); an unminimised core is still a sound reduction.
-    # Likewise for a large target: z3 minimises by one refutation query per core member,
-    # each as hard as the target is large (counter-48, 99,500 alternatives: 39 s for a
-    # core of 244 that the unminimised core already was). A count, not a time.
-    solver.set("core.minimize", b.background is None
-               and target_alternatives(target) <= MINIMIZE_MAX_ALTERNATIVES)
+    solver.set("core.minimize", b.background is None)
     solver.add([v >= 0 for v in b.m.values()])
     solver.add([x >= 0 for x in b.x.values()])
     solver.add(target_z3(target, b.m, ctx, prefix="tk"))
