@@ -48,11 +48,12 @@ def integer(value: Any, where: str) -> int:
 
 
 def _strict_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    keys = [k for k, _ in pairs]
-    if len(set(keys)) != len(keys):
+    obj = dict(pairs)
+    if len(obj) != len(pairs):  # a repeated key: name the first one
+        keys = [k for k, _ in pairs]
         dup = next(k for k in keys if keys.count(k) > 1)
         raise JsonError(f"an object repeats the key {dup!r}")
-    return dict(pairs)
+    return obj
 
 
 def _no_constant(name: str) -> Any:
