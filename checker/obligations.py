@@ -180,11 +180,20 @@ def _reduce(rows: list[dict[int, int]]) -> list[tuple[int, dict[int, int]]]:
     todo = [r for r in rows if r]
     done: list[tuple[int, dict[int, int]]] = []
     for col in sorted({j for r in rows for j in r}):
-        r = next((i for i, row in enumerate(todo) if row.get(col)), None)
-        if r is not None:
-            piv = todo.pop(r)
-            todo = [x for x in (_cancel(row, piv, col) for row in todo) if x]
-            done = [(c, _cancel(row, piv, col)) for c, row in done] + [(col, piv)]
+        if not todo:
+            break
+        # rows never hold a zero entry, so `col in row` means row[col] != 0; only those
+        # rows change (in place: the order of the others is the order of the rows)
+        hits = [i for i, row in enumerate(todo) if col in row]
+        if hits:
+            piv = todo.pop(hits[0])
+            for i in hits[1:]:
+                todo[i - 1] = _cancel(todo[i - 1], piv, col)
+            if len(hits) > 1:
+                todo = [row for row in todo if row]
+            for n in [n for n, (_, row) in enumerate(done) if col in row]:
+                done[n] = (done[n][0], _cancel(done[n][1], piv, col))
+            done.append((col, piv))
     return done
 
 
