@@ -245,11 +245,11 @@ def component_atoms(
     memo = {} if memo is None else memo
     if k == 0:
         for j in range(d):
-            key = ("point", ((places[j], 1),), base[j])
+            x = {_place(places[j]): 1}
+            key = _memo_key("point", x, base[j])
             if key in memo:
                 atoms.append(memo[key])
                 continue
-            x = {_place(places[j]): 1}
             fails = [Conjunction((_ge(x, -base[j] - 1),))]  # x_j ≥ b_j + 1
             if base[j] >= 1:
                 fails.append(Conjunction((_ge({_place(places[j]): -1}, base[j] - 1),)))
