@@ -60,6 +60,9 @@ def _no_constant(name: str) -> Any:
     raise JsonError(f"{name} is not a JSON number")
 
 
+_PLAIN = (str, int, bool, type(None))  # exact types of the leaves with nothing to report
+
+
 def _scan(data: Any, limits: Limits) -> dict[int, int]:
     """Non-integer numbers, nesting depth, node count and integer sizes, iteratively. Returns
     the id of every value -> the id of the first value equal to it (same types, same key
@@ -76,7 +79,13 @@ def _scan(data: Any, limits: Limits) -> dict[int, int]:
         if isinstance(node, dict | list) and not below:
             todo.append((node, depth, path, True))
             items = node.items() if isinstance(node, dict) else enumerate(node)
-            todo.extend((v, depth + 1, (*path, k), False) for k, v in items)
+            for k, v in items:  # a plain leaf is done here, anything else gets the full walk
+                if depth < limits.max_depth and type(v) in _PLAIN and (
+                        type(v) is not int or abs(v) <= limits.max_int):
+                    nodes += 1
+                    canon[id(v)] = id(first.setdefault((type(v), v), v))
+                else:
+                    todo.append((v, depth + 1, (*path, k), False))
             continue
         if isinstance(node, _NotInteger):
             where = "/" + "/".join(str(p) for p in path)
