@@ -505,7 +505,10 @@ def _not_member(smt: Smt, mvar: dict[Place, Any], resp: list[Place], comps: Json
         cons += [smt.cmp(">=", ri, smt.const(0)), smt.cmp("<", ri, smt.const(d))]
         bad += [smt.neg(smt.cmp("=", ri, smt.const(0))), smt.cmp("<", qi, smt.const(0))]
         q.append(qi)
+    cols: dict[tuple[str, str], list[tuple[int, Any]]] = {}  # (P q)_k: its terms, sparse
+    for p, qi in zip(periods, q, strict=True):
+        for k, n in p.items():
+            cols.setdefault(k, []).append((n, qi))
     for j, k in enumerate(coords):
-        pq = smt.lin([(p.get(k, 0), qi) for p, qi in zip(periods, q, strict=True)])
-        bad.append(smt.neg(smt.cmp("=", diff[j], pq)))
+        bad.append(smt.neg(smt.cmp("=", diff[j], smt.lin(cols.get(k, [])))))
     return smt.conj([*cons, smt.disj(bad)])
