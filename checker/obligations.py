@@ -358,11 +358,14 @@ def proof(
             raise invalid("E-INITIATION", "the invariant is false at the initial marking")
         return "true at M0 (exact evaluation)"
 
-    def query() -> Query:
-        if "q" not in state:
+    def query(fresh: bool = False) -> Query:
+        """The solver holding M ≥ 0 ∧ I (one for all queries, or a `fresh` one)."""
+        if "q" not in state or fresh:
             q = Query(smt, remaining)
             q.add(smt.conj([smt.cmp(">=", v, smt.const(0)) for v in mvar.values()]))
             q.add(state["I"])
+            if fresh:
+                return q
             state["q"] = q
         made: Query = state["q"]
         return made
@@ -409,7 +412,7 @@ def proof(
         zero = [smt.cmp("=", v, smt.const(0)) for p, v in mvar.items() if p[0] == "local"]
         resp = [p for p in net.places if p[0] == "response"]
         outside = [_not_member(smt, mvar, resp, comps, i) for i in range(len(comps))]
-        model = query().unsat(smt.conj(zero + outside), shown)
+        model = query(fresh=True).unsat(smt.conj(zero + outside), shown)
         if model is not None:
             raise invalid("E-REFUTATION", f"a quiescent invariant marking lies outside S: {model}")
         return f"unsat against {len(comps)} linear sets"
