@@ -141,16 +141,6 @@ def _global_moves(net: PetriNet) -> dict[int, tuple[int, int]] | None:
 
 # ---------------------------------------------------------------- the engine
 
-REDUCE_MAX_ALTERNATIVES = 5_000
-"""Beyond this many target alternatives the invariant is not reduced to an unsat core
-(the paper benchmarks have at most 443; counter-16 has 4,260, counter-24 13,390)."""
-
-
-def target_alternatives(target: Target) -> int:
-    """The alternatives of the target's component clauses, counted with repetition."""
-    return sum(len(clause) for clause in target.clauses)
-
-
 @dataclass
 class _Builder:
     net: PetriNet
@@ -254,7 +244,7 @@ def prove_state_equation(
     # answered solves incrementally, without z3's preprocessing, and the refuting query
     # of counter-64 (231,440 target alternatives) then took 7.1 s instead of ~0.5 s.
     # Small targets keep the incremental solver (many cheap refinements). A count.
-    fresh_queries = target_alternatives(target) > REDUCE_MAX_ALTERNATIVES
+    fresh_queries = target.is_large()
     while iterations < max_iterations:
         iterations += 1
         remaining = deadline - time.monotonic()
@@ -343,7 +333,7 @@ def prove_state_equation(
     # 244 of 250 assertions, which the unminimised core already was), and the query for
     # the core alone costs another refutation: the full invariant is kept. A count, not
     # a time.
-    reduced = None if target_alternatives(target) > REDUCE_MAX_ALTERNATIVES else _reduce(
+    reduced = None if target.is_large() else _reduce(
         net, b, target, rows, row_ast, row_z3, conn_lemmas, conn_aux, conn_updates, deadline
     )
     stats = replace(stats, seconds=time.monotonic() - start)
