@@ -48,15 +48,19 @@ def integer(value: Any, where: str) -> int:
 
 
 def _strict_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    keys = [k for k, _ in pairs]
-    if len(set(keys)) != len(keys):
+    obj = dict(pairs)
+    if len(obj) != len(pairs):  # a repeated key: name the first one
+        keys = [k for k, _ in pairs]
         dup = next(k for k in keys if keys.count(k) > 1)
         raise JsonError(f"an object repeats the key {dup!r}")
-    return dict(pairs)
+    return obj
 
 
 def _no_constant(name: str) -> Any:
     raise JsonError(f"{name} is not a JSON number")
+
+
+_PLAIN = (str, int, bool, type(None))  # exact types of the leaves with nothing to report
 
 
 def _scan(data: Any, limits: Limits) -> dict[int, int]:
@@ -75,7 +79,13 @@ def _scan(data: Any, limits: Limits) -> dict[int, int]:
         if isinstance(node, dict | list) and not below:
             todo.append((node, depth, path, True))
             items = node.items() if isinstance(node, dict) else enumerate(node)
-            todo.extend((v, depth + 1, (*path, k), False) for k, v in items)
+            for k, v in items:  # a plain leaf is done here, anything else gets the full walk
+                if depth < limits.max_depth and type(v) in _PLAIN and (
+                        type(v) is not int or abs(v) <= limits.max_int):
+                    nodes += 1
+                    canon[id(v)] = id(first.setdefault((type(v), v), v))
+                else:
+                    todo.append((v, depth + 1, (*path, k), False))
             continue
         if isinstance(node, _NotInteger):
             where = "/" + "/".join(str(p) for p in path)

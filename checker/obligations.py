@@ -180,11 +180,20 @@ def _reduce(rows: list[dict[int, int]]) -> list[tuple[int, dict[int, int]]]:
     todo = [r for r in rows if r]
     done: list[tuple[int, dict[int, int]]] = []
     for col in sorted({j for r in rows for j in r}):
-        r = next((i for i, row in enumerate(todo) if row.get(col)), None)
-        if r is not None:
-            piv = todo.pop(r)
-            todo = [x for x in (_cancel(row, piv, col) for row in todo) if x]
-            done = [(c, _cancel(row, piv, col)) for c, row in done] + [(col, piv)]
+        if not todo:
+            break
+        # rows never hold a zero entry, so `col in row` means row[col] != 0; only those
+        # rows change (in place: the order of the others is the order of the rows)
+        hits = [i for i, row in enumerate(todo) if col in row]
+        if hits:
+            piv = todo.pop(hits[0])
+            for i in hits[1:]:
+                todo[i - 1] = _cancel(todo[i - 1], piv, col)
+            if len(hits) > 1:
+                todo = [row for row in todo if row]
+            for n in [n for n, (_, row) in enumerate(done) if col in row]:
+                done[n] = (done[n][0], _cancel(done[n][1], piv, col))
+            done.append((col, piv))
     return done
 
 
@@ -349,11 +358,14 @@ def proof(
             raise invalid("E-INITIATION", "the invariant is false at the initial marking")
         return "true at M0 (exact evaluation)"
 
-    def query() -> Query:
-        if "q" not in state:
+    def query(fresh: bool = False) -> Query:
+        """The solver holding M ≥ 0 ∧ I (one for all queries, or a `fresh` one)."""
+        if "q" not in state or fresh:
             q = Query(smt, remaining)
             q.add(smt.conj([smt.cmp(">=", v, smt.const(0)) for v in mvar.values()]))
             q.add(state["I"])
+            if fresh:
+                return q
             state["q"] = q
         made: Query = state["q"]
         return made
@@ -400,7 +412,7 @@ def proof(
         zero = [smt.cmp("=", v, smt.const(0)) for p, v in mvar.items() if p[0] == "local"]
         resp = [p for p in net.places if p[0] == "response"]
         outside = [_not_member(smt, mvar, resp, comps, i) for i in range(len(comps))]
-        model = query().unsat(smt.conj(zero + outside), shown)
+        model = query(fresh=True).unsat(smt.conj(zero + outside), shown)
         if model is not None:
             raise invalid("E-REFUTATION", f"a quiescent invariant marking lies outside S: {model}")
         return f"unsat against {len(comps)} linear sets"
@@ -496,7 +508,10 @@ def _not_member(smt: Smt, mvar: dict[Place, Any], resp: list[Place], comps: Json
         cons += [smt.cmp(">=", ri, smt.const(0)), smt.cmp("<", ri, smt.const(d))]
         bad += [smt.neg(smt.cmp("=", ri, smt.const(0))), smt.cmp("<", qi, smt.const(0))]
         q.append(qi)
+    cols: dict[tuple[str, str], list[tuple[int, Any]]] = {}  # (P q)_k: its terms, sparse
+    for p, qi in zip(periods, q, strict=True):
+        for k, n in p.items():
+            cols.setdefault(k, []).append((n, qi))
     for j, k in enumerate(coords):
-        pq = smt.lin([(p.get(k, 0), qi) for p, qi in zip(periods, q, strict=True)])
-        bad.append(smt.neg(smt.cmp("=", diff[j], pq)))
+        bad.append(smt.neg(smt.cmp("=", diff[j], smt.lin(cols.get(k, [])))))
     return smt.conj([*cons, smt.disj(bad)])

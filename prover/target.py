@@ -25,7 +25,7 @@ for satisfiability.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from math import gcd
 from typing import TYPE_CHECKING, Literal
@@ -146,6 +146,19 @@ class Target:
     outside_labels: tuple[int, ...]
     clauses: tuple[tuple[Conjunction, ...], ...]
     disjuncts: tuple[Conjunction, ...]
+    # One-slot memo of the target's z3 terms (`prover.smt.target_z3.shared_target`):
+    # built by the first engine that needs them, read by every later one.
+    z3_memo: list[object] = field(default_factory=list, compare=False, repr=False)
+
+    def alternatives(self) -> int:
+        """The alternatives of the component clauses, counted with repetition: the size
+        that makes a query with the target hard (paper benchmarks ≤ 443, counter-48
+        99,500)."""
+        return sum(len(clause) for clause in self.clauses)
+
+    def is_large(self) -> bool:
+        """More than `LARGE_TARGET_ALTERNATIVES` alternatives (a count, never a time)."""
+        return self.alternatives() > LARGE_TARGET_ALTERNATIVES
 
     def summary(self, sliced_sizes: Sequence[tuple[int, int]] | None = None) -> dict[str, object]:
         """`{disjuncts, sliced}` for `inspect --json` (sliced: [places, transitions] each)."""
@@ -153,6 +166,14 @@ class Target:
         if sliced_sizes is not None:
             out["sliced"] = [{"places": p, "transitions": t} for p, t in sliced_sizes]
         return out
+
+
+LARGE_TARGET_ALTERNATIVES = 5_000
+"""Beyond this many alternatives engines treat a target as large: the state equation
+keeps its full invariant (no unsat-core reduction) and sends each query to a fresh z3
+solver, and so does the self-check's refutation (the paper benchmarks have at most 443;
+counter-16 has 4,260, counter-24 13,390). On small targets the incremental solver is
+faster (d4: 0.05 s against 1.4 s fresh)."""
 
 
 class TargetTooLarge(Exception):
@@ -214,26 +235,44 @@ class MembershipAtom:
     fails: tuple[Conjunction, ...]
 
 
+AtomMemo = dict[tuple[str, tuple[tuple[int, int], ...], int], MembershipAtom]
+"""Atoms without fresh variables by (kind, place coefficients, constant): the
+components of a large serial set repeat the same atoms (counter-48: 99,500
+alternatives, 429 distinct), built once and shared."""
+
+
+def _memo_key(
+    kind: str, coeffs: Mapping[Var, int], const: int
+) -> tuple[str, tuple[tuple[int, int], ...], int]:
+    return kind, tuple(sorted((v.index, c) for v, c in coeffs.items())), const
+
+
 def component_atoms(
     base: Sequence[int],
     periods: Sequence[Sequence[int]],
     places: Sequence[int],
     fresh: FreshVars,
+    memo: AtomMemo | None = None,
 ) -> list[MembershipAtom]:
     """x ∈ base + N·periods (periods independent) as a conjunction of atoms, x read
     from `places` (one per coordinate). Consistency atoms first, then signs, then
-    divisibility."""
+    divisibility. `memo`: atoms already built (for other components), reused."""
     d = len(base)
     k = len(periods)
     atoms: list[MembershipAtom] = []
+    memo = {} if memo is None else memo
     if k == 0:
         for j in range(d):
             x = {_place(places[j]): 1}
+            key = _memo_key("point", x, base[j])
+            if key in memo:
+                atoms.append(memo[key])
+                continue
             fails = [Conjunction((_ge(x, -base[j] - 1),))]  # x_j ≥ b_j + 1
             if base[j] >= 1:
                 fails.append(Conjunction((_ge({_place(places[j]): -1}, base[j] - 1),)))
             holds = Conjunction((LinearConstraint.make(x, -base[j], "="),))
-            atoms.append(MembershipAtom(holds, tuple(fails)))
+            atoms.append(memo.setdefault(key, MembershipAtom(holds, tuple(fails))))
         return atoms
     rows, inv = _pivot_rows_and_inverse(periods, d)
     den = 1
@@ -262,13 +301,15 @@ def component_atoms(
         if g == 0:
             continue
         co, const = _form_sparse({c: v // g for c, v in row.items() if v}, base, places)
+        key = _memo_key("eq", co, const)
+        if key in memo:
+            atoms.append(memo[key])
+            continue
         nco, nconst = _neg(co, const)
-        atoms.append(
-            MembershipAtom(
-                Conjunction((LinearConstraint.make(co, const, "="),)),
-                (Conjunction((_ge(co, const - 1),)), Conjunction((_ge(nco, nconst - 1),))),
-            )
-        )
+        atoms.append(memo.setdefault(key, MembershipAtom(
+            Conjunction((LinearConstraint.make(co, const, "="),)),
+            (Conjunction((_ge(co, const - 1),)), Conjunction((_ge(nco, nconst - 1),))),
+        )))
     divs: list[MembershipAtom] = []
     for i in range(k):
         lam = lam_rows[i]
@@ -278,12 +319,13 @@ def component_atoms(
         di = den // g
         co, const = _form_sparse({c: v // g for c, v in lam.items() if v}, base, places)
         nco, nconst = _neg(co, const)
-        atoms.append(
-            MembershipAtom(
+        key = _memo_key("sign", co, const)
+        if key not in memo:
+            memo[key] = MembershipAtom(
                 Conjunction((_ge(co, const),)),  # λ_i ≥ 0
                 (Conjunction((_ge(nco, nconst - 1),)),),  # λ_i < 0
             )
-        )
+        atoms.append(memo[key])
         if di > 1:
             q = fresh.new()
             q2 = fresh.new()
@@ -331,12 +373,14 @@ def serial_set_atoms(
 ) -> Iterator[list[MembershipAtom]]:
     """`component_atoms` of each component of `s` in order (lazily), projected on the
     `active` labels, label `active[t]` read from `places[t]`."""
+    memo: AtomMemo = {}
     for c in s.components:
         yield component_atoms(
             [c.base[j] for j in active],
             [tuple(p[j] for j in active) for p in c.periods],
             places,
             fresh,
+            memo,
         )
 
 

@@ -323,17 +323,22 @@ def size(f: Formula | Term) -> int:
 
 def substitute_term(t: Term, name: str, by: Term) -> Term:
     """`t` with every `Aux(name)` replaced by `by` (linear parts re-simplified)."""
+    return substitute_term_all(t, {name: by})
+
+
+def substitute_term_all(t: Term, by: Mapping[str, Term]) -> Term:
+    """`t` with every `Aux(a)`, `a` in `by`, replaced by `by[a]` at once."""
     if isinstance(t, Aux):
-        return by if t.name == name else t
+        return by.get(t.name, t)
     if isinstance(t, (Const, PlaceVar)):
         return t
     if isinstance(t, Sum):
         return linear(
-            [(c * k, u) for c, s in t.items for k, u in _flatten(substitute_term(s, name, by))]
+            [(c * k, u) for c, s in t.items for k, u in _flatten(substitute_term_all(s, by))]
         )
     return Ite(
-        substitute(t.cond, name, by), substitute_term(t.then, name, by),
-        substitute_term(t.other, name, by),
+        substitute_all(t.cond, by), substitute_term_all(t.then, by),
+        substitute_term_all(t.other, by),
     )
 
 
@@ -348,14 +353,20 @@ def _flatten(t: Term) -> list[tuple[int, Term]]:
 
 def substitute(f: Formula, name: str, by: Term) -> Formula:
     """`f` with every `Aux(name)` replaced by `by`."""
+    return substitute_all(f, {name: by})
+
+
+def substitute_all(f: Formula, by: Mapping[str, Term]) -> Formula:
+    """`f` with every `Aux(a)`, `a` in `by`, replaced by `by[a]` simultaneously (one walk
+    of `f`, however many variables are replaced)."""
     if isinstance(f, BoolConst):
         return f
     if isinstance(f, And):
-        return conj(substitute(a, name, by) for a in f.args)
+        return conj(substitute_all(a, by) for a in f.args)
     if isinstance(f, Or):
-        return disj(substitute(a, name, by) for a in f.args)
+        return disj(substitute_all(a, by) for a in f.args)
     if isinstance(f, Not):
-        return neg(substitute(f.arg, name, by))
-    lhs = substitute_term(f.lhs, name, by)
-    rhs = substitute_term(f.rhs, name, by)
+        return neg(substitute_all(f.arg, by))
+    lhs = substitute_term_all(f.lhs, by)
+    rhs = substitute_term_all(f.rhs, by)
     return cmp(f.op, linear(_flatten(lhs)), linear(_flatten(rhs)))
