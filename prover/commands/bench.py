@@ -129,7 +129,10 @@ def _run_one(model: Path, out_dir: Path, timeout: float, ns: str) -> BenchRow:
         check_status = {0: "valid", 1: "invalid", 2: "unusable", 3: "undecided"}.get(
             chk.returncode, f"exit {chk.returncode}")
     expected = _expected(model)
-    agrees = None if expected is None else expected == verdict and check_status == "valid"
+    # An undecided model neither agrees nor disagrees (its row shows "-", exit code 3).
+    decided = verdict in ("serializable", "not_serializable")
+    agrees = None if expected is None or not decided else (
+        expected == verdict and check_status == "valid")
     return BenchRow(model.name, expected, verdict, agrees, round(prove_s, 3),
                     None if check_s is None else round(check_s, 3), check_status, engine,
                     places, transitions)

@@ -103,30 +103,37 @@ def _vars(net: PetriNet, suffix: str, ctx: z3.Context) -> dict[Place, z3.ArithRe
     return {p: z3.Int(f"m{i}{suffix}", ctx) for i, p in enumerate(net.places)}
 
 
+QUERY_RLIMIT = 400_000_000
+"""z3 resource units one self-check or exclusion query may spend: a count, so that
+whether an invariant passes never depends on the machine's speed or load (a wall-clock
+cap per query did: counter-64 under load once fell back to another engine). About 35 s
+at the ~11 M units/s measured here; counter-64's largest query takes 6.2 M (0.56 s)."""
+
+
+def _bound(solver: z3.Solver, deadline: float | None) -> None:
+    """The per-query work cap, and the run's deadline as the only wall-clock cut."""
+    solver.set("rlimit", QUERY_RLIMIT)
+    if deadline is not None:
+        solver.set("timeout", max(1, int((deadline - time.monotonic()) * 1000)))
+
+
 def self_check(
     net: PetriNet,
     inv: Invariant,
     target: Target | None,
     *,
-    timeout_ms: int = 20000,
     deadline: float | None = None,
     assume: Formula | None = None,
 ) -> SelfCheck:
     """Check initiation, consecution (every transition of `net`) and, if `target` is
     given, refutation with z3. `ok` only if every must-be-unsat query is unsat. Each query
-    gets at most `timeout_ms` and, with `deadline`, what is left until then.
+    gets `QUERY_RLIMIT` resource units, cut short only by `deadline`.
 
     `assume`: an invariant over the places already checked to be inductive (the
     coverability invariant): assumed in every pre-state, never negated. Then `ok` means
     that `inv ∧ assume` is an inductive invariant (refuting the target), with much
     easier queries than checking the conjunction as one formula."""
     start = time.monotonic()
-
-    def limit() -> int:
-        if deadline is None:
-            return timeout_ms
-        return max(1, min(timeout_ms, int((deadline - time.monotonic()) * 1000)))
-
     m0 = net.initial_vector()
     init_places = {p: m0[i] for i, p in enumerate(net.places)}
     if not evaluate(inv.formula, init_places, dict(inv.initial_aux)):
@@ -179,7 +186,7 @@ def self_check(
         solver.push()
         solver.add(guard)
         solver.add(z3.Not(i_next))
-        solver.set("timeout", limit())
+        _bound(solver, deadline)
         r = solver.check()
         solver.pop()
         if r != z3.unsat:
@@ -198,7 +205,7 @@ def self_check(
         else:
             solver.push()
         refute.add(target_z3(target, idx, ctx, prefix="selfk"))
-        refute.set("timeout", limit())
+        _bound(refute, deadline)
         r = refute.check()
         if refute is solver:
             solver.pop()
@@ -292,7 +299,6 @@ def exclusion_check(
     formula: Formula,
     restriction: Restriction,
     *,
-    timeout_ms: int = 20000,
     deadline: float | None = None,
 ) -> SelfCheck:
     """The exclusion obligation, one query per global: `formula ∧ M(g) ≥ 1 ∧ ∨ over the
@@ -312,12 +318,10 @@ def exclusion_check(
                     if (name, gp.state) not in listed and name in by_local]
         if not excluded:
             continue
-        limit = timeout_ms if deadline is None else max(
-            1, min(timeout_ms, int((deadline - time.monotonic()) * 1000)))
         solver.push()
         solver.add(m[gp] >= 1)
         solver.add(z3.Or([z3.Sum([m[p] for p in ps]) >= 1 for ps in excluded]))
-        solver.set("timeout", limit)
+        _bound(solver, deadline)
         r = solver.check()
         solver.pop()
         if r != z3.unsat:
