@@ -129,13 +129,19 @@ def _run_one(model: Path, out_dir: Path, timeout: float, ns: str) -> BenchRow:
         check_status = {0: "valid", 1: "invalid", 2: "unusable", 3: "undecided"}.get(
             chk.returncode, f"exit {chk.returncode}")
     expected = _expected(model)
-    # An undecided model neither agrees nor disagrees (its row shows "-", exit code 3).
-    decided = verdict in ("serializable", "not_serializable")
-    agrees = None if expected is None or not decided else (
-        expected == verdict and check_status == "valid")
+    agrees = agreement(expected, verdict, check_status)
     return BenchRow(model.name, expected, verdict, agrees, round(prove_s, 3),
                     None if check_s is None else round(check_s, 3), check_status, engine,
                     places, transitions)
+
+
+def agreement(expected: str | None, verdict: str, check_status: str | None) -> bool | None:
+    """Whether a row agrees with expected.json: None without an expectation and for a
+    model that stayed undecided (its row shows "-", the exit code says 3); else the
+    verdict must be the expected one with a valid certificate."""
+    if expected is None or verdict == "undecided":
+        return None
+    return expected == verdict and check_status == "valid"
 
 
 def _table(rows: list[BenchRow]) -> str:

@@ -290,6 +290,17 @@ def test_bench_exit_codes() -> None:
     assert exit_code([row("serializable", check="invalid")]) == 1
 
 
+def test_bench_agreement() -> None:
+    from prover.commands.bench import agreement
+
+    assert agreement("serializable", "serializable", "valid") is True
+    assert agreement("serializable", "serializable", "invalid") is False
+    assert agreement("serializable", "not_serializable", "valid") is False
+    assert agreement("serializable", "input_error", None) is False
+    assert agreement("serializable", "undecided", None) is None
+    assert agreement(None, "serializable", "valid") is None
+
+
 def test_bench_family_table_orders_sizes_numerically() -> None:
     from prover.commands.bench import BenchRow, _family_table
 
