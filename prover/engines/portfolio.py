@@ -208,26 +208,12 @@ def _run_locked_walk(
     from prover.engines.locked_walk import prove_locked_walk
 
     t0 = time.monotonic()
-    restriction = ns.restriction
-    res = prove_locked_walk(ns, net, automaton, restriction)
+    res = prove_locked_walk(ns, net, automaton, ns.restriction)
     if res.invariant is None:
         attempts.append(EngineAttempt("locked-walk", False, time.monotonic() - t0, res.reason))
         return None
-    until = max(deadline, time.monotonic() + 1.0)
-    check = self_check(net, res.invariant, target, deadline=until)
-    if check.ok and restriction is not None:
-        check = exclusion_check(net, res.invariant.formula, restriction, deadline=until)
-    if not check.ok:
-        detail = f"invariant failed its z3 self-check: {check.failed}"
-        attempts.append(EngineAttempt("locked-walk", False, time.monotonic() - t0, detail))
-        return None
-    inv = res.invariant
-    stats: dict[str, Any] = {"aux": len(inv.aux), "formula_size": size(inv.formula),
-                             "self_check_s": round(check.seconds, 3)}
-    pairs = None if restriction is None else restriction.pairs
-    if pairs is not None:
-        stats["pairs"] = len(pairs)
-    return ProofOutcome(proof_evidence(net, serial_set, inv, pairs), "locked-walk", stats, inv)
+    return _finish_or_record(net, serial_set, target, res.invariant, "locked-walk", {},
+                             deadline, attempts, t0, exclusive=ns.restriction)
 
 
 def _run_serial_walk(
@@ -385,10 +371,11 @@ def _finish_or_record(
     attempts: list[EngineAttempt],
     t0: float,
     km: _Km | None = None,
+    exclusive: Restriction | None = None,
 ) -> ProofOutcome | None:
     """`_finish`, or None after recording the failed self-check in `attempts` (timed
     from `t0`)."""
-    outcome = _finish(net, serial_set, target, inv, engine, stats, deadline, km)
+    outcome = _finish(net, serial_set, target, inv, engine, stats, deadline, km, exclusive)
     if isinstance(outcome, ProofOutcome):
         return outcome
     attempts.append(EngineAttempt(engine, False, time.monotonic() - t0, outcome))
@@ -404,10 +391,13 @@ def _finish(
     stats: dict[str, Any],
     deadline: float,
     km: _Km | None = None,
+    exclusive: Restriction | None = None,
 ) -> ProofOutcome | str:
     """Self-check `inv` and build the evidence. On a restricted NS the certificate's
     invariant is `inv ∧ I_KM` (I_KM is inductive and implies exclusion; `inv` may be
-    inductive and refuting only relative to it) and the evidence lists the pairs."""
+    inductive and refuting only relative to it) and the evidence lists the pairs; with
+    `exclusive` instead (locked-walk) `inv` alone must imply that restriction's
+    exclusion, and its pairs are listed."""
     # The self-check gets at least one second even when the engines used the budget up:
     # an invariant already found should not be lost to a rounding of the budget.
     until = max(deadline, time.monotonic() + 1.0)
@@ -428,6 +418,8 @@ def _finish(
         inv = replace(inv, formula=both)
     else:
         check = self_check(net, inv, target, deadline=until)
+        if check.ok and exclusive is not None:
+            check = exclusion_check(net, inv.formula, exclusive, deadline=until)
     if not check.ok:
         # A failed self-check is a bug in an engine, never a result.
         return f"invariant failed its z3 self-check: {check.failed}"
@@ -440,4 +432,7 @@ def _finish(
         pairs = km.restriction.pairs
         full["pairs"] = len(pairs)
         full["coverability_ideals"] = len(km.restriction.ideals)
+    elif exclusive is not None:
+        pairs = exclusive.pairs
+        full["pairs"] = len(pairs)
     return ProofOutcome(proof_evidence(net, serial_set, inv, pairs), engine, full, inv)
