@@ -58,7 +58,7 @@ class SelfCheck:
     seconds: float
 
 
-def _free(f: Formula | Term, index: dict[Place, int]) -> set[int | str]:
+def free_names(f: Formula | Term, index: dict[Place, int]) -> set[int | str]:
     """Place indices and aux names a formula or term mentions."""
     out: set[int | str] = set()
     todo: list[object] = [f]
@@ -144,7 +144,7 @@ def self_check(
     upd = dict(inv.updates)
     index = net.place_index
     parts = list(inv.formula.args) if isinstance(inv.formula, And) else [inv.formula]
-    part_vars = [_free(f, index) for f in parts]
+    part_vars = [free_names(f, index) for f in parts]
     # Each conjunct is converted once, over the pre-state; a transition's post-state
     # conjuncts are these terms with the changed variables substituted (inside z3),
     # not a fresh conversion per transition.
