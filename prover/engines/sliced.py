@@ -92,11 +92,15 @@ from prover.smt.formula import (
     formula_z3,
     size,
 )
-from prover.smt.invariant import Invariant, self_check
+from prover.smt.invariant import Invariant, bound_query, self_check
 from prover.smt.target_z3 import conjunction_z3
 from prover.target import Conjunction, SlicedDisjunct, Target, build_target, slice_disjunct
 
 ENGINE = "sliced-state-equation"
+
+SUBSUMPTION_RLIMIT = 100_000_000
+"""z3 resource units of one "is this disjunct already refuted" query (about 9 s idle):
+a count, so that the answer never depends on the machine's load."""
 
 MAX_DISJUNCTS = 4096
 """Beyond this many target disjuncts the engine gives up (the DNF split is too large)."""
@@ -258,7 +262,7 @@ class _Coverage:
             return False
         self.solver.push()
         try:
-            self.solver.set("timeout", max(1, int(min(remaining, 10.0) * 1000)))
+            bound_query(self.solver, deadline, SUBSUMPTION_RLIMIT)
             self.solver.add(conjunction_z3(d, self.idx, {}, self.ctx, "sk"))
             return bool(self.solver.check() == z3.unsat)
         finally:

@@ -57,9 +57,14 @@ from prover.smt.formula import (
     linear,
     substitute_all,
 )
-from prover.smt.invariant import Invariant
+from prover.smt.invariant import Invariant, bound_query
 from prover.smt.target_z3 import target_z3
 from prover.target import Target
+
+CORE_RLIMIT = 200_000_000
+"""z3 resource units of the unsat-core query that shrinks the invariant (about 18 s
+idle; it used to get half of the remaining time, so its result depended on the load).
+Past it the full invariant is used, which is always sound."""
 
 
 @dataclass(frozen=True)
@@ -411,7 +416,7 @@ def _reduce(
         return None
     ctx = b.ctx
     solver = z3.Solver(ctx=ctx)
-    solver.set("timeout", max(1, int(remaining * 500)))
+    bound_query(solver, deadline, CORE_RLIMIT)
     # Measured on locked-03 with a background: the minimised core took 122 s of a 130 s
     # run (the refutation itself 5 s); an unminimised core is still a sound reduction.
     solver.set("core.minimize", b.background is None)

@@ -110,9 +110,10 @@ cap per query did: counter-64 under load once fell back to another engine). Abou
 at the ~11 M units/s measured here; counter-64's largest query takes 6.2 M (0.56 s)."""
 
 
-def _bound(solver: z3.Solver, deadline: float | None) -> None:
-    """The per-query work cap, and the run's deadline as the only wall-clock cut."""
-    solver.set("rlimit", QUERY_RLIMIT)
+def bound_query(solver: z3.Solver, deadline: float | None, rlimit: int = QUERY_RLIMIT) -> None:
+    """The per-query work cap (resource units), and the run's deadline as the only
+    wall-clock cut."""
+    solver.set("rlimit", rlimit)
     if deadline is not None:
         solver.set("timeout", max(1, int((deadline - time.monotonic()) * 1000)))
 
@@ -186,7 +187,7 @@ def self_check(
         solver.push()
         solver.add(guard)
         solver.add(z3.Not(i_next))
-        _bound(solver, deadline)
+        bound_query(solver, deadline)
         r = solver.check()
         solver.pop()
         if r != z3.unsat:
@@ -205,7 +206,7 @@ def self_check(
         else:
             solver.push()
         refute.add(target_z3(target, idx, ctx, prefix="selfk"))
-        _bound(refute, deadline)
+        bound_query(refute, deadline)
         r = refute.check()
         if refute is solver:
             solver.pop()
@@ -321,7 +322,7 @@ def exclusion_check(
         solver.push()
         solver.add(m[gp] >= 1)
         solver.add(z3.Or([z3.Sum([m[p] for p in ps]) >= 1 for ps in excluded]))
-        _bound(solver, deadline)
+        bound_query(solver, deadline)
         r = solver.check()
         solver.pop()
         if r != z3.unsat:
