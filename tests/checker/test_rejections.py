@@ -311,3 +311,62 @@ def test_internal_error_fails_closed(ce: Json, monkeypatch: pytest.MonkeyPatch) 
 
 def test_timeout_is_passed_to_cvc5(pf: Json) -> None:
     assert check_certificate(pf, timeout_s=0.5).status == "valid"
+
+
+# ------------------------------------------------------------------ disabled transitions
+
+INC = "({}, while(X == 2){ yield }; y := X; X := y + 1; X)"
+DEC = "({}, while(X == 0){ yield }; y := X; X := y - 1; X)"
+
+
+def _details(cert: Json) -> dict[str, str]:
+    r = check_certificate(cert)
+    assert r.status == "valid", r.message
+    return {o.name: o.detail for o in r.obligations}
+
+
+def _foreign_step(details: dict[str, str]) -> str:
+    """The consecution detail of a step of incr from decr's waiting local."""
+    return next(d for n, d in details.items() if n.startswith(f"consecution: step incr ({DEC}"))
+
+
+def test_a_zero_conjunct_disables_transitions_without_a_query(pf: Json) -> None:
+    details = _details(pf)
+    assert _foreign_step(details).startswith("disabled: I sets Local(incr, ")
+    assert sum(d.startswith("disabled") for d in details.values()) >= 4
+
+
+@pytest.mark.parametrize("spelling", [
+    {"cmp": "<=", "lhs": {"place": {"local": ["incr", DEC]}}, "rhs": {"const": 0}},
+    {"cmp": "=", "lhs": {"const": 0}, "rhs": {"place": {"local": ["incr", DEC]}}},
+    {"cmp": "=", "lhs": {"sum": [[1, {"place": {"local": ["incr", DEC]}}]]}, "rhs": {"const": 0}},
+    {"and": [{"cmp": "=", "lhs": {"place": {"local": ["incr", DEC]}}, "rhs": {"const": 0}}]},
+])
+def test_only_the_exact_zero_shape_disables(pf: Json, spelling: Json) -> None:
+    """Same meaning, other spelling: the checker asks the solver (and still proves it)."""
+    c = _copy(pf)
+    parts = c["proof"]["invariant"]["formula"]["and"]
+    k = next(i for i, p in enumerate(parts) if p.get("lhs") == {"place": {"local": ["incr", DEC]}})
+    parts[k] = spelling
+    assert _foreign_step(_details(c)) == "unsat"
+
+
+def test_a_false_zero_conjunct_is_caught_where_the_place_fills(pf: Json) -> None:
+    c = _copy(pf)  # claim incr's waiting local always empty: the spawn that fills it fails
+    c["proof"]["invariant"]["formula"]["and"].append(
+        {"cmp": "=", "lhs": {"place": {"local": ["incr", INC]}}, "rhs": {"const": 0}})
+    r = check_certificate(c)
+    assert r.code == "E-CONSECUTION" and r.message.startswith("consecution: spawn incr")
+
+
+@pytest.mark.parametrize("zero", [False, 0.0, "0", -0, 1])
+def test_zero_constant_spellings(pf: Json, zero: Any) -> None:
+    c = _copy(pf)
+    parts = c["proof"]["invariant"]["formula"]["and"]
+    k = next(i for i, p in enumerate(parts) if p.get("lhs") == {"place": {"local": ["incr", DEC]}})
+    parts[k] = {"cmp": "=", "lhs": {"place": {"local": ["incr", DEC]}}, "rhs": {"const": zero}}
+    r = check_certificate(c)
+    if type(zero) is int and zero == 0:
+        assert _foreign_step({o.name: o.detail for o in r.obligations}).startswith("disabled")
+    else:  # not an integer literal 0: rejected, or (1) a false claim that initiation refutes
+        assert r.status != "valid" and r.code in ("E-SCHEMA", "E-JSON", "E-INITIATION"), r.code
