@@ -15,10 +15,11 @@ import pytest
 
 from prover.ns import NetworkSystem, RequestEntry, ResponseEntry, Transition
 from prover.serial.automaton import SerialAutomaton, SerialEdge, build_serial_automaton
-from prover.serial.parikh import SerialSet, SimpleLinearSet
+from prover.serial.parikh import SerialSet, SimpleLinearSet, serial_set_to_json
 from prover.target import Conjunction, Var
 
 BENCH_DIR = Path(__file__).resolve().parents[3] / "shared" / "benchmarks" / "paper"
+SCALE_DIR = BENCH_DIR.parent / "scale"
 needs_bench = pytest.mark.skipif(
     not BENCH_DIR.is_dir(), reason="needs the paper benchmarks in ../shared/benchmarks/paper"
 )
@@ -304,3 +305,51 @@ def holds(d: Conjunction, marking: list[int]) -> bool:
             hi = min(hi, rest // -k)  # floor(rest / -k)
         bounds[q] = [lo, hi]
     return all(lo <= hi for lo, hi in bounds.values())
+
+
+# ---- the two checks every construction of S must pass ----------------------------------
+
+
+def exact_upto(aut: SerialAutomaton, s: SerialSet, n: int) -> None:
+    """Every component's witnesses are valid and S ∩ {size ≤ n} = Ser ∩ {size ≤ n}."""
+    for c in s.components:
+        check_component(aut, s.labels, c)
+    ser = serial_vectors_upto(aut, s.labels, n)
+    ms = members(s)
+    for v in vectors_upto(len(s.labels), n):
+        assert (v in ser) == in_s(ms, v), (v, v in ser)
+
+
+def _ns_json(aut: SerialAutomaton) -> str:
+    """A network system whose serial automaton is `aut`: request r starts at local
+    `r.start`, one step per edge g --r/v--> g' to local `r.v`, which answers v (plus a
+    request that never answers, so that no list is empty)."""
+    requests = sorted({e.request for e in aut.edges} | {"idle"})
+    responses = sorted({(f"{e.request}.{e.response}", e.response) for e in aut.edges})
+    transitions = sorted(
+        {(f"{e.request}.start", e.source, f"{e.request}.{e.response}", e.target) for e in aut.edges}
+    )
+    return json.dumps(
+        {
+            "initial_global": aut.initial,
+            "requests": [[r, f"{r}.start"] for r in requests],
+            "responses": [list(r) for r in responses] + [["idle.done", "none"]],
+            "transitions": [list(t) for t in transitions],
+        }
+    )
+
+
+def checker_accepts(aut: SerialAutomaton, s: SerialSet) -> None:
+    """The trusted checker's own witness check accepts every component of S."""
+    try:
+        from checker.model import load_model as checker_load
+        from checker.obligations import check_component as checker_check
+        from checker.obligations import make_model
+    except ImportError:  # pragma: no cover - checker not there
+        pytest.skip("checker not available")
+    m = make_model(checker_load("ns-json", _ns_json(aut)))
+    assert set(m.aut.edges) == {tuple(e.as_list()) for e in aut.edges}
+    comps = serial_set_to_json(s)["components"]
+    assert isinstance(comps, list)
+    for i, comp in enumerate(comps):
+        checker_check(m, i, comp)

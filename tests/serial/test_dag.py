@@ -7,8 +7,15 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sls_helpers import automaton, in_s, members, vectors_upto
-from test_direct import SCALE, _checker_accepts, _exact_upto
+from sls_helpers import (
+    SCALE_DIR,
+    automaton,
+    checker_accepts,
+    exact_upto,
+    in_s,
+    members,
+    vectors_upto,
+)
 
 from prover.serial import dag
 from prover.serial.automaton import SerialAutomaton
@@ -50,16 +57,16 @@ dag_edge = st.tuples(st.sampled_from("abcd"), st.sampled_from(["r", "q"]),
 def test_random_self_loop_dags_exact(edges: list[tuple[str, str, str, str]]) -> None:
     aut = automaton("a", edges)
     s = _dag(aut)
-    _exact_upto(aut, s, 5)
-    _checker_accepts(aut, s)
+    exact_upto(aut, s, 5)
+    checker_accepts(aut, s)
 
 
 def test_grid_exact_and_accepted() -> None:
     for n in (1, 2):
         aut = grid(n)
         s = _dag(aut)
-        _exact_upto(aut, s, 5)
-        _checker_accepts(aut, s)
+        exact_upto(aut, s, 5)
+        checker_accepts(aut, s)
 
 
 def test_not_applicable_with_a_longer_cycle() -> None:
@@ -69,7 +76,7 @@ def test_not_applicable_with_a_longer_cycle() -> None:
 
 
 def _scale_automaton(name: str) -> SerialAutomaton:
-    path = SCALE / name
+    path = SCALE_DIR / name
     if not path.is_file():
         pytest.skip("needs ../shared/benchmarks/scale")
     from prover.frontend.load import load_model
@@ -89,11 +96,11 @@ def test_cover_pass_drops_only_redundant_components() -> None:
     finally:
         dag.COVER_SPLITS = saved
     assert (len(full.components), len(plain.components)) == (55, 97)
-    _exact_upto(aut, full, 3)
+    exact_upto(aut, full, 3)
     ms_plain, ms_full = members(plain), members(full)
     for v in vectors_upto(len(full.labels), 4):
         assert in_s(ms_plain, v) == in_s(ms_full, v), v
-    _checker_accepts(aut, full)
+    checker_accepts(aut, full)
 
 
 def test_deterministic() -> None:

@@ -4,21 +4,20 @@ enumeration, the trusted checker's acceptance of every component, determinism.""
 
 from __future__ import annotations
 
-import json
 import random
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sls_helpers import (
+    SCALE_DIR,
     automaton,
     check_component,
+    checker_accepts,
+    exact_upto,
     in_s,
     is_serial,
     members,
-    serial_vectors_upto,
-    vectors_upto,
 )
 
 from prover.serial import direct, semilinear
@@ -32,55 +31,9 @@ from prover.serial.parikh import (
     serial_set_to_json,
 )
 
-SCALE = Path(__file__).resolve().parents[2].parent / "shared" / "benchmarks" / "scale"
-
 
 def _direct(aut: SerialAutomaton) -> SerialSet:
     return SerialSet(aut.labels, direct.build_components(aut), CYCLE_COVERS)
-
-
-def _exact_upto(aut: SerialAutomaton, s: SerialSet, n: int) -> None:
-    """Every component's witnesses are valid and S ∩ {size ≤ n} = Ser ∩ {size ≤ n}."""
-    for c in s.components:
-        check_component(aut, s.labels, c)
-    ser = serial_vectors_upto(aut, s.labels, n)
-    ms = members(s)
-    for v in vectors_upto(len(s.labels), n):
-        assert (v in ser) == in_s(ms, v), (v, v in ser)
-
-
-def _ns_json(aut: SerialAutomaton) -> str:
-    """A network system whose serial automaton is `aut`: request r starts at local
-    `r.start`, one step per edge g --r/v--> g' to local `r.v`, which answers v (plus a
-    request that never answers, so that no list is empty)."""
-    requests = sorted({e.request for e in aut.edges} | {"idle"})
-    responses = sorted({(f"{e.request}.{e.response}", e.response) for e in aut.edges})
-    transitions = sorted(
-        {(f"{e.request}.start", e.source, f"{e.request}.{e.response}", e.target) for e in aut.edges}
-    )
-    return json.dumps(
-        {
-            "initial_global": aut.initial,
-            "requests": [[r, f"{r}.start"] for r in requests],
-            "responses": [list(r) for r in responses] + [["idle.done", "none"]],
-            "transitions": [list(t) for t in transitions],
-        }
-    )
-
-
-def _checker_accepts(aut: SerialAutomaton, s: SerialSet) -> None:
-    try:
-        from checker.model import load_model as checker_load
-        from checker.obligations import check_component as checker_check
-        from checker.obligations import make_model
-    except ImportError:  # pragma: no cover - checker not there
-        pytest.skip("checker not available")
-    m = make_model(checker_load("ns-json", _ns_json(aut)))
-    assert set(m.aut.edges) == {tuple(e.as_list()) for e in aut.edges}
-    comps = serial_set_to_json(s)["components"]
-    assert isinstance(comps, list)
-    for i, comp in enumerate(comps):
-        checker_check(m, i, comp)
 
 
 def chain(n: int, shared_labels: bool = False) -> SerialAutomaton:
@@ -115,8 +68,8 @@ edge_st = st.tuples(
 def test_random_automata_exact(edges: list[tuple[str, str, str, str]]) -> None:
     aut = automaton("a", edges)
     s = _direct(aut)
-    _exact_upto(aut, s, 5)
-    _checker_accepts(aut, s)
+    exact_upto(aut, s, 5)
+    checker_accepts(aut, s)
 
 
 @pytest.mark.parametrize("shared", [False, True])
@@ -124,8 +77,8 @@ def test_random_automata_exact(edges: list[tuple[str, str, str, str]]) -> None:
 def test_chain_exact(n: int, shared: bool) -> None:
     aut = chain(n, shared)
     s = _direct(aut)
-    _exact_upto(aut, s, 6 if n <= 3 else 5)
-    _checker_accepts(aut, s)
+    exact_upto(aut, s, 6 if n <= 3 else 5)
+    checker_accepts(aut, s)
 
 
 @pytest.mark.parametrize("shared", [False, True])
@@ -133,8 +86,8 @@ def test_chain_exact(n: int, shared: bool) -> None:
 def test_ring_exact(n: int, shared: bool) -> None:
     aut = ring(n, shared)
     s = _direct(aut)
-    _exact_upto(aut, s, 8)
-    _checker_accepts(aut, s)
+    exact_upto(aut, s, 8)
+    checker_accepts(aut, s)
 
 
 def test_chain_sizes_quadratic() -> None:
@@ -179,8 +132,8 @@ def test_dependent_periods_are_split() -> None:
          ("c", "r", "x", "c")],
     )
     s = _direct(aut)
-    _exact_upto(aut, s, 6)
-    _checker_accepts(aut, s)
+    exact_upto(aut, s, 6)
+    checker_accepts(aut, s)
 
 
 # ---- budgets, choice, determinism -----------------------------------------------------------
@@ -198,7 +151,7 @@ def test_choice_elimination_on_small_cycle_covers_on_chains() -> None:
     assert small.construction == ELIMINATION
     big = compute_serial_set(chain(10))
     assert big.construction == CYCLE_COVERS
-    _exact_upto(chain(10), big, 4)
+    exact_upto(chain(10), big, 4)
 
 
 def test_deterministic() -> None:
@@ -222,7 +175,7 @@ def test_independent_agrees_with_rational_rank(rows: list[list[int]]) -> None:
 @pytest.mark.parametrize("name", ["counter-03.ser", "counter-06.ser", "counter-10.ser",
                                   "ring-05.ser", "ring-08.ser"])
 def test_scale_models_exact_and_checked(name: str) -> None:
-    path = SCALE / name
+    path = SCALE_DIR / name
     if not path.is_file():
         pytest.skip(f"{path} not there")
     from prover.frontend.load import load_model
@@ -237,7 +190,7 @@ def test_scale_models_exact_and_checked(name: str) -> None:
     aut = build_serial_automaton(load_model(path).ns)
     m = make_model(checker_load("ser", path.read_text()))
     for s in (compute_serial_set(aut), _direct(aut)):
-        _exact_upto(aut.reachable(), s, 4)
+        exact_upto(aut.reachable(), s, 4)
         for i, comp in enumerate(serial_set_to_json(s)["components"]):  # type: ignore[arg-type]
             checker_check(m, i, comp)
 
@@ -272,7 +225,7 @@ def test_component_containing_random_walks(
         v[idx[(e.request, e.response)]] += 1
     assert in_s(members(s), tuple(v))
     check_component(aut, s.labels, c)
-    _checker_accepts(aut, s)
+    checker_accepts(aut, s)
     # the component lies in Ser (brute force on its small elements)
     for k in range(3):
         for p in c.periods:

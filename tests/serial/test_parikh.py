@@ -13,14 +13,12 @@ from hypothesis import strategies as st
 from sls_helpers import (
     automaton,
     benchmark_names,
-    check_component,
+    exact_upto,
     in_s,
     is_serial,
     load_automaton,
     members,
     needs_bench,
-    serial_vectors_upto,
-    vectors_upto,
 )
 
 from prover.serial.parikh import compute_serial_set, serial_set_summary, serial_set_to_json
@@ -29,21 +27,12 @@ BENCHMARKS = benchmark_names()
 SCHEMA = Path(__file__).resolve().parents[2] / "schemas" / "certificate.schema.json"
 
 
-def _exact_upto(aut, s, n: int) -> None:  # type: ignore[no-untyped-def]
-    for c in s.components:
-        check_component(aut, s.labels, c)
-    ser = serial_vectors_upto(aut, s.labels, n)
-    ms = members(s)
-    for v in vectors_upto(len(s.labels), n):
-        assert (v in ser) == in_s(ms, v), (v, v in ser)
-
-
 def test_single_loop() -> None:
     aut = automaton("a", [("a", "r", "1", "a")])
     s = compute_serial_set(aut)
     assert s.labels == (("r", "1"),)
     assert [(c.base, c.periods) for c in s.components] == [((0,), ((1,),))]
-    _exact_upto(aut, s, 6)
+    exact_upto(aut, s, 6)
 
 
 def test_no_edges() -> None:
@@ -63,7 +52,7 @@ def test_loop_away_from_initial_needs_two_components() -> None:
     assert sorted((c.base, c.periods) for c in s.components) == [
         ((0, 0), ()), ((1, 0), ((0, 1),))
     ]
-    _exact_upto(aut, s, 6)
+    exact_upto(aut, s, 6)
 
 
 def test_dependent_cycles_are_split() -> None:
@@ -74,14 +63,14 @@ def test_dependent_cycles_are_split() -> None:
          ("b", "r", "y", "c"), ("c", "r", "y", "a")],
     )
     s = compute_serial_set(aut)
-    _exact_upto(aut, s, 7)
+    exact_upto(aut, s, 7)
 
 
 def test_mod3() -> None:
     # a cycle of length 3 with one label, no loop: S = {0,1,2} + N·3
     aut = automaton("a", [("a", "r", "1", "b"), ("b", "r", "1", "c"), ("c", "r", "1", "a")])
     s = compute_serial_set(aut)
-    _exact_upto(aut, s, 10)
+    exact_upto(aut, s, 10)
     assert len(s.components) == 3
 
 
@@ -106,7 +95,7 @@ edge_st = st.tuples(
 def test_random_automata_exact(edges: list[tuple[str, str, str, str]]) -> None:
     aut = automaton("a", edges)
     s = compute_serial_set(aut)
-    _exact_upto(aut, s, 5)
+    exact_upto(aut, s, 5)
 
 
 @needs_bench
@@ -116,7 +105,7 @@ def test_benchmark_serial_set_exact(name: str) -> None:
     s = compute_serial_set(aut)
     assert s.labels == aut.labels
     # witnesses, Ser ∩ {size ≤ 6} = S ∩ {size ≤ 6}
-    _exact_upto(aut, s, 6)
+    exact_upto(aut, s, 6)
     ms = members(s)
     rng = random.Random(name)
     idx = {lab: i for i, lab in enumerate(s.labels)}
