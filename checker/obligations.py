@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from math import gcd
-from typing import Any
+from typing import Any, cast
 
 from checker.certificate import Limits, integer
 from checker.errors import Invalid, LimitError, SchemaError
@@ -79,7 +80,14 @@ def check_structure(cert: Json, limits: Limits) -> None:
     proof = cert["proof"]
     if not _ascending([tuple(p) for p in proof.get("pairs", [])]):
         raise SchemaError("proof.pairs: not sorted by (local, global) or repeated")
-    for i, comp in enumerate(proof["serial_set"]["components"]):
+    # (a name given twice only leaves a variable out of Walk: harmless, not checked)
+    if not {e["aux"] for part in proof.get("walk", {}).values() for e in part} <= set(
+            proof["invariant"]["aux"]):
+        raise SchemaError("proof.walk: a walk variable is not a declared aux variable")
+    for i, comp in enumerate(proof.get("serial_set", {"components": []})["components"]):
+        if len(comp["periods"]) > limits.max_periods:
+            raise LimitError(f"component {i}: {len(comp['periods'])} periods, limit "
+                             f"{limits.max_periods}")
         vector(comp["base"], f"component {i} base")
         for j, p in enumerate(comp["periods"]):
             vector(p, f"component {i} period {j}")
@@ -91,9 +99,10 @@ def check_structure(cert: Json, limits: Limits) -> None:
                 raise SchemaError(f"component {i}: an edge is listed twice")
     inv = proof["invariant"]
     check_shape(inv, inv["aux"], limits.max_nodes, limits.max_vars)
-    seen = [json.dumps(u["transition"], sort_keys=True) for u in inv["updates"]]
-    if len(set(seen)) != len(seen):
-        raise SchemaError("invariant.updates: a transition is listed twice")
+    for key in ("updates", "hints"):
+        seen = [json.dumps(u["transition"], sort_keys=True) for u in inv.get(key, [])]
+        if len(set(seen)) != len(seen):
+            raise SchemaError(f"invariant.{key}: a transition is listed twice")
 
 
 # --------------------------------------------------------------------------- counterexample
@@ -301,17 +310,12 @@ def check_component(m: Model, i: int, comp: Json) -> str:
 # --------------------------------------------------------------------------- invariant
 
 
-def _place_resolver(net: Net) -> Callable[[Json], Place]:
-    places = set(net.places)
-
-    def resolve(p: Json) -> Place:
-        kind = next(iter(p))
-        place: Place = (kind, p[kind]) if kind == "global" else (kind, *p[kind])
-        if place not in places:
-            raise invalid("E-NAME", f"{place_text(place)} is not a place of the net")
-        return place
-
-    return resolve
+def _resolve(places: frozenset[Place], p: Json) -> Place:
+    kind = next(iter(p))
+    place: Place = (kind, p[kind]) if kind == "global" else (kind, *p[kind])
+    if place not in places:
+        raise invalid("E-NAME", f"{place_text(place)} is not a place of the net")
+    return place
 
 
 def _transition_key(t: Json) -> TKey:
@@ -326,9 +330,12 @@ def proof(
     m: Model, pf: Json, remaining: Callable[[], float], sem: Semantics
 ) -> Iterator[tuple[str, Thunk]]:
     net, inv = m.net, pf["invariant"]
-    comps = pf["serial_set"]["components"]
-    resolve = _place_resolver(net)
+    comps = pf["serial_set"]["components"] if "serial_set" in pf else []
+    resolve = partial(_resolve, frozenset(net.places))
     updates: dict[TKey, dict[str, Json]] = {}
+    hints: dict[TKey, list[Json]] = {}
+    parts: list[tuple[Json, set[Any]]] = []
+    zeros: set[Place] = set()  # places a conjunct `place = 0` (exactly that shape) sets to 0
     smt = Smt()
     mvar = {p: smt.var(f"p{i}") for i, p in enumerate(net.places)}
     xvar = {a: smt.var(f"a_{a}") for a in inv["aux"]}
@@ -343,12 +350,26 @@ def proof(
             if key not in keys:
                 raise invalid("E-NAME", f"update for {transition_text(key)}: no such transition")
             updates[key] = u["assign"]
-        # translating once resolves every place name and gives I(M, x)
-        state["I"] = base.form(inv["formula"])
+        f = inv["formula"]  # the top-level conjuncts with the places and aux each reads
+        parts.extend((c, _names(c, resolve)) for c in (f["and"] if isinstance(f, dict) and
+                                                        "and" in f else [f]))
+        zeros.update(resolve(c["lhs"]["place"]) for c, _ in parts if _is_zero(c))
+        # translating once resolves every place name and gives I(M, x), conjunct by conjunct
+        state["Ic"] = [base.form(c) for c, _ in parts]
+        state["I"] = smt.conj(state["Ic"])
         for assign in updates.values():
             for t in assign.values():
                 base.term(t)
-        return f"{len(net.places)} places, {len(updates)} updates resolved"
+        for h in inv.get("hints", []):
+            key = _transition_key(h["transition"])
+            if key not in keys:
+                raise invalid("E-NAME", f"hint for {transition_text(key)}: no such transition")
+            if any(i >= len(state["Ic"]) for c in h["checks"] for i in c["prove"] + c["from"]):
+                raise invalid("E-HINT", f"hint for {transition_text(key)}: no such conjunct")
+            hints[key] = h["checks"]
+        if "walk" in pf:
+            state["walk"] = _walk(m, pf["walk"], smt, mvar, xvar)
+        return f"{len(net.places)} places, {len(updates)} updates, {len(hints)} hints resolved"
 
     def initiation() -> str:
         def marking(p: Place) -> int:
@@ -358,34 +379,18 @@ def proof(
             raise invalid("E-INITIATION", "the invariant is false at the initial marking")
         return "true at M0 (exact evaluation)"
 
-    def query(fresh: bool = False) -> Query:
-        """The solver holding M ≥ 0 ∧ I (one for all queries, or a `fresh` one)."""
-        if "q" not in state or fresh:
+    def query(fresh: bool = False, key: str = "q", with_i: bool = True) -> Query:
+        """The solver holding M ≥ 0 ∧ I (one for all queries, or a `fresh` one), or
+        M ≥ 0 alone (`with_i` False: the one for hinted queries)."""
+        if key not in state or fresh:
             q = Query(smt, remaining)
             q.add(smt.conj([smt.cmp(">=", v, smt.const(0)) for v in mvar.values()]))
-            q.add(state["I"])
+            if with_i:
+                q.add(state["I"])
             if fresh:
                 return q
-            state["q"] = q
-        made: Query = state["q"]
-        return made
-
-    def conjuncts() -> list[tuple[Json, set[Any]]]:
-        """The top-level conjuncts of I with the places and aux variables each reads."""
-        if "parts" not in state:
-            f = inv["formula"]
-            parts = f["and"] if isinstance(f, dict) and "and" in f else [f]
-            state["parts"] = [(c, _names(c, resolve)) for c in parts]
-        got: list[tuple[Json, set[Any]]] = state["parts"]
-        return got
-
-    def zeros() -> set[Place]:
-        """Places a top-level conjunct `place = 0` of I (exactly that shape) sets to 0."""
-        if "zeros" not in state:
-            state["zeros"] = {resolve(c["lhs"]["place"]) for c, _ in conjuncts()
-                              if _is_zero(c)}  # fmt: skip
-        got: set[Place] = state["zeros"]
-        return got
+            state[key] = q
+        return cast(Query, state[key])
 
     def consecution(t_index: int) -> Thunk:
         t = net.transitions[t_index]
@@ -394,7 +399,7 @@ def proof(
             # I ∧ M ≥ pre(t) is unsat when I sets an input place of t to 0, as it does for
             # the steps of a request in another request's locals: no query (ring-24: 95%
             # of its 14,424 transitions, 10 s of its 13 s check).
-            dead = [p for p, c in t.pre if c >= 1 and p in zeros()]
+            dead = [p for p, c in t.pre if c >= 1 and p in zeros]
             if dead:
                 return f"disabled: I sets {place_text(dead[0])} to 0"
             pre, post = dict(t.pre), dict(t.post)
@@ -410,42 +415,42 @@ def proof(
             moved: set[Any] = {p for p in pre.keys() | post.keys()
                                if post.get(p, 0) != pre.get(p, 0)} | set(assign)  # fmt: skip
             step = Translator(smt, after.__getitem__, x2, resolve)
-            i2 = smt.conj([step.form(c) for c, names in conjuncts() if names & moved])
+            todo = {k for k, (_, names) in enumerate(parts) if names & moved}
             guard = [smt.cmp(">=", mvar[p], smt.const(c)) for p, c in pre.items()]
-            model = query().unsat(smt.conj([*guard, smt.neg(i2)]), shown)
-            if model is not None:
-                raise invalid(
-                    "E-CONSECUTION",
-                    f"{transition_text(t.key)} leaves the invariant; pre-state: {model}",
-                )
-            return "unsat"
+            # A hint proves its conjuncts from the conjuncts it names (weaker than I, so
+            # sound); a hint that names too few makes its query sat: a rejection.
+            for chk in hints.get(t.key, []):
+                goal = sorted(todo.intersection(chk["prove"]))
+                if goal:
+                    held = [state["Ic"][j] for j in chk["from"]]
+                    _consecutive(query(key="h", with_i=False), smt, t.key, held + guard,
+                                 [step.form(parts[k][0]) for k in goal], shown)
+                    todo -= set(goal)
+            if todo:
+                _consecutive(query(), smt, t.key, guard,
+                             [step.form(parts[k][0]) for k in sorted(todo)], shown)
+            return "unsat" + (" (hinted)" if t.key in hints else "")
 
         return run
 
     def refutation() -> str:
         zero = [smt.cmp("=", v, smt.const(0)) for p, v in mvar.items() if p[0] == "local"]
-        resp = [p for p in net.places if p[0] == "response"]
-        outside = [_not_member(smt, mvar, resp, comps, i) for i in range(len(comps))]
-        model = query(fresh=True).unsat(smt.conj(zero + outside), shown)
+        if "walk" in pf:  # DESIGN.md, walk-labelled proofs
+            claims, where = [smt.neg(state["walk"])], "walks of the serial automaton"
+        else:
+            resp = [p for p in net.places if p[0] == "response"]
+            claims = [_not_member(smt, mvar, resp, comps, i) for i in range(len(comps))]
+            where = f"{len(comps)} linear sets S"
+        model = query(fresh=True).unsat(smt.conj(zero + claims), shown)
         if model is not None:
-            raise invalid("E-REFUTATION", f"a quiescent invariant marking lies outside S: {model}")
-        return f"unsat against {len(comps)} linear sets"
-
-    def held() -> dict[str, Any]:
-        """Σ_r M(Local(r, l)) ≥ 1, per local l (the same for every exclusion query)."""
-        if "held" not in state:
-            places: dict[str, list[Any]] = {}
-            for p, v in mvar.items():
-                if p[0] == "local":
-                    places.setdefault(p[2], []).append((1, v))
-            state["held"] = {loc: smt.cmp(">=", smt.lin(ts), smt.const(1))
-                             for loc, ts in places.items()}  # fmt: skip
-        got: dict[str, Any] = state["held"]
-        return got
+            raise invalid("E-REFUTATION", f"a quiescent invariant marking lies outside {where}: "
+                                          f"{model}")
+        return f"unsat against {where}"
 
     def exclusion(g: str, locs: list[str]) -> Thunk:
         def run() -> str:
-            marked = smt.disj([held()[loc] for loc in locs if loc in held()])
+            marked = smt.disj([smt.cmp(">=", smt.lin(held[loc]), smt.const(1)) for loc in locs
+                               if loc in held])
             model = query().unsat(smt.conj([smt.cmp(">=", mvar[("global", g)], smt.const(1)),
                                             marked]), shown)  # fmt: skip
             if model is not None:
@@ -455,11 +460,15 @@ def proof(
         return run
 
     for i, comp in enumerate(comps):
-        yield f"serial-set[{i}]", _bind(check_component, m, i, comp)
+        yield f"serial-set[{i}]", partial(check_component, m, i, comp)
     yield "names", names
     yield "initiation", initiation
     for k, t in enumerate(net.transitions):
         yield f"consecution: {transition_text(t.key)}", consecution(k)
+    held: dict[str, list[tuple[int, Any]]] = {}  # local l -> the terms of Σ_r M(Local(r, l))
+    for p, v in mvar.items():
+        if p[0] == "local":
+            held.setdefault(p[2], []).append((1, v))
     if "pairs" in pf:  # DESIGN.md, restricted network systems
         listed = {tuple(p) for p in pf["pairs"]}
         movers = sorted(loc for loc in m.locals_ if sem.can_step(loc))
@@ -468,6 +477,79 @@ def proof(
             if locs:
                 yield f"exclusion: {g}", exclusion(g, locs)
     yield "refutation", refutation
+
+
+def _consecutive(q: Query, smt: Smt, key: TKey, assumed: list[Any], after: list[Any],
+                 shown: dict[str, Any]) -> None:
+    """`assumed ∧ ¬(∧ after)` must be unsat on top of what `q` holds."""
+    model = q.unsat(smt.conj([*assumed, smt.neg(smt.conj(after))]), shown)
+    if model is not None:
+        raise invalid("E-CONSECUTION", f"{transition_text(key)} leaves the invariant; "
+                                       f"pre-state: {model}")
+
+
+def _walk(m: Model, w: Json, smt: Smt, mvar: dict[Place, Any], xvar: dict[str, Any]) -> Any:
+    """Walk(y, z, d) ∧ π(M) = labels(y) over the variables the certificate names, written
+    from the checker's own automaton (docs/certificates.md, walk-labelled proofs); an edge,
+    end or rank it does not name is 0 (a walk that avoids them is still a walk)."""
+    aut, init = m.aut, m.aut.initial
+    y: dict[Edge, Any] = {}
+    for e in w["edges"]:
+        if (edge := tuple(e["edge"])) not in aut.edges:
+            raise invalid("E-NAME", f"walk: {list(edge)} is not a serial-automaton edge")
+        y[edge] = xvar[e["aux"]]
+    z, d = ({s["state"]: xvar[s["aux"]] for s in w.get(k, [])} for k in ("ends", "ranks"))
+    for s in [*z, *d]:
+        _known("state", s, aut.states, "walk")
+    zero, one = smt.const(0), smt.const(1)
+
+    def used(vs: list[Any]) -> Any:
+        return smt.cmp(">=", smt.lin([(1, v) for v in vs]), one)
+
+    parts = [smt.cmp(">=", v, zero) for v in [*y.values(), *z.values()]]  # with Σ z = 1: z ≤ 1
+    parts.append(smt.cmp("=", smt.lin([(1, v) for v in z.values()]), one))
+    out: dict[str, list[Edge]] = {}
+    into: dict[str, list[Edge]] = {}
+    for e in y:
+        out.setdefault(e[0], []).append(e)
+        into.setdefault(e[3], []).append(e)
+    for s in sorted({init, *z, *out, *into}):  # out − in = [s = init] − z_s
+        flow = [(1, y[e]) for e in out.get(s, [])] + [(-1, y[e]) for e in into.get(s, [])]
+        parts.append(smt.cmp("=", smt.lin([*flow, (1, z.get(s, zero))]),
+                             smt.const(int(s == init))))
+    # Connectivity: a state a used edge touches is init or entered by a used edge from a
+    # state of smaller rank; on acyclic named edges the ranks are a topological order.
+    order = _topological({(e[0], e[3]) for e in y if e[0] != e[3]})
+    if order is not None:
+        d = {s: smt.const(i) for i, s in enumerate(order)}
+    for s in sorted({*out, *into} - {init}):
+        touch = [y[e] for e in out.get(s, []) + into.get(s, [])]
+        opts = [smt.conj([used([y[e]]), smt.cmp("<", d.get(e[0], zero), d.get(s, zero))])
+                for e in into.get(s, []) if e[0] != s]
+        parts.append(smt.disj([smt.neg(used(touch)), *opts]))
+    labels: dict[tuple[str, str], list[tuple[int, Any]]] = {}
+    for e, v in y.items():
+        labels.setdefault((e[1], e[2]), []).append((1, v))
+    resp = {(p[1], p[2]): mvar[p] for p in m.net.places if p[0] == "response"}
+    for k in sorted(labels.keys() | resp.keys()):
+        parts.append(smt.cmp("=", resp.get(k, zero), smt.lin(labels.get(k, []))))
+    return smt.conj(parts)
+
+
+def _topological(arcs: set[tuple[str, str]]) -> list[str] | None:
+    """The nodes of the arcs in a topological order (Kahn), or None if there is a cycle."""
+    indeg: dict[str, int] = {}
+    succ: dict[str, list[str]] = {}
+    for a, b in sorted(arcs):
+        indeg[b] = indeg.get(b, 0) + 1
+        succ.setdefault(a, []).append(b)
+    order = [a for a in succ if a not in indeg]
+    for a in order:  # grows while it is read
+        for b in succ.get(a, []):
+            indeg[b] -= 1
+            if not indeg[b]:
+                order.append(b)
+    return None if any(indeg.values()) else order
 
 
 def _names(f: Json, resolve: Callable[[Json], Place]) -> set[Any]:
@@ -495,10 +577,6 @@ def _is_zero(c: Json) -> bool:
     lhs, rhs = c["lhs"], c["rhs"]
     return (isinstance(lhs, dict) and set(lhs) == {"place"} and isinstance(rhs, dict)
             and set(rhs) == {"const"} and type(rhs["const"]) is int and rhs["const"] == 0)
-
-
-def _bind(f: Callable[..., str], *args: Any) -> Thunk:
-    return lambda: f(*args)
 
 
 def _not_member(smt: Smt, mvar: dict[Place, Any], resp: list[Place], comps: Json, c: int) -> Any:

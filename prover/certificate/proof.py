@@ -7,6 +7,7 @@ from typing import Any
 
 from prover.petri.net import NetTransition, PetriNet
 from prover.serial.parikh import SerialSet, serial_set_to_json
+from prover.serial.walk import WalkNames, walk_json
 from prover.smt.formula import formula_json, term_json
 from prover.smt.invariant import Invariant
 
@@ -25,7 +26,7 @@ def transition_json(t: NetTransition) -> dict[str, Any]:
 
 
 def invariant_json(net: PetriNet, inv: Invariant) -> dict[str, Any]:
-    return {
+    out = {
         "aux": list(inv.aux),
         "initial_aux": dict(inv.initial_aux),
         "formula": formula_json(inv.formula),
@@ -38,20 +39,35 @@ def invariant_json(net: PetriNet, inv: Invariant) -> dict[str, Any]:
             if assign
         ],
     }
+    if inv.hints:
+        out["hints"] = [
+            {"transition": transition_json(net.transitions[ti]),
+             "checks": [{"prove": list(prove), "from": list(using)}]}
+            for ti, prove, using in inv.hints
+        ]
+    return out
 
 
 def proof_evidence(
     net: PetriNet,
-    serial_set: SerialSet,
+    serial_set: SerialSet | None,
     inv: Invariant,
     pairs: tuple[tuple[str, str], ...] | None = None,
+    *,
+    walk: WalkNames | None = None,
 ) -> dict[str, Any]:
-    """`{"pairs"?, "serial_set": ..., "invariant": ...}` in the key order of the contract.
-    `pairs` (the restricted NS's P, sorted) is written only for a restricted NS: without
-    it the checker builds the closure."""
+    """`{"pairs"?, "serial_set" | "walk": ..., "invariant": ...}` in the key order of the
+    contract. `pairs` (the restricted NS's P, sorted) is written only for a restricted NS:
+    without it the checker builds the closure. A walk-labelled proof (`walk`) carries no
+    serial set: the checker writes the walk constraints from its own automaton."""
     out: dict[str, Any] = {}
     if pairs is not None:
         out["pairs"] = [[loc, glo] for loc, glo in sorted(pairs)]
-    out["serial_set"] = serial_set_to_json(serial_set)
+    if walk is not None:
+        out["walk"] = walk_json(walk)
+    elif serial_set is not None:
+        out["serial_set"] = serial_set_to_json(serial_set)
+    else:
+        raise ValueError("a proof needs a serial set or walk variables")
     out["invariant"] = invariant_json(net, inv)
     return out

@@ -59,6 +59,7 @@ from prover.engines.templates import TemplateResult
 from prover.ns import NetworkSystem, Restriction
 from prover.petri.net import PetriNet, Place
 from prover.serial.automaton import SerialAutomaton, SerialEdge
+from prover.serial.walk import WalkNames, topological
 from prover.smt.formula import (
     FALSE,
     Aux,
@@ -206,41 +207,20 @@ def _classify(ns: NetworkSystem, net: PetriNet, live: Sequence[int],
                   commits, frozenset(into), releases)
 
 
-def _acyclic(edges: Sequence[SerialEdge]) -> bool:
-    """Whether the edges without self-loops form a DAG."""
-    succ: dict[str, list[str]] = {}
-    indeg: dict[str, int] = {}
-    for e in edges:
-        if e.source != e.target:
-            succ.setdefault(e.source, []).append(e.target)
-            indeg[e.target] = indeg.get(e.target, 0) + 1
-            indeg.setdefault(e.source, 0)
-    todo = [s for s, d in indeg.items() if d == 0]
-    seen = 0
-    while todo:
-        s = todo.pop()
-        seen += 1
-        for t in succ.get(s, []):
-            indeg[t] -= 1
-            if indeg[t] == 0:
-                todo.append(t)
-    return seen == len(indeg)
-
-
 def prove_locked_walk(
     ns: NetworkSystem, net: PetriNet, automaton: SerialAutomaton,
     restriction: Restriction | None,
 ) -> TemplateResult:
     start = time.monotonic()
     try:
-        inv = _build(ns, net, automaton, restriction)
+        inv, walk = _build(ns, net, automaton, restriction)
     except NotApplicable as exc:
         return TemplateResult(None, f"not applicable: {exc}", time.monotonic() - start)
-    return TemplateResult(inv, "", time.monotonic() - start)
+    return TemplateResult(inv, "", time.monotonic() - start, walk)
 
 
 def _build(ns: NetworkSystem, net: PetriNet, automaton: SerialAutomaton,
-           restriction: Restriction | None) -> Invariant:
+           restriction: Restriction | None) -> tuple[Invariant, WalkNames]:
     markable, live = live_structure(net)
     shape = _classify(ns, net, live, markable, set(automaton.edges))
     if not shape.commits:
@@ -350,7 +330,7 @@ def _build(ns: NetworkSystem, net: PetriNet, automaton: SerialAutomaton,
     # loops, and a loop is on the path when its state has an inflow (measured on
     # locked-03: a fifth of the checker's consecution time of the rank encoding).
     # Otherwise visited flags and first-visit ranks as in templates.py.
-    ranked = not _acyclic(order)
+    ranked = topological({(e.source, e.target) for e in order if e.source != e.target}) is None
     if not ranked:
         for s in states:
             loops = [e for e in order if e.source == s == e.target]
@@ -407,4 +387,7 @@ def _build(ns: NetworkSystem, net: PetriNet, automaton: SerialAutomaton,
            + tuple(f"d{sid[s]}" for s in states if s != init and ranked)
            + tuple(cname[rv] for rv in labels))
     initial = tuple((a, int(a == f"e{sid[init]}")) for a in aux)
-    return Invariant(aux, initial, conj(parts), tuple(updates))
+    walk = WalkNames(init, tuple((e, yname[e]) for e in order),
+                     tuple((s, f"e{sid[s]}") for s in states),
+                     tuple((s, f"d{sid[s]}") for s in states if s != init and ranked))
+    return Invariant(aux, initial, conj(parts), tuple(updates)), walk

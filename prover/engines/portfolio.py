@@ -36,13 +36,14 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from prover.certificate.proof import proof_evidence
+from prover.context import RunContext
 from prover.engines.holders import HolderRow, holder_rows
 from prover.engines.outcome import ProofOutcome
 from prover.ns import NetworkSystem, Restriction
-from prover.petri.build import build_interleaving_net
 from prover.petri.net import PetriNet
-from prover.serial.automaton import SerialAutomaton, build_serial_automaton
-from prover.serial.parikh import SerialSet, compute_serial_set
+from prover.serial.automaton import SerialAutomaton
+from prover.serial.parikh import SerialSet
+from prover.serial.walk import WalkNames, walk_formula
 from prover.smt.formula import And, Formula, conj, size
 from prover.smt.invariant import Invariant, exclusion_check, ideal_formula, self_check
 from prover.target import Target
@@ -94,15 +95,6 @@ class ProofAttempt:
         return "; ".join(self.reasons)
 
 
-def build_target(net: PetriNet, serial_set: SerialSet) -> Target:
-    """The target in clause form only (the engines never need the DNF split, which can be
-    large: c2 has 420 disjuncts, g2 more than 4096): `prover.target.build_target` with
-    `split=False`."""
-    from prover.target import build_target as build_clause_target
-
-    return build_clause_target(net, serial_set, split=False)
-
-
 def attempt_proof(
     model: _HasNS | NetworkSystem,
     *,
@@ -112,46 +104,46 @@ def attempt_proof(
     target: Target | None = None,
     engines: tuple[str, ...] = ENGINES,
     automaton: SerialAutomaton | None = None,
+    run: RunContext | None = None,
 ) -> ProofAttempt:
-    """Run `engines` in order until one yields a self-checked invariant. Whatever the
-    caller built already (net, serial automaton, S, target) is used, never rebuilt."""
+    """Run `engines` in order until one yields a self-checked invariant. The objects of
+    the run come from `run` (or are the ones given, else built when an engine first needs
+    them): locked-walk needs no serial set, so a model it proves never builds one."""
     start = time.monotonic()
     deadline = start + max(0.0, budget_s)
     ns = model if isinstance(model, NetworkSystem) else model.ns
-    if net is None:
-        net = build_interleaving_net(ns)
-    if automaton is None:
-        automaton = build_serial_automaton(ns)
-    try:
-        if serial_set is None:
-            serial_set = compute_serial_set(automaton.reachable())
-        if target is None:
-            target = build_target(net, serial_set)
-    except Exception as exc:  # e.g. the serial set is too large: "unknown", never a verdict
-        detail = f"could not build the serial set and target ({type(exc).__name__}: {exc})"
-        setup = EngineAttempt("setup", False, time.monotonic() - start, detail)
-        return ProofAttempt(None, (setup,))
+    if run is None:
+        run = RunContext.of(ns, net=net, automaton=automaton, serial_set=serial_set,
+                            target=target)
     attempts: list[EngineAttempt] = []
     background: list[Invariant] = []
     km = None if ns.restriction is None else _Km(
-        ns.restriction, ideal_formula(net, ns.restriction),
-        tuple(holder_rows(net, ns.restriction)),
+        ns.restriction, ideal_formula(run.net, ns.restriction),
+        tuple(holder_rows(run.net, ns.restriction)),
     )
     for engine in engines:
         if time.monotonic() >= deadline:
             attempts.append(EngineAttempt(engine, False, 0.0, "not started: budget exhausted"))
             continue
         if engine == "locked-walk":
-            outcome = _run_locked_walk(ns, net, automaton, serial_set, target, deadline,
-                                       attempts)
-        elif engine == "state-equation":
+            outcome = _run_locked_walk(run, deadline, attempts)
+            if outcome is not None:
+                return ProofAttempt(outcome, tuple(attempts))
+            continue
+        try:
+            net, serial_set, target = run.net, run.serial_set, run.target
+        except Exception as exc:  # e.g. S is too large: "unknown", never a verdict
+            detail = f"could not build the serial set and target ({type(exc).__name__}: {exc})"
+            attempts.append(EngineAttempt("setup", False, time.monotonic() - start, detail))
+            return ProofAttempt(None, tuple(attempts))
+        if engine == "state-equation":
             outcome = _run_state_equation(
                 net, serial_set, target, deadline, attempts, background, km
             )
         elif engine == "pdr":
             outcome = _run_pdr(net, serial_set, target, deadline, attempts, background, km)
         elif engine == "serial-walk":
-            outcome = _run_serial_walk(ns, net, automaton, serial_set, target, deadline,
+            outcome = _run_serial_walk(ns, net, run.automaton, serial_set, target, deadline,
                                        attempts, km)
         elif engine == "sliced-state-equation":
             from prover.engines.sliced import attempt_sliced
@@ -195,25 +187,51 @@ class _Km:
 
 
 def _run_locked_walk(
-    ns: NetworkSystem,
-    net: PetriNet,
-    automaton: SerialAutomaton,
-    serial_set: SerialSet,
-    target: Target,
-    deadline: float,
-    attempts: list[EngineAttempt],
+    run: RunContext, deadline: float, attempts: list[EngineAttempt]
 ) -> ProofOutcome | None:
-    """The commit-point walk template (locked_walk.py). On a restricted NS its invariant
-    implies exclusion by itself, so I_KM is not conjoined (it made invariants huge)."""
+    """The commit-point walk template (locked_walk.py), as a walk-labelled proof: no
+    serial set. On a restricted NS its invariant implies exclusion by itself, so I_KM is
+    not conjoined (it made invariants huge)."""
     from prover.engines.locked_walk import prove_locked_walk
 
     t0 = time.monotonic()
-    res = prove_locked_walk(ns, net, automaton, ns.restriction)
-    if res.invariant is None:
+    res = prove_locked_walk(run.ns, run.net, run.automaton, run.ns.restriction)
+    if res.invariant is None or res.walk is None:
         attempts.append(EngineAttempt("locked-walk", False, time.monotonic() - t0, res.reason))
         return None
-    return _finish_or_record(net, serial_set, target, res.invariant, "locked-walk", {},
-                             deadline, attempts, t0, exclusive=ns.restriction)
+    outcome = _finish_walk(run.net, res.invariant, res.walk, "locked-walk", deadline,
+                           run.ns.restriction)
+    if isinstance(outcome, str):
+        attempts.append(EngineAttempt("locked-walk", False, time.monotonic() - t0, outcome))
+        return None
+    return outcome
+
+
+def _finish_walk(
+    net: PetriNet,
+    inv: Invariant,
+    walk: WalkNames,
+    engine: str,
+    deadline: float,
+    exclusive: Restriction | None,
+) -> ProofOutcome | str:
+    """Self-check a walk-labelled invariant (refuted against the walk constraints, not a
+    target) and build its evidence; on a restricted NS `inv` alone must imply exclusion."""
+    until = max(deadline, time.monotonic() + 1.0)
+    check = self_check(net, inv, None, deadline=until, walk=walk_formula(walk, net),
+                       hints=True)
+    inv = replace(inv, hints=check.hints)
+    if check.ok and exclusive is not None:
+        check = exclusion_check(net, inv.formula, exclusive, deadline=until)
+    if not check.ok:
+        return f"invariant failed its z3 self-check: {check.failed}"
+    stats: dict[str, Any] = {"aux": len(inv.aux), "formula_size": size(inv.formula),
+                             "self_check_s": round(check.seconds, 3),
+                             "walk_edges": len(walk.edges)}
+    pairs = None if exclusive is None else exclusive.pairs
+    if pairs is not None:
+        stats["pairs"] = len(pairs)
+    return ProofOutcome(proof_evidence(net, None, inv, pairs, walk=walk), engine, stats, inv)
 
 
 def _run_serial_walk(
@@ -371,11 +389,10 @@ def _finish_or_record(
     attempts: list[EngineAttempt],
     t0: float,
     km: _Km | None = None,
-    exclusive: Restriction | None = None,
 ) -> ProofOutcome | None:
     """`_finish`, or None after recording the failed self-check in `attempts` (timed
     from `t0`)."""
-    outcome = _finish(net, serial_set, target, inv, engine, stats, deadline, km, exclusive)
+    outcome = _finish(net, serial_set, target, inv, engine, stats, deadline, km)
     if isinstance(outcome, ProofOutcome):
         return outcome
     attempts.append(EngineAttempt(engine, False, time.monotonic() - t0, outcome))
@@ -391,13 +408,10 @@ def _finish(
     stats: dict[str, Any],
     deadline: float,
     km: _Km | None = None,
-    exclusive: Restriction | None = None,
 ) -> ProofOutcome | str:
     """Self-check `inv` and build the evidence. On a restricted NS the certificate's
     invariant is `inv ∧ I_KM` (I_KM is inductive and implies exclusion; `inv` may be
-    inductive and refuting only relative to it) and the evidence lists the pairs; with
-    `exclusive` instead (locked-walk) `inv` alone must imply that restriction's
-    exclusion, and its pairs are listed."""
+    inductive and refuting only relative to it) and the evidence lists the pairs."""
     # The self-check gets at least one second even when the engines used the budget up:
     # an invariant already found should not be lost to a rounding of the budget.
     until = max(deadline, time.monotonic() + 1.0)
@@ -418,8 +432,6 @@ def _finish(
         inv = replace(inv, formula=both)
     else:
         check = self_check(net, inv, target, deadline=until)
-        if check.ok and exclusive is not None:
-            check = exclusion_check(net, inv.formula, exclusive, deadline=until)
     if not check.ok:
         # A failed self-check is a bug in an engine, never a result.
         return f"invariant failed its z3 self-check: {check.failed}"
@@ -432,7 +444,4 @@ def _finish(
         pairs = km.restriction.pairs
         full["pairs"] = len(pairs)
         full["coverability_ideals"] = len(km.restriction.ideals)
-    elif exclusive is not None:
-        pairs = exclusive.pairs
-        full["pairs"] = len(pairs)
     return ProofOutcome(proof_evidence(net, serial_set, inv, pairs), engine, full, inv)

@@ -42,6 +42,7 @@ from prover.engines.state_equation import live_structure
 from prover.ns import NetworkSystem
 from prover.petri.net import PetriNet, Place
 from prover.serial.automaton import SerialAutomaton, SerialEdge
+from prover.serial.walk import WalkNames
 from prover.smt.formula import (
     FALSE,
     Aux,
@@ -64,6 +65,8 @@ class TemplateResult:
     invariant: Invariant | None
     reason: str
     seconds: float
+    # The walk variables of a walk-labelled invariant (refuted without S), if it is one.
+    walk: WalkNames | None = None
 
 
 def prove_serial_walk(

@@ -49,6 +49,9 @@ class Invariant:
     initial_aux: tuple[tuple[str, int], ...]
     formula: Formula
     updates: tuple[tuple[int, tuple[tuple[str, Term], ...]], ...]
+    # Consecution hints for the checker: (transition index, the top-level conjuncts to
+    # prove, the conjuncts to prove them from), sorted by transition index.
+    hints: tuple[tuple[int, tuple[int, ...], tuple[int, ...]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,9 @@ class SelfCheck:
     ok: bool
     failed: str  # "" when ok, else the obligation that failed
     seconds: float
+    # Consecution hints (when asked for): per transition index, the top-level conjuncts
+    # it moves and the conjuncts of an unsat core that prove them.
+    hints: tuple[tuple[int, tuple[int, ...], tuple[int, ...]], ...] = ()
 
 
 def free_names(f: Formula | Term, index: dict[Place, int]) -> set[int | str]:
@@ -125,6 +131,8 @@ def self_check(
     *,
     deadline: float | None = None,
     assume: Formula | None = None,
+    walk: Formula | None = None,
+    hints: bool = False,
 ) -> SelfCheck:
     """Check initiation, consecution (every transition of `net`) and, if `target` is
     given, refutation with z3. `ok` only if every must-be-unsat query is unsat. Each query
@@ -133,7 +141,13 @@ def self_check(
     `assume`: an invariant over the places already checked to be inductive (the
     coverability invariant): assumed in every pre-state, never negated. Then `ok` means
     that `inv ∧ assume` is an inductive invariant (refuting the target), with much
-    easier queries than checking the conjunction as one formula."""
+    easier queries than checking the conjunction as one formula.
+
+    `walk`: instead of a target, the walk-labelled refutation (prover/serial/walk.py):
+    `inv ∧ quiescent ∧ ¬walk` must be unsat.
+
+    `hints`: each conjunct of `inv` is asserted under its own tracking literal, and each
+    consecution query's unsat core becomes that transition's hint (`SelfCheck.hints`)."""
     start = time.monotonic()
     m0 = net.initial_vector()
     init_places = {p: m0[i] for i, p in enumerate(net.places)}
@@ -152,7 +166,11 @@ def self_check(
     parts_z3 = [formula_z3(f, m.__getitem__, aux.__getitem__, ctx) for f in parts]
     solver = z3.Solver(ctx=ctx)
     solver.add([v >= 0 for v in m.values()])
-    solver.add(parts_z3)
+    track = [z3.Bool(f"conjunct{k}", ctx) for k in range(len(parts))] if hints else []
+    solver.add([z3.Implies(b, f) for b, f in zip(track, parts_z3, strict=True)] if hints
+               else parts_z3)
+    found: list[tuple[int, tuple[int, ...], tuple[int, ...]]] = []
+    tracker = {b.get_id(): k for k, b in enumerate(track)}
     if assume is not None:
         solver.add(formula_z3(assume, m.__getitem__, aux.__getitem__, ctx))
     zero = _forced_zero(net, inv.formula) | (
@@ -171,7 +189,8 @@ def self_check(
             i for i in set(pre) | set(post) if post.get(i, 0) != pre.get(i, 0)
         }
         changed.update(assign)
-        touched = [f for f, fv in zip(parts_z3, part_vars, strict=True) if fv & changed]
+        moved = [k for k, fv in enumerate(part_vars) if fv & changed]
+        touched = [parts_z3[k] for k in moved]
         if not touched:
             continue
         # the post-state: every changed variable replaced at once by its new value
@@ -188,10 +207,14 @@ def self_check(
         solver.add(guard)
         solver.add(z3.Not(i_next))
         bound_query(solver, deadline)
-        r = solver.check()
+        r = solver.check(*track)
+        if r == z3.unsat and hints:
+            core = sorted(tracker[b.get_id()] for b in solver.unsat_core())
+            found.append((ti, tuple(moved), tuple(core)))
         solver.pop()
         if r != z3.unsat:
             return SelfCheck(False, f"consecution {t.label()} ({r})", time.monotonic() - start)
+    solver.add(track)  # from here on every conjunct holds
     if target is not None:
         # A large target on a fresh solver: after the push/pop of consecution z3 solves
         # incrementally, without its preprocessing (e.g. solving the SE equalities away),
@@ -212,7 +235,16 @@ def self_check(
             solver.pop()
         if r != z3.unsat:
             return SelfCheck(False, f"refutation ({r})", time.monotonic() - start)
-    return SelfCheck(True, "", time.monotonic() - start)
+    if walk is not None:
+        refute = z3.Solver(ctx=ctx)  # fresh, as for a large target (see above)
+        refute.add(solver.assertions())
+        refute.add([m[p] == 0 for p in net.places if p.kind == "local"])
+        refute.add(z3.Not(formula_z3(walk, m.__getitem__, aux.__getitem__, ctx)))
+        bound_query(refute, deadline)
+        r = refute.check()
+        if r != z3.unsat:
+            return SelfCheck(False, f"walk refutation ({r})", time.monotonic() - start)
+    return SelfCheck(True, "", time.monotonic() - start, tuple(found))
 
 
 # ---------------------------------------------------------------- restricted NS

@@ -163,6 +163,53 @@ def proof_ns_state_equation() -> Json:
                     {"serial_set": {"components": s}, "invariant": inv})
 
 
+# r answers 0 at g0 and moves to g1, and answers 1 at g1 (staying): Ser is r/0 once, then
+# r/1 any number of times.
+NS_TWO = json.dumps({
+    "initial_global": "g0", "requests": [["r", "s"]], "responses": [["d0", "0"], ["d1", "1"]],
+    "transitions": [["s", "g0", "d0", "g1"], ["s", "g1", "d1", "g1"]]})
+
+
+def proof_two_walk(hinted: bool = False) -> Json:
+    """A walk-labelled proof of NS_TWO: y0 counts r/0 (g0 → g1), y1 counts r/1 at g1, used
+    only once the walk is at g1; a request in d0 or d1 has taken its edge already
+    (finished, unanswered); z0, z1 say where the walk ends (where the global is).
+    `hinted`: the commit step gets a hint proving conjuncts 1, 3, 4, 5 from 0, 1, 3, 4, 5
+    (0, 1 and 3 are needed: tests/checker/test_mutants.py)."""
+    g0, g1 = P(("global", "g0")), P(("global", "g1"))
+    d0, d1 = P(("local", "r", "d0")), P(("local", "r", "d1"))
+    r0, r1 = P(("response", "r", "0")), P(("response", "r", "1"))
+
+    def aux(a: str) -> Json:
+        return {"aux": a}
+
+    def plus1(a: str) -> Json:
+        return {"sum": [[1, aux(a)], [1, const(1)]]}
+
+    conj = [
+        eq({"sum": [[1, g0], [1, g1]]}, const(1)),
+        eq(aux("y0"), {"sum": [[1, r0], [1, d0]]}), eq(aux("y1"), {"sum": [[1, r1], [1, d1]]}),
+        eq(aux("y0"), aux("z1")), eq(aux("z0"), g0), eq(aux("z1"), g1),
+        {"cmp": ">=", "lhs": aux("y1"), "rhs": const(0)},
+        {"or": [{"cmp": "<=", "lhs": aux("y1"), "rhs": const(0)}, eq(aux("z1"), const(1))]},
+    ]
+    step0 = {"kind": "step", "request": "r", "from": ["s", "g0"], "to": ["d0", "g1"]}
+    step1 = {"kind": "step", "request": "r", "from": ["s", "g1"], "to": ["d1", "g1"]}
+    inv: Json = {
+        "aux": ["y0", "y1", "z0", "z1"], "initial_aux": {"y0": 0, "y1": 0, "z0": 1, "z1": 0},
+        "formula": {"and": conj},
+        "updates": [{"transition": step0,
+                     "assign": {"y0": plus1("y0"), "z0": const(0), "z1": const(1)}},
+                    {"transition": step1, "assign": {"y1": plus1("y1")}}]}
+    if hinted:
+        inv["hints"] = [{"transition": step0,
+                         "checks": [{"prove": [1, 3, 4, 5], "from": [0, 1, 3, 4, 5]}]}]
+    walk = {"edges": [{"edge": ["g0", "r", "0", "g1"], "aux": "y0"},
+                      {"edge": ["g1", "r", "1", "g1"], "aux": "y1"}],
+            "ends": [{"state": "g0", "aux": "z0"}, {"state": "g1", "aux": "z1"}]}
+    return envelope("ns-json", NS_TWO, "serializable", {"walk": walk, "invariant": inv})
+
+
 def proofs() -> dict[str, Json]:
     return {
         "intro-lock.ser": proof_intro_lock(),
@@ -171,6 +218,8 @@ def proofs() -> dict[str, Json]:
         "bank-atomic.ser": proof_bank_atomic(),
         "ns-ser.json": proof_ns(),
         "ns-ser-se.json": proof_ns_state_equation(),
+        "ns-two-walk.json": proof_two_walk(),
+        "ns-two-walk-hinted.json": proof_two_walk(hinted=True),
     }
 
 

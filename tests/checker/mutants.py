@@ -186,7 +186,7 @@ _FLIP = {"=": "<", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}
 def proof(name: str, cert: Json, needed: list[int]) -> Iterator[Mutant]:
     """`needed`: indexes of top-level conjuncts whose removal breaks the proof (checked)."""
     pf = cert["proof"]
-    comps = pf["serial_set"]["components"]
+    comps = pf.get("serial_set", {"components": []})["components"]
 
     def edit(fn: Any) -> Json:
         c = _copy(cert)
@@ -298,6 +298,51 @@ def proof(name: str, cert: Json, needed: list[int]) -> Iterator[Mutant]:
     yield _m(f"{name}: aux named badly", edit(
         lambda p: p["invariant"].__setitem__("aux", ["Bad-Name"])), "E-SCHEMA")
     yield _m(f"{name}: invariant missing", edit(lambda p: p.pop("invariant")), "E-SCHEMA")
-    yield _m(f"{name}: trivial S and invariant true", edit(
-        lambda p: (p["serial_set"].__setitem__("components", []),
-                   p["invariant"].__setitem__("formula", True))), "E-REFUTATION")
+    if "serial_set" in pf:
+        yield _m(f"{name}: trivial S and invariant true", edit(
+            lambda p: (p["serial_set"].__setitem__("components", []),
+                       p["invariant"].__setitem__("formula", True))), "E-REFUTATION")
+    else:
+        yield from _walk(name, pf, edit)
+
+
+def _walk(name: str, pf: Json, edit: Any) -> Iterator[Mutant]:
+    """Mutants of a walk-labelled proof's walk names and hints."""
+    walk = pf["walk"]
+    yield _m(f"{name}: invariant true", edit(
+        lambda p: (p["invariant"].__setitem__("formula", True),
+                   p["invariant"].pop("hints", None))), "E-REFUTATION")
+    yield _m(f"{name}: a serial set besides the walk", edit(
+        lambda p: p.__setitem__("serial_set", {"components": []})), "E-SCHEMA")
+    for k, e in enumerate(walk["edges"]):
+        yield _m(f"{name}: walk edge {k} unknown state", edit(
+            lambda p, k=k: p["walk"]["edges"][k]["edge"].__setitem__(0, "{NOPE=1}")), "E-NAME")
+        yield _m(f"{name}: walk edge {k} other response", edit(
+            lambda p, k=k: p["walk"]["edges"][k]["edge"].__setitem__(2, "99")), "E-NAME")
+        yield _m(f"{name}: walk edge {k} unnamed", edit(
+            lambda p, k=k: p["walk"]["edges"].pop(k)), "E-REFUTATION")
+        if k:
+            yield _m(f"{name}: walk edges 0 and {k} swapped", edit(
+                lambda p, k=k, e=e: (p["walk"]["edges"][k].__setitem__("aux",
+                                                                       p["walk"]["edges"][0]["aux"]),
+                                     p["walk"]["edges"][0].__setitem__("aux", e["aux"]))),
+                "E-REFUTATION")
+    for k, _ in enumerate(walk["ends"]):
+        yield _m(f"{name}: end {k} unnamed", edit(lambda p, k=k: p["walk"]["ends"].pop(k)),
+                 "E-REFUTATION")
+        yield _m(f"{name}: end {k} undeclared", edit(
+            lambda p, k=k: p["walk"]["ends"][k].__setitem__("aux", "undeclared")), "E-SCHEMA")
+    for k, h in enumerate(pf["invariant"].get("hints", [])):
+        for j in sorted(set(h["checks"][0]["from"]) & {0, 1, 3}):
+            yield _m(f"{name}: hint {k} without conjunct {j}", edit(
+                lambda p, k=k, j=j: p["invariant"]["hints"][k]["checks"][0]["from"].remove(j)),
+                "E-CONSECUTION")
+        yield _m(f"{name}: hint {k} for an unknown transition", edit(
+            lambda p, k=k: p["invariant"]["hints"][k]["transition"].__setitem__("request", "zz")),
+            "E-NAME")
+        yield _m(f"{name}: hint {k} out of range", edit(
+            lambda p, k=k: p["invariant"]["hints"][k]["checks"][0]["prove"].append(10**6)),
+            "E-HINT")
+        yield _m(f"{name}: hint {k} repeated", edit(
+            lambda p, k=k: p["invariant"]["hints"].append(p["invariant"]["hints"][k])),
+            "E-SCHEMA")

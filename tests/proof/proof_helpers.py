@@ -22,9 +22,9 @@ needs_bench = pytest.mark.skipif(
 
 
 def make_target(net: PetriNet, s: SerialSet) -> Target:
-    from prover.engines.portfolio import build_target
+    from prover.target import build_target
 
-    return build_target(net, s)
+    return build_target(net, s, split=False)
 
 
 @dataclass(frozen=True)

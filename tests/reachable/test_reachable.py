@@ -336,11 +336,9 @@ def test_holder_rows_are_inductive_with_the_coverability_invariant(src: str) -> 
     import time
     from dataclasses import replace
 
+    from prover.context import RunContext
     from prover.engines.holders import holder_rows
-    from prover.engines.portfolio import build_target
     from prover.engines.state_equation import prove_state_equation
-    from prover.serial.automaton import build_serial_automaton
-    from prover.serial.parikh import compute_serial_set
     from prover.smt.formula import conj
 
     ns = ser(src)
@@ -350,7 +348,7 @@ def test_holder_rows_are_inductive_with_the_coverability_invariant(src: str) -> 
     if src == LOCK:
         assert rows, "the critical section of a lock is a holder"
     km = ideal_formula(net, ns.restriction)
-    target = build_target(net, compute_serial_set(build_serial_automaton(ns).reachable()))
+    target = RunContext.of(ns, net=net).target
     se = prove_state_equation(net, target, deadline=time.monotonic() + 30, background=km,
                               holders=rows)
     assert se.full_invariant is not None
