@@ -51,6 +51,7 @@ from prover.certificate.write import (
     make_certificate,
     producer,
 )
+from prover.context import RunContext
 from prover.deadline import MEMORY_LIMIT_BYTES, ChildOutcome, run_isolated_many
 from prover.engines import Counterexample
 from prover.engines.explicit import SearchResult, find_counterexample
@@ -313,6 +314,38 @@ def _settle(path: str, outcome: ChildOutcome, timeout_s: float) -> ProveResult |
                        {"traceback": outcome.detail})
 
 
+@dataclass
+class _Run:
+    """One model's run inside its child: what every stage reads, and what the stages
+    have found so far (times, statistics, why no engine succeeded)."""
+
+    path: str
+    model: Any  # prover.frontend.load.LoadedModel
+    ctx: RunContext
+    start: float
+    hard: float  # the hard deadline of the whole run
+    deadline: float  # the engines stop here (ENGINE_SHARE of the budget)
+    say: Callable[[str], None]
+    sizes: dict[str, dict[str, int]]
+    times: dict[str, float] = field(default_factory=dict)
+    stats: dict[str, Any] = field(default_factory=dict)
+    reasons: list[str] = field(default_factory=list)
+    first_states: int = 0  # the states the first explicit search explored
+
+    def left(self, margin: float = 0.0) -> bool:
+        return time.monotonic() < self.deadline - margin
+
+    def result(self, status: Status, reason: str = "", **kw: Any) -> ProveResult:
+        self.times["total_s"] = time.monotonic() - self.start
+        return ProveResult(self.path, status, reason, kw.pop("cert_path", None),
+                           kw.pop("engine", None), kw.pop("cex", None), kw.pop("check", None),
+                           kw.pop("message", ""), self.times, self.stats, self.ctx.ns,
+                           self.sizes, warnings=self.model.warnings, **kw)
+
+    def undecided(self, why: str, parts: tuple[str, ...] = ()) -> _Decided:
+        return _Decided(self.result("undecided", why, reasons=parts), None, None)
+
+
 def _decide(
     path: str,
     dest: str,
@@ -324,154 +357,155 @@ def _decide(
     state_bound: int | None = None,
     ns_choice: str = "reachable",
 ) -> _Decided:
-    """One model, in its child process: never writes a file."""
+    """One model, in its child process: never writes a file. Stages: load, a first
+    explicit search, the proof portfolio, a second explicit search, BMC, then the
+    certificate and its check."""
+    run = _load(path, timeout_s, progress, state_bound, ns_choice)
+    cex = _first_search(run)
+    cert = None if cex is not None or not use_proofs else _proof(run)
+    if cex is None and cert is None:
+        cex = _second_search(run)
+    if cex is None and cert is None:
+        cex = _bmc(run)
+    engine = None if cert is None else str(cert["producer"].get("engine", "proof"))
+    if cex is not None:
+        engine = cex.engine
+        cert = counterexample_certificate(run.model, cex)
+        run.stats.update(requests=cex.requests, lower_bound=cex.lower_bound,
+                         events=len(cex.events))
+    run.times["engines_s"] = time.monotonic() - run.start
+    if cert is None:
+        head = "no counterexample and no proof within the budget"
+        return run.undecided(f"{head}: " + "; ".join(run.reasons), tuple(run.reasons))
+    return _certify(run, dest, cert, str(engine), cex, check_timeout_s)
+
+
+def _load(path: str, timeout_s: float, progress: Callable[[str], None] | None,
+          state_bound: int | None, ns_choice: str) -> _Run:
+    """Read and compile the model, refuse what the checker could not check, and build
+    the net (its sizes are reported, the engines read it)."""
     from prover.frontend.load import NsChoice, load_model
-    from prover.limits import certificate_over_limits, preflight
-    from prover.serial.automaton import build_serial_automaton
+    from prover.limits import preflight
 
     start = time.monotonic()
-    hard = start + max(0.0, timeout_s)
-    deadline = start + ENGINE_SHARE * max(0.0, timeout_s)
-    times: dict[str, float] = {}
-    stats: dict[str, Any] = {}
     ns_kind: NsChoice = "closure" if ns_choice == "closure" else "reachable"
     model = (load_model(path, ns=ns_kind) if state_bound is None
              else load_model(path, state_bound=state_bound, ns=ns_kind))
     restriction = model.ns.restriction
     preflight(model.kind, model.source, path,
               None if restriction is None else frozenset(restriction.pairs))
-    times["load_s"] = time.monotonic() - start
-    ns = model.ns
-    from prover.petri.build import build_interleaving_net
+    loaded = time.monotonic() - start
+    ctx = RunContext(model.ns)
+    sizes = {"network_system": model.ns.sizes(), "petri_net": ctx.net.sizes()}
+    run = _Run(path, model, ctx, start, start + max(0.0, timeout_s),
+               start + ENGINE_SHARE * max(0.0, timeout_s),
+               progress if progress is not None else (lambda msg: None), sizes)
+    run.times["load_s"] = loaded
+    return run
 
-    net = build_interleaving_net(ns)  # built once: the sizes and the proof engines read it
-    sizes = {"network_system": ns.sizes(), "petri_net": net.sizes()}
-    automaton = build_serial_automaton(ns)
 
-    def say(msg: str) -> None:
-        if progress is not None:
-            progress(msg)
-
-    def undecided(why: str, parts: tuple[str, ...] = ()) -> _Decided:
-        times["total_s"] = time.monotonic() - start
-        return _Decided(ProveResult(path, "undecided", why, None, None, None, None, "",
-                                    times, stats, ns, sizes, warnings=model.warnings,
-                                    reasons=parts), None, None)  # fmt: skip
-
-    cert: dict[str, Any] | None = None
-    engine: str | None = None
-    cex: Counterexample | None = None
-    reasons: list[str] = []
-
-    # 1. Explicit search, shortest first, with a budget of states (not seconds).
+def _first_search(run: _Run) -> Counterexample | None:
+    """Explicit search, shortest first, with a budget of states (not seconds)."""
     t0 = time.monotonic()
     res = find_counterexample(
-        ns, automaton=automaton, deadline=deadline, progress=say,
-        max_states=FIRST_EXPLICIT_STATES, minimise_deadline=deadline,
+        run.ctx.ns, automaton=run.ctx.automaton, deadline=run.deadline, progress=run.say,
+        max_states=FIRST_EXPLICIT_STATES, minimise_deadline=run.deadline,
     )
-    times["explicit_s"] = time.monotonic() - t0
-    _record(stats, res)
-    if res.counterexample is not None:
-        cex = res.counterexample
-    elif res.complete:
-        reasons.append(f"explicit: no counterexample with ≤ {res.exhausted_requests} requests")
-    else:
-        reasons.append(
-            f"explicit: no counterexample with ≤ {res.exhausted_requests} requests "
-            f"({res.stop_reason} limit)"
-        )
+    run.times["explicit_s"] = time.monotonic() - t0
+    _record(run.stats, res)
+    run.first_states = res.states
+    if res.counterexample is None:
+        limit = "" if res.complete else f" ({res.stop_reason} limit)"
+        run.reasons.append(
+            f"explicit: no counterexample with ≤ {res.exhausted_requests} requests{limit}")
+    return res.counterexample
 
-    # 2. Proof portfolio.
-    if cex is None and use_proofs and time.monotonic() < deadline:
-        t0 = time.monotonic()
-        budget = 0.8 * (deadline - t0)
-        say("proof engines")
-        outcome, why = _find_proof(model, budget, automaton, net)
-        times["proof_s"] = time.monotonic() - t0
-        if outcome is not None:
-            engine = str(getattr(outcome, "engine", "proof"))
-            cert = make_certificate(
-                model, "serializable", "proof", outcome.proof,
-                producer(engine, solver="z3", solver_version=_z3_version()),
-            )
-        else:
-            reasons.extend(why)
 
-    # 3. Explicit search again with what is left.
-    if cex is None and cert is None and time.monotonic() < deadline - 0.05:
-        t0 = time.monotonic()
-        res2 = find_counterexample(
-            ns, automaton=automaton, deadline=t0 + 0.7 * (deadline - t0), progress=say,
-            initial_states=max(20_000, 4 * res.states), minimise_deadline=deadline,
-        )
-        times["explicit2_s"] = time.monotonic() - t0
-        _record(stats, res2)
-        if res2.counterexample is not None:
-            cex = res2.counterexample
-        else:
-            reasons[0:1] = [
-                f"explicit: no counterexample with ≤ {res2.exhausted_requests} requests"
-            ]
+def _proof(run: _Run) -> dict[str, Any] | None:
+    """The proof portfolio with most of what is left; the certificate, or None."""
+    if not run.left():
+        return None
+    t0 = time.monotonic()
+    run.say("proof engines")
+    outcome, why = _find_proof(run.model, 0.8 * (run.deadline - t0), run.ctx)
+    run.times["proof_s"] = time.monotonic() - t0
+    if outcome is None:
+        run.reasons.extend(why)
+        return None
+    engine = str(getattr(outcome, "engine", "proof"))
+    return make_certificate(run.model, "serializable", "proof", outcome.proof,
+                            producer(engine, solver="z3", solver_version=_z3_version()))
 
-    # 4. Symbolic BMC for deep violations.
-    if cex is None and cert is None and time.monotonic() < deadline - 0.05:
-        from prover.engines.bmc import find_counterexample_bmc
 
-        t0 = time.monotonic()
-        say("bmc")
-        bmc = find_counterexample_bmc(
-            ns, automaton=automaton, deadline=deadline,
-            lower_bound=int(stats.get("exhausted_requests", 0)) + 1,
-        )
-        times["bmc_s"] = time.monotonic() - t0
-        if bmc.counterexample is not None:
-            cex = bmc.counterexample
-        else:
-            reasons.append(f"bmc: {bmc.reason}")
+def _second_search(run: _Run) -> Counterexample | None:
+    """The explicit search again with 70 % of what is left and a larger state budget."""
+    if not run.left(0.05):
+        return None
+    t0 = time.monotonic()
+    res = find_counterexample(
+        run.ctx.ns, automaton=run.ctx.automaton, deadline=t0 + 0.7 * (run.deadline - t0),
+        progress=run.say, initial_states=max(20_000, 4 * run.first_states),
+        minimise_deadline=run.deadline,
+    )
+    run.times["explicit2_s"] = time.monotonic() - t0
+    _record(run.stats, res)
+    if res.counterexample is None:
+        run.reasons[0:1] = [f"explicit: no counterexample with ≤ {res.exhausted_requests} "
+                            "requests"]
+    return res.counterexample
 
-    if cex is not None:
-        engine = cex.engine
-        cert = counterexample_certificate(model, cex)
-        stats["requests"] = cex.requests
-        stats["lower_bound"] = cex.lower_bound
-        stats["events"] = len(cex.events)
-    times["engines_s"] = time.monotonic() - start
 
-    if cert is None:
-        head = "no counterexample and no proof within the budget"
-        return undecided(f"{head}: " + "; ".join(reasons), tuple(reasons))
+def _bmc(run: _Run) -> Counterexample | None:
+    """Symbolic BMC with whatever remains, for deep violations."""
+    if not run.left(0.05):
+        return None
+    from prover.engines.bmc import find_counterexample_bmc
+
+    t0 = time.monotonic()
+    run.say("bmc")
+    bmc = find_counterexample_bmc(
+        run.ctx.ns, run=run.ctx, deadline=run.deadline,
+        lower_bound=int(run.stats.get("exhausted_requests", 0)) + 1,
+    )
+    run.times["bmc_s"] = time.monotonic() - t0
+    if bmc.counterexample is None:
+        run.reasons.append(f"bmc: {bmc.reason}")
+    return bmc.counterexample
+
+
+def _certify(run: _Run, dest: str, cert: dict[str, Any], engine: str,
+             cex: Counterexample | None, check_timeout_s: float) -> _Decided:
+    """Check the certificate with the trusted checker; a verdict only if it is valid."""
+    from prover.limits import certificate_over_limits
 
     text = dump_certificate(cert)
     over = certificate_over_limits(text, len(cex.events) if cex is not None else None)
     if over is not None:
-        return undecided(f"{engine} found a {cert['verdict']} certificate, but {over}")
+        return run.undecided(f"{engine} found a {cert['verdict']} certificate, but {over}")
     t0 = time.monotonic()
-    say("checking the certificate")
-    left = hard - time.monotonic()
+    run.say("checking the certificate")
+    left = run.hard - time.monotonic()
     if left <= 0:
-        return undecided("no time left to check the certificate within the budget")
-    status, message = _check(text, model.source, min(check_timeout_s, left))
-    times["check_s"] = time.monotonic() - t0
-    if status == "undecided" or (status != "valid" and time.monotonic() >= hard):
+        return run.undecided("no time left to check the certificate within the budget")
+    status, message = _check(text, run.model.source, min(check_timeout_s, left))
+    run.times["check_s"] = time.monotonic() - t0
+    if status == "undecided" or (status != "valid" and time.monotonic() >= run.hard):
         # The checker could not finish (its budget is the rest of ours): no verdict, and
         # no sign of a bug either.
-        return undecided(f"the checker did not decide the certificate in time ({message})")
+        return run.undecided(f"the checker did not decide the certificate in time ({message})")
     if status == "limit":
-        return undecided(f"{engine}'s certificate exceeds a limit of the checker ({message})")
-    expl = _explanation(ns, cex) if cex is not None else None
-    times["total_s"] = time.monotonic() - start
+        return run.undecided(f"{engine}'s certificate exceeds a limit of the checker ({message})")
     if status != "valid":
         saved = _rejected_path(dest)
-        return _Decided(ProveResult(
-            path, "error",
-            f"internal error (a bug, please report it): the {cert['verdict']} certificate "
-            f"from engine {engine} was not accepted by the checker ({status}: {message}); "
-            f"certificate kept at {saved}",
-            None, engine, cex, status, message, times, stats, ns, sizes, warnings=model.warnings,
-        ), text, saved)
+        why = (f"internal error (a bug, please report it): the {cert['verdict']} certificate "
+               f"from engine {engine} was not accepted by the checker ({status}: {message}); "
+               f"certificate kept at {saved}")
+        return _Decided(run.result("error", why, engine=engine, cex=cex, check=status,
+                                   message=message), text, saved)
+    expl = _explanation(run.ctx.ns, cex) if cex is not None else None
     verdict: Status = "serializable" if cert["verdict"] == "serializable" else "not_serializable"
-    return _Decided(ProveResult(path, verdict, "", dest, engine, cex, status, message, times,
-                                stats, ns, sizes, expl, model.warnings), text, dest)
+    return _Decided(run.result(verdict, cert_path=dest, engine=engine, cex=cex, check=status,
+                               message=message, explanation=expl), text, dest)
 
 
 def _explanation(ns: NetworkSystem, cex: Counterexample) -> tuple[str, dict[str, Any]]:
@@ -488,24 +522,19 @@ def _record(stats: dict[str, Any], res: SearchResult) -> None:
     )
 
 
-def _find_proof(
-    model: Any, budget_s: float, automaton: Any, net: Any
-) -> tuple[Any, tuple[str, ...]]:
+def _find_proof(model: Any, budget_s: float, ctx: RunContext) -> tuple[Any, tuple[str, ...]]:
     """Call the proof portfolio if it exists: (outcome with `.proof`/`.engine`, reasons,
     one per engine attempt, the first prefixed with "proof: ")."""
     try:
         from prover.engines import portfolio
     except ImportError:
         return None, ()
-    attempt = getattr(portfolio, "attempt_proof", None)
     try:
-        if attempt is not None:
-            result = attempt(model, budget_s=budget_s, automaton=automaton, net=net)
-            if result.outcome is not None:
-                return result.outcome, ()
-            first, *rest = result.reasons
-            return None, (f"proof: {first}", *rest)
-        return portfolio.find_proof(model, budget_s=budget_s), ()
+        result = portfolio.attempt_proof(model, budget_s=budget_s, run=ctx)
+        if result.outcome is not None:
+            return result.outcome, ()
+        first, *rest = result.reasons
+        return None, (f"proof: {first}", *rest)
     except NotImplementedError as exc:
         return None, (f"proof: not available ({exc})",)
     except Exception as exc:  # an engine failure is "unknown", never a verdict

@@ -30,14 +30,19 @@ an optional piece above were wrong; the checker re-verifies the certificate anyw
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from prover.context import RunContext
 from prover.engines import Counterexample, Event, replay
 from prover.engines.explicit import _Tables
 from prover.ns import NetworkSystem
-from prover.serial.automaton import SerialAutomaton, build_serial_automaton
+from prover.serial.automaton import SerialAutomaton
 from prover.serial.membership import SerialMembership
+
+if TYPE_CHECKING:
+    from prover.serial.parikh import SerialSet
 
 
 @dataclass(frozen=True)
@@ -106,18 +111,17 @@ def _moves(tab: _Tables) -> list[_Move]:
 
 
 def _not_serial_clauses(
-    automaton: SerialAutomaton, pair_index: dict[tuple[str, str], int], d: list[Any]
+    serial_set: Callable[[], SerialSet], pair_index: dict[tuple[str, str], int], d: list[Any]
 ) -> Any | None:
     """`π(d) ∉ S` as a z3 formula from the serial set's simple linear sets, or None."""
     try:
         import z3
 
-        from prover.serial.parikh import compute_serial_set
         from prover.target import FreshVars, active_labels, conjunction_to_z3, serial_set_atoms
     except ImportError:
         return None
     try:
-        s = compute_serial_set(automaton.reachable())
+        s = serial_set()
         active = active_labels(s)
         places = [pair_index.get(s.labels[j], -1) for j in active]
         if any(p < 0 for p in places):
@@ -142,11 +146,14 @@ def find_counterexample_bmc(
     lower_bound: int = 0,
     max_depth: int = 200,
     use_serial_set: bool = True,
+    run: RunContext | None = None,
 ) -> BmcResult:
-    """Search executions of increasing length (in fused moves) with z3."""
+    """Search executions of increasing length (in fused moves) with z3. The serial
+    automaton and S come from `run` (built there once, S only if asked for)."""
     import z3
 
-    aut = automaton or build_serial_automaton(ns)
+    run = run or RunContext.of(ns, automaton=automaton)
+    aut = run.automaton
     oracle = SerialMembership(aut)
     tab = _Tables(ns)
     moves = _moves(tab)
@@ -214,7 +221,8 @@ def find_counterexample_bmc(
         c_vars.append(c2)
         d_vars.append(d2)
         if use_serial_set and k == 1:
-            serial_clauses = _not_serial_clauses(aut, pair_index, d_vars[0])
+            serial_clauses = _not_serial_clauses(lambda: run.serial_set, pair_index,
+                                                 d_vars[0])
         while True:
             if time_left() <= 0.05:
                 return BmcResult(None, f"time limit at depth {k}", k)

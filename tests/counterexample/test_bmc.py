@@ -59,10 +59,12 @@ def test_serial_set_clauses_are_used() -> None:
     """The optional `π ∉ S` accelerator builds (else BMC silently degrades to CEGAR)."""
     import z3
 
+    from prover.context import RunContext
     from prover.engines.bmc import _not_serial_clauses
 
     ns = load_model(BENCH / "c1.ser").ns
-    aut = build_serial_automaton(ns)
+    run = RunContext(ns)
     pairs = sorted({(r, v) for r in ns.request_names for v in ns.response_values})
     d = [z3.Int(f"d{i}") for i in range(len(pairs))]
-    assert _not_serial_clauses(aut, {p: i for i, p in enumerate(pairs)}, d) is not None
+    index = {p: i for i, p in enumerate(pairs)}
+    assert _not_serial_clauses(lambda: run.serial_set, index, d) is not None
