@@ -39,8 +39,9 @@ Invariant (all linear except the connectivity implications):
 Updates: a commit adds 1 to y_e, moves the end (e_h − 1, e_g' + 1), (ranks only) marks
 g' visited with rank d_h + 1 if new, and adds 1 to c_rv if it enters a holder; the
 holder's last step subtracts 1 from c_rv. At a quiescent marking c = 0 and nothing is
-finished-unanswered: y is a connected walk from the initial state labelled π(M), so
-π(M) ∈ S.
+finished-unanswered: y is a connected walk from the initial state labelled π(M). The
+proof is walk-labelled (prover/serial/walk.py): the certificate names y, e and d, and
+the checker writes the walk constraints itself, so no serial set is built or carried.
 
 Checker cost (cvc5, one query per transition over the whole invariant) is what this
 encoding is shaped by; measured on locked-03 (2,460 transitions): rank encoding 56 s,

@@ -8,6 +8,7 @@ import pytest
 from proof_helpers import BENCH, needs_bench
 from test_state_equation import _check
 
+from prover.context import RunContext
 from prover.engines.locked_walk import prove_locked_walk
 from prover.engines.portfolio import attempt_proof
 from prover.frontend.load import load_model
@@ -70,6 +71,20 @@ def test_cyclic_automaton_uses_ranks(tmp_path: Path) -> None:
     assert any(a.startswith("d") for a in inv.aux)
     att = attempt_proof(m, budget_s=30, engines=("locked-walk",))
     assert att.outcome is not None, att.reason
+    assert att.outcome.proof["walk"]["ranks"], "a cyclic walk names its ranks"
+    _check(m, att.outcome.proof)
+
+
+@pytest.mark.parametrize("text", [LOCKED, WRAP])
+def test_walk_labelled_proof_needs_no_serial_set(tmp_path: Path, text: str) -> None:
+    m = _model(tmp_path, text)
+    run = RunContext(m.ns)  # type: ignore[attr-defined]
+    att = attempt_proof(m, budget_s=30, engines=("locked-walk",), run=run)
+    assert att.outcome is not None, att.reason
+    assert "walk" in att.outcome.proof and "serial_set" not in att.outcome.proof
+    assert "serial_set" not in run.__dict__ and "target" not in run.__dict__  # never built
+    edges = {tuple(e["edge"]) for e in att.outcome.proof["walk"]["edges"]}
+    assert edges <= {tuple(e.as_list()) for e in run.automaton.edges}
     _check(m, att.outcome.proof)
 
 
