@@ -43,7 +43,7 @@ import stat
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from prover.certificate.write import (
     counterexample_certificate,
@@ -57,6 +57,9 @@ from prover.engines import Counterexample
 from prover.engines.explicit import SearchResult, find_counterexample
 from prover.errors import CertificateError, SerError, UsageError
 from prover.ns import NetworkSystem
+
+if TYPE_CHECKING:  # the front end is imported inside the child, when it runs
+    from prover.frontend.load import LoadedModel
 
 Status = Literal["serializable", "not_serializable", "undecided", "error"]
 
@@ -320,7 +323,7 @@ class _Run:
     have found so far (times, statistics, why no engine succeeded)."""
 
     path: str
-    model: Any  # prover.frontend.load.LoadedModel
+    model: LoadedModel
     ctx: RunContext
     start: float
     hard: float  # the hard deadline of the whole run

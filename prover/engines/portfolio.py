@@ -123,10 +123,7 @@ def attempt_proof(
                             target=target)
     attempts: list[EngineAttempt] = []
     background: list[Invariant] = []
-    km = None if ns.restriction is None else _Km(
-        ns.restriction, ideal_formula(run.net, ns.restriction),
-        tuple(holder_rows(run.net, ns.restriction)),
-    )
+    km: _Km | None = None  # built for the first engine that reads it (not locked-walk)
     for engine in engines:
         if time.monotonic() >= deadline:
             attempts.append(EngineAttempt(engine, False, 0.0, "not started: budget exhausted"))
@@ -142,6 +139,9 @@ def attempt_proof(
             detail = f"could not build the serial set and target ({type(exc).__name__}: {exc})"
             attempts.append(EngineAttempt("setup", False, time.monotonic() - start, detail))
             return ProofAttempt(None, tuple(attempts))
+        if km is None and ns.restriction is not None:
+            km = _Km(ns.restriction, ideal_formula(net, ns.restriction),
+                     tuple(holder_rows(net, ns.restriction)))
         if engine == "state-equation":
             outcome = _run_state_equation(
                 net, serial_set, target, deadline, attempts, background, km

@@ -95,9 +95,3 @@ def walk_formula(names: WalkNames, net: PetriNet) -> Formula:
     for k in sorted(labels.keys() | resp.keys()):
         parts.append(cmp("=", resp.get(k, const(0)), linear(labels.get(k, []))))
     return conj(parts)
-
-
-def quiescent(net: PetriNet) -> Formula:
-    """No request in flight: every local place is empty."""
-    return conj(cmp("=", PlaceVar(p), const(0)) for p in net.places if p.kind == "local")
-
