@@ -1,8 +1,8 @@
 """Dynamic slicing (prover/petri/dynamic_slice.py): speed on generated 1,000-transition
 PNML nets, and slice sizes against net sizes on the paper's 47 models.
 
-Usage: .venv/bin/python bench/bench_slice.py [--models-only | --generated-only]
-       [--max-states N] [--json FILE]
+Usage: .venv/bin/python bench/bench_slice.py [--parts generated,models,scale]
+       [--max-states N] [--criteria K] [--json FILE]
 
 Part 1, generated nets (PNML text written, then read back, then sliced; the time of each
 step, best of 3 runs):
@@ -17,6 +17,13 @@ lengths, the criteria with no slice (exactly: not coverable) and undecided, how 
 maximal slices differ from the older `explain` slice (prover/petri/slicing.py) in their
 transitions (≠T) and places (≠P; the older one kept every place a transition touches),
 and the time for all criteria of the model.
+
+Part 3, the largest P/T nets at hand: the interleaving nets of the scale set
+(../shared/benchmarks/scale), written as PNML and read back by the reader, as the slicing
+paper measured: for up to K completed-pair places (evenly spaced, each alone as the
+criterion), the slice size as % of |P| + |T| (mean and range) and the mean time per
+criterion, per algorithm; `min ok` counts the criteria the minimal search answered within
+--max-states.
 
 The generated nets are also sliced by the command line (`ser-prove slice FILE ...`, a
 fresh interpreter each time, so start-up and imports included): columns cli max_s,
@@ -50,6 +57,7 @@ from prover.petri.dynamic_slice import (  # noqa: E402
 from prover.petri.read import ptnet_to_pnml, read_pnml  # noqa: E402
 
 BENCH = ROOT.parent / "shared" / "benchmarks" / "paper"
+SCALE = ROOT.parent / "shared" / "benchmarks" / "scale"
 
 
 def _net(name: str, n_places: int, arcs: list[tuple[list[int], list[int]]],
@@ -191,18 +199,76 @@ def models(max_states: int) -> list[dict[str, Any]]:
     return rows
 
 
+def _pct(xs: list[float]) -> str:
+    if not xs:
+        return "-"
+    return f"{sum(xs) / len(xs):5.1f} ({min(xs):.1f}-{max(xs):.1f})"
+
+
+def scale(max_states: int, k: int) -> list[dict[str, Any]]:
+    if not SCALE.is_dir():
+        print(f"(no scale benchmarks at {SCALE}: part 3 skipped)")
+        return []
+    names = sorted(p.name for p in SCALE.iterdir() if p.suffix == ".ser")
+    print(f"\nscale-set nets through PNML: up to {k} response places as Q, "
+          f"slice size % of |P|+|T|, mean ms per criterion (max-states {max_states})")
+    print(f"{'model':13} {'P':>6} {'T':>7} {'read_s':>7} {'Q':>3} {'maximal %':>18} "
+          f"{'max ms':>8} {'minimal %':>18} {'min ms':>8} {'min ok':>6}")
+    rows = []
+    for name in names:
+        try:
+            pn = build_interleaving_net(load_model(SCALE / name).ns)
+        except Exception as exc:  # e.g. past the state bound: reported, not fatal
+            print(f"{name:13} not compiled: {str(exc).splitlines()[0][:70]}")
+            continue
+        text = ptnet_to_pnml(from_interleaving(pn, name))
+        t0 = time.perf_counter()
+        net = read_pnml(text.encode(), f"{name}.pnml")
+        read_s = time.perf_counter() - t0
+        resp = [i for i, p in enumerate(pn.places) if p.kind == "response"]
+        crits = resp[:: max(1, len(resp) // k)][:k]
+        size = len(net.place_ids) + len(net.transition_ids)
+        mx_pct: list[float] = []
+        mn_pct: list[float] = []
+        mx_s = mn_s = 0.0
+        for q in crits:
+            t0 = time.perf_counter()
+            mx = maximal_slice(net, [q], net.initial)
+            mx_s += time.perf_counter() - t0
+            mx_pct.append(100 * (len(mx.places) + len(mx.transitions)) / size)
+            t0 = time.perf_counter()
+            mn = minimal_slice(net, [q], net.initial, max_states=max_states)
+            mn_s += time.perf_counter() - t0
+            if mn.slice is not None:
+                mn_pct.append(100 * (len(mn.slice.places) + len(mn.slice.transitions)) / size)
+        n = max(1, len(crits))
+        print(f"{name:13} {len(net.place_ids):6} {len(net.transition_ids):7} {read_s:7.2f} "
+              f"{len(crits):3} {_pct(mx_pct):>18} {1000 * mx_s / n:8.1f} {_pct(mn_pct):>18} "
+              f"{1000 * mn_s / n:8.1f} {len(mn_pct):6}")
+        rows.append({"model": name, "places": len(net.place_ids),
+                     "transitions": len(net.transition_ids), "read_s": read_s,
+                     "criteria": len(crits), "maximal_pct": mx_pct, "minimal_pct": mn_pct,
+                     "maximal_ms_mean": 1000 * mx_s / n, "minimal_ms_mean": 1000 * mn_s / n})
+    return rows
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--models-only", action="store_true")
-    parser.add_argument("--generated-only", action="store_true")
+    parser.add_argument("--parts", default="generated,models,scale",
+                        help="comma-separated parts to run (default all three)")
     parser.add_argument("--max-states", type=int, default=200_000, metavar="N")
+    parser.add_argument("--criteria", type=int, default=10, metavar="K",
+                        help="criteria per scale-set net (default 10)")
     parser.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
     args = parser.parse_args(argv)
+    parts = set(args.parts.split(","))
     out: dict[str, Any] = {}
-    if not args.models_only:
+    if "generated" in parts:
         out["generated"] = generated(args.max_states)
-    if not args.generated_only:
+    if "models" in parts:
         out["models"] = models(args.max_states)
+    if "scale" in parts:
+        out["scale"] = scale(args.max_states, args.criteria)
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=1))
     return 0

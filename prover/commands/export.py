@@ -6,6 +6,9 @@
   (`--what`, default `petri`; the serial automaton is drawn reachable part only);
 * `mcc`  : per target disjunct, the sliced net and an MCC ReachabilityCardinality
   property, into the folder `-o DIR` (see prover/export_mcc.py).
+
+A raw P/T net (PNML in any dialect prover/petri/read.py reads, or Tina `.net`) is
+converted: `--format net` or `pnml` writes it again with its own identifiers and names.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from prover.errors import SerError, UsageError
 from prover.frontend.load import load_model
 from prover.ns import NetworkSystem
 from prover.petri.build import build_interleaving_net
+from prover.petri.read import RAW_SUFFIXES, ptnet_to_pnml, ptnet_to_tina, read_net_file
 from prover.serial.automaton import build_serial_automaton
 
 
@@ -35,7 +39,9 @@ WHATS = ("ns", "petri", "serial", "counterexample")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("model", metavar="MODEL", help="a Ser program (.ser) or an NS (.json)")
+    parser.add_argument("model", metavar="MODEL|NET",
+                        help="a Ser program (.ser), an NS (.json), or a P/T net to convert "
+                        "(.pnml, .xml: PNML of any dialect; .net: Tina)")
     parser.add_argument("--format", required=True, choices=FORMATS, help="output format")
     parser.add_argument(
         "--what",
@@ -85,9 +91,19 @@ def _counterexample_dot(ns: NetworkSystem, name: str, timeout_s: float) -> str:
     return counterexample_to_dot(ns, res.counterexample, title=name)
 
 
+def _convert(args: argparse.Namespace) -> str:
+    """A raw P/T net written again as Tina `.net` or PNML."""
+    if args.format not in ("net", "pnml") or args.what not in (None, "petri"):
+        raise UsageError(f"{args.model}: a P/T net converts to --format net or pnml only")
+    net = read_net_file(args.model)
+    return ptnet_to_tina(net) if args.format == "net" else ptnet_to_pnml(net)
+
+
 def render(args: argparse.Namespace) -> str:
     """The exported text for `--format` net/pnml/dot."""
     what = args.what or "petri"
+    if Path(args.model).suffix.lower() in RAW_SUFFIXES:
+        return _convert(args)
     if args.format in ("net", "pnml") and what != "petri":
         raise UsageError(f"--format {args.format} exports the Petri net; use --what petri")
     model = load_model(args.model, state_bound=args.state_bound, ns=args.ns)
@@ -113,7 +129,7 @@ def render(args: argparse.Namespace) -> str:
 def run(args: argparse.Namespace) -> int:
     if args.state_bound < 1:
         raise UsageError("--state-bound must be a positive integer")
-    if args.format == "mcc":
+    if args.format == "mcc" and Path(args.model).suffix.lower() not in RAW_SUFFIXES:
         return _export_mcc(args)
     text = render(args)
     if args.output is None:

@@ -1,17 +1,21 @@
 """Readers (and writers) of raw place/transition nets: PNML and Tina `.net`.
 
-* PNML: ISO/IEC 15909-2 P/T nets (`<text>` labels, nested pages, reference nodes), and
-  the editor dialect that writes labels as `<value>Default,N</value>` (PIPE). The XML is
-  parsed by expat with a document type declaration rejected outright: no DTD means no
-  entity can be declared, so neither external entities nor entity expansion can occur.
+* PNML: ISO/IEC 15909-2 P/T nets as the Model Checking Contest and TINA write them
+  (`<text>` labels, several and nested pages, reference nodes, names apart from ids,
+  `<toolspecific>` and `<graphics>` ignored), and the PIPE editor's dialect (labels as
+  `<value>Default,N</value>`, an empty or absent value: marking 0, weight 1; capacity 0
+  meaning no bound; timing and priority ignored when all transitions agree on them).
+  The XML is parsed by expat with a document type declaration rejected outright: no DTD
+  means no entity can be declared, so neither external entities nor entity expansion
+  can occur.
 * Tina `.net`: `net`, `pl`, `tr`, `lb` declarations, one per line, `#` comments, names
   plain or in braces, weights `*w`, test arcs `?w` (read as a self-loop of weight w),
   markings with the `K`/`M` suffixes.
 
-Everything that is not a P/T net (inhibitor or reset arcs, priorities, time intervals
-other than the trivial one, coloured markings) is rejected with an error naming the file
-and line (and, for PNML, the element path); bad input never raises anything but
-`NetFormatError`.
+Everything that is not a P/T net (inhibitor or reset arcs, priorities, capacities, time
+intervals other than the trivial one, coloured nets and markings) is rejected with an
+error naming the file and line (and, for PNML, the element path); bad input never raises
+anything but `NetFormatError`.
 """
 
 from __future__ import annotations
@@ -180,17 +184,19 @@ def _err(path: str, node: _Node, message: str) -> NetFormatError:
 
 
 def _label_text(path: str, node: _Node | None, what: str) -> str | None:
-    """The text of a label: `<text>…</text>` (standard) or `<value>…</value>` (PIPE)."""
+    """The text of a label: `<text>…</text>` (standard) or `<value>…</value>` (PIPE);
+    "" for a label that has neither (PIPE writes a marking of only `<graphics>`)."""
     if node is None:
         return None
     for tag in ("text", "value"):
         c = node.child(tag)
         if c is not None:
             return c.all_text().strip()
-    raise _err(path, node, f"{what} has neither <text> nor <value>")
+    return ""
 
 
-def _count(path: str, node: _Node, what: str, minimum: int) -> int:
+def _count(path: str, node: _Node, what: str, minimum: int, empty: int) -> int:
+    """A marking or a weight; an empty label is `empty` (PIPE: marking 0, weight 1)."""
     raw = _label_text(path, node, what)
     assert raw is not None
     text = raw
@@ -199,12 +205,46 @@ def _count(path: str, node: _Node, what: str, minimum: int) -> int:
         if len(parts) != 2:
             raise _err(path, node, f"{what} {raw!r} has several colours (not a P/T net)")
         text = parts[1]
+    if not text:
+        return empty
     if not re.fullmatch(r"[0-9]{1,19}", text):
         raise _err(path, node, f"{what} {raw!r} is not a non-negative integer")
     value = int(text)
     if value < minimum or value > MAX_TOKENS:
         raise _err(path, node, f"{what} {raw!r} is out of range ({minimum}..{MAX_TOKENS})")
     return value
+
+
+# Labels of high-level (coloured) nets: a file that has them is not a P/T net, even when
+# its net type says so.
+_COLOURED = ("hlinitialMarking", "hlinscription", "declaration", "type", "condition")
+
+
+def _plain(path: str, el: _Node, kind: str) -> None:
+    """Reject a node that carries coloured-net labels or a PIPE capacity bound."""
+    for c in el.children:
+        if c.tag in _COLOURED and not (kind == "arc" and c.tag == "type"):
+            raise _err(path, c, f"<{c.tag}> of a coloured net: not a P/T net")
+    cap = el.child("capacity") if kind == "place" else None
+    if cap is not None and _count(path, cap, "capacity", 0, 0) != 0:
+        raise _err(path, cap, "a place capacity bounds the marking: not a P/T net "
+                              "(PIPE writes 0 for no bound)")
+
+
+def _stochastic(path: str, transitions: list[_Node]) -> None:
+    """PIPE's generalised stochastic nets: immediate transitions take priority over timed
+    ones, and higher priorities over lower; reachability is that of the P/T net only when
+    every transition has the same kind and priority."""
+    seen: dict[tuple[str, str], _Node] = {}
+    for el in transitions:
+        timed, prio = el.child("timed"), el.child("priority")
+        key = ((_label_text(path, timed, "timed") or "false").lower(),
+               _label_text(path, prio, "priority") or "1")
+        seen.setdefault(key, el)
+    if len(seen) > 1:
+        (k1, _), (k2, el) = list(seen.items())[:2]
+        raise _err(path, el, f"transitions differ in timing or priority ({k1} vs {k2}): "
+                             "priorities change what is reachable (not a P/T net)")
 
 
 _PT_TYPES = ("ptnet", "p/t net", "p/t")
@@ -234,6 +274,7 @@ def read_pnml(data: bytes, path: str) -> PTNet:
     stack = [net]
     while stack:
         container = stack.pop()
+        _plain(path, container, container.tag)
         pages: list[_Node] = []
         for c in container.children:
             if c.tag in ("place", "transition", "referencePlace", "referenceTransition",
@@ -256,10 +297,11 @@ def read_pnml(data: bytes, path: str) -> PTNet:
                 arcs.append(c)
         stack.extend(reversed(pages))
     for ident, (kind, el) in nodes.items():
+        _plain(path, el, kind)
         label = _label_text(path, el.child("name"), f"name of {ident!r}")
         if kind == "place":
             im = el.child("initialMarking")
-            mark = 0 if im is None else _count(path, im, f"initial marking of {ident!r}", 0)
+            mark = 0 if im is None else _count(path, im, f"initial marking of {ident!r}", 0, 0)
             b.place(ident, label or ident, mark)
         else:
             b.transition(ident, label or ident)
@@ -282,7 +324,9 @@ def read_pnml(data: bytes, path: str) -> PTNet:
             raise _err(path, at, f"arc end {ident!r} is not a place or transition of the net")
         return nodes[ident][0], ident
 
+    _stochastic(path, [el for kind, el in nodes.values() if kind == "transition"])
     for a in arcs:
+        _plain(path, a, "arc")
         aid = a.attrs["id"]
         src, dst = a.attrs.get("source"), a.attrs.get("target")
         if not src or not dst:
@@ -297,7 +341,7 @@ def read_pnml(data: bytes, path: str) -> PTNet:
             if kind.strip().lower() not in ("normal", ""):
                 raise _err(path, a, f"arc {aid!r} is a {kind} arc (not a P/T net)")
         ins = a.child("inscription")
-        w = 1 if ins is None else _count(path, ins, f"inscription of arc {aid!r}", 1)
+        w = 1 if ins is None else _count(path, ins, f"inscription of arc {aid!r}", 1, 1)
         if sk == "place":
             b.arc(b.tindex[d], b.pindex[s], w, into_place=False)
         else:
