@@ -253,6 +253,11 @@ def _lark() -> Lark:
     )
 
 
+def warm_parser() -> None:
+    """Build the parser now (e.g. in a parent process, before it forks its workers)."""
+    _lark()
+
+
 def location(source: str, path: str, line: int, col: int) -> SourceLocation:
     lines = source.split("\n")
     text = lines[line - 1] if 1 <= line <= len(lines) else ""

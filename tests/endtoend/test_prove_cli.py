@@ -39,6 +39,20 @@ def test_out_dir_jobs_quiet(models: list[Path], tmp_path: Path,
     assert sorted(p.name for p in out.iterdir()) == sorted(m.name + ".cert.json" for m in models)
 
 
+def test_a_batch_writes_the_certificates_of_single_runs(
+        models: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A batch forks its children from a parent that built the parsers and imported the
+    engines first (pipeline._warm): the certificates are byte for byte those of one
+    model per invocation."""
+    batch = tmp_path / "batch"
+    main([*map(str, models), "--out-dir", str(batch), "--jobs", "2", "--quiet"])
+    for m in models:
+        alone = tmp_path / f"{m.name}.alone.json"
+        main([str(m), "-o", str(alone), "--quiet"])
+        assert (batch / f"{m.name}.cert.json").read_bytes() == alone.read_bytes()
+    capsys.readouterr()
+
+
 def test_json_lists_every_model(models: list[Path], tmp_path: Path,
                                 capsys: pytest.CaptureFixture[str]) -> None:
     main([*map(str, models), "--out-dir", str(tmp_path / "c"), "--json"])
