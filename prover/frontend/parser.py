@@ -29,6 +29,7 @@ from prover.errors import (
     SourceLocation,
 )
 from prover.frontend import ast
+from prover.frontend.tables import load_parser
 
 GRAMMAR_PATH = importlib.resources.files("prover.frontend") / "grammar.lark"
 
@@ -244,13 +245,7 @@ def _e(x: object) -> ast.Expr:
 
 @lru_cache(maxsize=1)
 def _lark() -> Lark:
-    return Lark(
-        GRAMMAR_PATH.read_text(encoding="utf-8"),
-        parser="lalr",
-        lexer="basic",
-        transformer=_Build(),
-        maybe_placeholders=False,
-    )
+    return load_parser(GRAMMAR_PATH.read_text(encoding="utf-8"), transformer=_Build())
 
 
 def warm_parser() -> None:
