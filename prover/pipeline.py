@@ -289,8 +289,8 @@ def prove_models(
 
 def _warm(batch: bool) -> None:
     """Build, once in the parent, what every child needs: each forked child inherits the
-    parsed grammars (about 0.1 s each to build) and the imported modules instead of
-    repeating that work. Only a batch also imports the engines and solvers, which a
+    two Ser parsers (the checker's takes about 0.1 s to build) and the imported modules
+    instead of repeating that work. Only a batch also imports the engines and solvers, which a
     model decided by the first explicit search never needs."""
     import checker.api  # noqa: F401  (builds the checker's parser)
     from prover.frontend.parser import warm_parser

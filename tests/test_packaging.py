@@ -39,9 +39,9 @@ def test_readers_use_package_resources() -> None:
     import importlib.resources
 
     from checker import certificate
-    from prover.frontend import nsjson, parser
+    from prover.frontend import nsjson, tables
 
     package, name = certificate.SCHEMA
-    located = [importlib.resources.files(package) / name, nsjson.SCHEMA_PATH, parser.GRAMMAR_PATH]
+    located = [importlib.resources.files(package) / name, nsjson.SCHEMA_PATH, tables.GRAMMAR_PATH]
     for path in located:
         assert path.is_file(), path

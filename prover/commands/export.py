@@ -102,8 +102,6 @@ def _convert(args: argparse.Namespace) -> str:
 def render(args: argparse.Namespace) -> str:
     """The exported text for `--format` net/pnml/dot."""
     what = args.what or "petri"
-    if Path(args.model).suffix.lower() in RAW_SUFFIXES:
-        return _convert(args)
     if args.format in ("net", "pnml") and what != "petri":
         raise UsageError(f"--format {args.format} exports the Petri net; use --what petri")
     model = load_model(args.model, state_bound=args.state_bound, ns=args.ns)
@@ -129,9 +127,10 @@ def render(args: argparse.Namespace) -> str:
 def run(args: argparse.Namespace) -> int:
     if args.state_bound < 1:
         raise UsageError("--state-bound must be a positive integer")
-    if args.format == "mcc" and Path(args.model).suffix.lower() not in RAW_SUFFIXES:
+    raw = Path(args.model).suffix.lower() in RAW_SUFFIXES
+    if args.format == "mcc" and not raw:
         return _export_mcc(args)
-    text = render(args)
+    text = _convert(args) if raw else render(args)
     if args.output is None:
         emit(text)
         return 0

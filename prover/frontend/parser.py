@@ -8,7 +8,6 @@ the offending token, with the line and a caret.
 
 from __future__ import annotations
 
-import importlib.resources
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -29,9 +28,7 @@ from prover.errors import (
     SourceLocation,
 )
 from prover.frontend import ast
-from prover.frontend.tables import load_parser
-
-GRAMMAR_PATH = importlib.resources.files("prover.frontend") / "grammar.lark"
+from prover.frontend.tables import grammar_text, load_parser
 
 # Nesting deeper than this is rejected: the compiler and printer recurse over the tree
 # (sequences excepted), and Python's stack is finite. Real programs nest < 30.
@@ -245,7 +242,7 @@ def _e(x: object) -> ast.Expr:
 
 @lru_cache(maxsize=1)
 def _lark() -> Lark:
-    return load_parser(GRAMMAR_PATH.read_text(encoding="utf-8"), transformer=_Build())
+    return load_parser(grammar_text(), transformer=_Build())
 
 
 def warm_parser() -> None:

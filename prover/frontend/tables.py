@@ -23,12 +23,13 @@ import lark
 from lark.grammar import Rule
 from lark.lexer import TerminalDef
 
+GRAMMAR_PATH = importlib.resources.files("prover.frontend") / "grammar.lark"
 TABLES = importlib.resources.files("prover.frontend") / "grammar_tables.json"
 OPTIONS: dict[str, Any] = {"parser": "lalr", "lexer": "basic", "maybe_placeholders": False}
 
 
 def grammar_text() -> str:
-    return (importlib.resources.files("prover.frontend") / "grammar.lark").read_text("utf-8")
+    return GRAMMAR_PATH.read_text(encoding="utf-8")
 
 
 def _key(grammar: str) -> dict[str, str]:

@@ -183,7 +183,7 @@ def _err(path: str, node: _Node, message: str) -> NetFormatError:
     return NetFormatError(f"{message} (at {node.path})", loc)
 
 
-def _label_text(path: str, node: _Node | None, what: str) -> str | None:
+def _label_text(node: _Node | None) -> str | None:
     """The text of a label: `<text>…</text>` (standard) or `<value>…</value>` (PIPE);
     "" for a label that has neither (PIPE writes a marking of only `<graphics>`)."""
     if node is None:
@@ -195,9 +195,10 @@ def _label_text(path: str, node: _Node | None, what: str) -> str | None:
     return ""
 
 
-def _count(path: str, node: _Node, what: str, minimum: int, empty: int) -> int:
-    """A marking or a weight; an empty label is `empty` (PIPE: marking 0, weight 1)."""
-    raw = _label_text(path, node, what)
+def _count(path: str, node: _Node, what: str, minimum: int) -> int:
+    """A marking or a weight; an empty label is the least value (PIPE: marking 0,
+    weight 1)."""
+    raw = _label_text(node)
     assert raw is not None
     text = raw
     if "," in text:  # PIPE: "Default,N"; several colours are not a P/T marking
@@ -206,7 +207,7 @@ def _count(path: str, node: _Node, what: str, minimum: int, empty: int) -> int:
             raise _err(path, node, f"{what} {raw!r} has several colours (not a P/T net)")
         text = parts[1]
     if not text:
-        return empty
+        return minimum
     if not re.fullmatch(r"[0-9]{1,19}", text):
         raise _err(path, node, f"{what} {raw!r} is not a non-negative integer")
     value = int(text)
@@ -226,7 +227,7 @@ def _plain(path: str, el: _Node, kind: str) -> None:
         if c.tag in _COLOURED and not (kind == "arc" and c.tag == "type"):
             raise _err(path, c, f"<{c.tag}> of a coloured net: not a P/T net")
     cap = el.child("capacity") if kind == "place" else None
-    if cap is not None and _count(path, cap, "capacity", 0, 0) != 0:
+    if cap is not None and _count(path, cap, "capacity", 0) != 0:
         raise _err(path, cap, "a place capacity bounds the marking: not a P/T net "
                               "(PIPE writes 0 for no bound)")
 
@@ -238,8 +239,7 @@ def _stochastic(path: str, transitions: list[_Node]) -> None:
     seen: dict[tuple[str, str], _Node] = {}
     for el in transitions:
         timed, prio = el.child("timed"), el.child("priority")
-        key = ((_label_text(path, timed, "timed") or "false").lower(),
-               _label_text(path, prio, "priority") or "1")
+        key = ((_label_text(timed) or "false").lower(), _label_text(prio) or "1")
         seen.setdefault(key, el)
     if len(seen) > 1:
         (k1, _), (k2, el) = list(seen.items())[:2]
@@ -262,7 +262,7 @@ def read_pnml(data: bytes, path: str) -> PTNet:
     if ntype and not any(ntype.lower().rstrip("/").endswith(t) for t in _PT_TYPES):
         raise _err(path, net, f"net type {ntype!r} is not a place/transition net")
     b = _Builder(name=net.attrs.get("id", "net"))
-    name_text = _label_text(path, net.child("name"), "net name")
+    name_text = _label_text(net.child("name"))
     if name_text:
         b.name = name_text
     nodes: dict[str, tuple[str, _Node]] = {}  # id -> (kind, element)
@@ -298,10 +298,10 @@ def read_pnml(data: bytes, path: str) -> PTNet:
         stack.extend(reversed(pages))
     for ident, (kind, el) in nodes.items():
         _plain(path, el, kind)
-        label = _label_text(path, el.child("name"), f"name of {ident!r}")
+        label = _label_text(el.child("name"))
         if kind == "place":
             im = el.child("initialMarking")
-            mark = 0 if im is None else _count(path, im, f"initial marking of {ident!r}", 0, 0)
+            mark = 0 if im is None else _count(path, im, f"initial marking of {ident!r}", 0)
             b.place(ident, label or ident, mark)
         else:
             b.transition(ident, label or ident)
@@ -337,11 +337,11 @@ def read_pnml(data: bytes, path: str) -> PTNet:
             raise _err(path, a, f"arc {aid!r} joins two {sk}s")
         kind_el = a.child("type") or a.child("arctype")
         if kind_el is not None:
-            kind = (kind_el.attrs.get("value") or _label_text(path, kind_el, "arc type") or "")
+            kind = (kind_el.attrs.get("value") or _label_text(kind_el) or "")
             if kind.strip().lower() not in ("normal", ""):
                 raise _err(path, a, f"arc {aid!r} is a {kind} arc (not a P/T net)")
         ins = a.child("inscription")
-        w = 1 if ins is None else _count(path, ins, f"inscription of arc {aid!r}", 1, 1)
+        w = 1 if ins is None else _count(path, ins, f"inscription of arc {aid!r}", 1)
         if sk == "place":
             b.arc(b.tindex[d], b.pindex[s], w, into_place=False)
         else:
