@@ -19,6 +19,7 @@ from checker.model import explore, semantics
 from checker.obligations import Model, check_structure, counterexample, make_model, proof
 
 EXIT_CODES = {"valid": 0, "invalid": 1, "unusable": 2, "undecided": 3}
+_RESULT = {"invalid": "failed", "undecided": "undecided"}  # an obligation's result by status
 
 
 @dataclass(frozen=True)
@@ -42,13 +43,8 @@ class CheckResult:
         return EXIT_CODES[self.status]
 
 
-def check_certificate(
-    cert: dict[str, Any] | str | bytes,
-    *,
-    model_text: str | bytes | None = None,
-    timeout_s: float = 60.0,
-    limits: Limits | None = None,
-) -> CheckResult:
+def check_certificate(cert: dict[str, Any] | str | bytes, *, model_text: str | bytes | None = None,
+                      timeout_s: float = 60.0, limits: Limits | None = None) -> CheckResult:
     """Check a certificate within `timeout_s` seconds for the whole check (else undecided);
     never raises. `model_text`: the model file, whose SHA-256 must equal the embedded one."""
     limits = limits or Limits()
@@ -65,15 +61,10 @@ def check_certificate(
                 start = time.perf_counter()
                 try:
                     detail = thunk()
-                except CheckerError as exc:
-                    result = {"invalid": "failed", "undecided": "undecided"}.get(exc.status,
-                                                                                "error")
-                    done.append(ObligationResult(name, result, time.perf_counter() - start,
-                                                 str(exc)))  # fmt: skip
-                    raise
-                except _Expired:
-                    done.append(ObligationResult(name, "undecided", time.perf_counter() - start,
-                                                 deadline.message()))  # fmt: skip
+                except (CheckerError, _Expired) as exc:
+                    why = str(exc) if isinstance(exc, CheckerError) else deadline.message()
+                    how = _RESULT.get(getattr(exc, "status", "undecided"), "error")
+                    done.append(ObligationResult(name, how, time.perf_counter() - start, why))
                     raise
                 done.append(ObligationResult(name, "ok", time.perf_counter() - start, detail))
                 if name == "certificate":
@@ -139,10 +130,8 @@ def _alarm(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGALRM, old)
 
 
-def _obligations(
-    cert: dict[str, Any] | str | bytes, model_text: str | bytes | None, deadline: Deadline,
-    limits: Limits,
-) -> Iterator[tuple[str, Callable[[], str]]]:  # fmt: skip
+def _obligations(cert: dict[str, Any] | str | bytes, model_text: str | bytes | None,
+                 deadline: Deadline, limits: Limits) -> Iterator[tuple[str, Callable[[], str]]]:
     state: dict[str, Any] = {}
 
     def read() -> str:

@@ -6,6 +6,7 @@ Transition keys: ("spawn", r, loc), ("respond", r, loc, v), ("step", r, loc, g, 
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 from checker.model import NS
@@ -26,17 +27,13 @@ class Net:
     initial: Place
     places: tuple[Place, ...]
     transitions: tuple[Transition, ...]
-    request_names: tuple[str, ...]
 
     def by_key(self) -> dict[TKey, Transition]:
         return {t.key: t for t in self.transitions}
 
 
 def _bag(*places: Place) -> tuple[tuple[Place, int], ...]:
-    counts: dict[Place, int] = {}
-    for p in places:
-        counts[p] = counts.get(p, 0) + 1
-    return tuple(counts.items())
+    return tuple(Counter(places).items())  # in first-seen order
 
 
 def build_net(ns: NS) -> Net:
@@ -58,7 +55,7 @@ def build_net(ns: NS) -> Net:
     for t in ts.values():
         for p, _ in t.pre + t.post:
             places[p] = None
-    return Net(("global", ns.initial), tuple(places), tuple(ts.values()), names)
+    return Net(("global", ns.initial), tuple(places), tuple(ts.values()))
 
 
 def transition_text(key: TKey) -> str:

@@ -16,7 +16,7 @@ from typing import Any, cast
 
 from checker.certificate import Limits, integer
 from checker.errors import Invalid, LimitError, SchemaError
-from checker.formula import Backend, Query, Smt, Translator, check_shape
+from checker.formula import Backend, Query, Resolve, Smt, Translator, check_shape
 from checker.model import NS, Semantics
 from checker.net import Net, Place, TKey, build_net, place_text, transition_text
 from checker.serial import Edge, Serial, build_serial, is_serial
@@ -41,10 +41,8 @@ def make_model(ns: NS) -> Model:
     locs = {loc for _, loc in ns.requests} | {loc for loc, _ in ns.responses}
     locs |= {loc for t in ns.transitions for loc in (t[0], t[2])}
     globs = {ns.initial} | {g for t in ns.transitions for g in (t[1], t[3])}
-    return Model(
-        ns, build_net(ns), build_serial(ns), frozenset(locs), frozenset(globs),
-        frozenset(r for r, _ in ns.requests), frozenset(v for _, v in ns.responses),
-    )  # fmt: skip
+    return Model(ns, build_net(ns), build_serial(ns), frozenset(locs), frozenset(globs),
+                 frozenset(r for r, _ in ns.requests), frozenset(v for _, v in ns.responses))
 
 
 def invalid(code: str, message: str) -> Invalid:
@@ -326,9 +324,8 @@ def _transition_key(t: Json) -> TKey:
     return ("step", t["request"], *t["from"], *t["to"])
 
 
-def proof(
-    m: Model, pf: Json, remaining: Callable[[], float], sem: Semantics
-) -> Iterator[tuple[str, Thunk]]:
+def proof(m: Model, pf: Json, remaining: Callable[[], float],
+          sem: Semantics) -> Iterator[tuple[str, Thunk]]:
     net, inv = m.net, pf["invariant"]
     comps = pf["serial_set"]["components"] if "serial_set" in pf else []
     resolve = partial(_resolve, frozenset(net.places))
@@ -379,18 +376,23 @@ def proof(
             raise invalid("E-INITIATION", "the invariant is false at the initial marking")
         return "true at M0 (exact evaluation)"
 
-    def query(fresh: bool = False, key: str = "q", with_i: bool = True) -> Query:
-        """The solver holding M ≥ 0 ∧ I (one for all queries, or a `fresh` one), or
-        M ≥ 0 alone (`with_i` False: the one for hinted queries)."""
-        if key not in state or fresh:
+    def query(fresh: bool = False, within: list[Any] | None = None) -> Query:
+        """The solver holding M ≥ 0 ∧ I (one for all queries, or a `fresh` one), or a
+        fresh one holding M(p) ≥ 0 for the places the formulas `within` read (hinted
+        queries: one incremental cvc5 slows down as it accumulates a thousand queries'
+        terms; locked-04: 2 s for a query it settles in 0.1 s fresh)."""
+        if "q" not in state or fresh or within is not None:
             q = Query(smt, remaining)
-            q.add(smt.conj([smt.cmp(">=", v, smt.const(0)) for v in mvar.values()]))
-            if with_i:
-                q.add(state["I"])
+            read = set().union(*(f.get_free_variables() for f in within or []))
+            q.add(smt.conj([smt.cmp(">=", v, smt.const(0)) for v in mvar.values()
+                            if within is None or v in read]))
+            if within is not None:
+                return q
+            q.add(state["I"])
             if fresh:
                 return q
-            state[key] = q
-        return cast(Query, state[key])
+            state["q"] = q
+        return cast(Query, state["q"])
 
     def consecution(t_index: int) -> Thunk:
         t = net.transitions[t_index]
@@ -403,28 +405,26 @@ def proof(
             if dead:
                 return f"disabled: I sets {place_text(dead[0])} to 0"
             pre, post = dict(t.pre), dict(t.post)
-            after = {
-                p: smt.lin([(1, v), (1, smt.const(post.get(p, 0) - pre.get(p, 0)))])
-                if post.get(p, 0) != pre.get(p, 0) else v
-                for p, v in mvar.items()
-            }  # fmt: skip
+            delta: dict[Any, int | None] = {p: post.get(p, 0) - pre.get(p, 0) for p in
+                                            pre.keys() | post.keys() if post.get(p) != pre.get(p)}
+            after = {p: smt.lin([(1, mvar[p]), (1, smt.const(d))]) for p, d in delta.items() if d}
             assign = updates.get(t.key, {})
             x2 = {a: base.term(assign[a]) if a in assign else v for a, v in xvar.items()}
-            # A top-level conjunct over no changed counter keeps its (true) value: only
-            # the others can become false, so only they are negated.
-            moved: set[Any] = {p for p in pre.keys() | post.keys()
-                               if post.get(p, 0) != pre.get(p, 0)} | set(assign)  # fmt: skip
-            step = Translator(smt, after.__getitem__, x2, resolve)
-            todo = {k for k, (_, names) in enumerate(parts) if names & moved}
+            delta.update((a, _shift(assign[a], a, resolve)) for a in assign)
+            step = Translator(smt, lambda p: after.get(p, mvar[p]), x2, resolve)
+            # A top-level conjunct over no changed counter keeps its (true) value, and so does
+            # one that `_kept` settles exactly: only the others are negated.
+            todo = {k for k, (c, names) in enumerate(parts)
+                    if names & delta.keys() and not _kept(c, names, delta, resolve)}
             guard = [smt.cmp(">=", mvar[p], smt.const(c)) for p, c in pre.items()]
             # A hint proves its conjuncts from the conjuncts it names (weaker than I, so
             # sound); a hint that names too few makes its query sat: a rejection.
             for chk in hints.get(t.key, []):
                 goal = sorted(todo.intersection(chk["prove"]))
                 if goal:
-                    held = [state["Ic"][j] for j in chk["from"]]
-                    _consecutive(query(key="h", with_i=False), smt, t.key, held + guard,
-                                 [step.form(parts[k][0]) for k in goal], shown)
+                    held = [state["Ic"][j] for j in chk["from"]] + guard
+                    goals = [step.form(parts[k][0]) for k in goal]
+                    _consecutive(query(within=held + goals), smt, t.key, held, goals, shown)
                     todo -= set(goal)
             if todo:
                 _consecutive(query(), smt, t.key, guard,
@@ -536,6 +536,29 @@ def _walk(m: Model, w: Json, smt: Smt, mvar: dict[Place, Any], xvar: dict[str, A
     return smt.conj(parts)
 
 
+def _shift(t: Json, a: str, resolve: Resolve) -> int | None:
+    """k when the update term of `a` is `a + k` (no ite, reads only `a`), else None."""
+    if not _names(t, resolve) <= {a}:
+        return None
+    at = [Translator(Backend(), lambda p: 0, {a: v}, resolve).term(t) for v in (0, 1)]
+    return cast(int, at[0]) if at[1] - at[0] == 1 else None
+
+
+def _kept(c: Json, names: set[Any], delta: dict[Any, int | None], resolve: Resolve) -> bool:
+    """Exact, no solver: a comparison without ite is affine in its names; when each moves
+    by a constant, lhs − rhs moves by d = (lhs − rhs)(Δ) − (lhs − rhs)(0), and a d of the
+    safe sign keeps the (true) comparison true."""
+    if "cmp" not in c or None in names or any(delta.get(v, 0) is None for v in names):
+        return False
+
+    def side(val: dict[Any, Any]) -> int:
+        tr = Translator(Backend(), val.__getitem__, val, resolve)
+        return cast(int, tr.term(c["lhs"]) - tr.term(c["rhs"]))
+
+    d = side({v: delta.get(v, 0) for v in names}) - side(dict.fromkeys(names, 0))
+    return {"<=": d <= 0, "<": d <= 0, "=": d == 0, ">=": d >= 0, ">": d >= 0}[c["cmp"]]
+
+
 def _topological(arcs: set[tuple[str, str]]) -> list[str] | None:
     """The nodes of the arcs in a topological order (Kahn), or None if there is a cycle."""
     indeg: dict[str, int] = {}
@@ -553,7 +576,7 @@ def _topological(arcs: set[tuple[str, str]]) -> list[str] | None:
 
 
 def _names(f: Json, resolve: Callable[[Json], Place]) -> set[Any]:
-    """Every place (resolved) and aux name a formula or term reads."""
+    """Every place (resolved) and aux name a formula or term reads, and None if an ite."""
     out: set[Any] = set()
     todo = [f]
     while todo:
@@ -564,6 +587,7 @@ def _names(f: Json, resolve: Callable[[Json], Place]) -> set[Any]:
             elif "aux" in node:
                 out.add(node["aux"])
             else:
+                out.update([None] if "ite" in node else [])  # None: not affine
                 todo.extend(node.values())
         elif isinstance(node, list):
             todo.extend(node)

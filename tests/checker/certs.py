@@ -175,7 +175,7 @@ def proof_two_walk(hinted: bool = False) -> Json:
     only once the walk is at g1; a request in d0 or d1 has taken its edge already
     (finished, unanswered); z0, z1 say where the walk ends (where the global is).
     `hinted`: the commit step gets a hint proving conjuncts 1, 3, 4, 5 from 0, 1, 3, 4, 5
-    (0, 1 and 3 are needed: tests/checker/test_mutants.py)."""
+    (0 and 3 are needed: tests/checker/test_mutants.py; 1 is kept by exact arithmetic)."""
     g0, g1 = P(("global", "g0")), P(("global", "g1"))
     d0, d1 = P(("local", "r", "d0")), P(("local", "r", "d1"))
     r0, r1 = P(("response", "r", "0")), P(("response", "r", "1"))

@@ -333,7 +333,7 @@ def _walk(name: str, pf: Json, edit: Any) -> Iterator[Mutant]:
         yield _m(f"{name}: end {k} undeclared", edit(
             lambda p, k=k: p["walk"]["ends"][k].__setitem__("aux", "undeclared")), "E-SCHEMA")
     for k, h in enumerate(pf["invariant"].get("hints", [])):
-        for j in sorted(set(h["checks"][0]["from"]) & {0, 1, 3}):
+        for j in sorted(set(h["checks"][0]["from"]) & {0, 3}):
             yield _m(f"{name}: hint {k} without conjunct {j}", edit(
                 lambda p, k=k, j=j: p["invariant"]["hints"][k]["checks"][0]["from"].remove(j)),
                 "E-CONSECUTION")

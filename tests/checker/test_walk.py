@@ -197,3 +197,55 @@ def test_malformed_walks_and_hints(mutate: Any, code: str) -> None:
     mutate(cert["proof"])
     r = check(cert)
     assert r.status in ("invalid", "unusable") and r.code == code, r.message
+
+
+# ----------------------------------------------- consecution settled by exact arithmetic
+
+
+def _two_walk_with(update_y1: Json, conjunct: Json | None = None) -> CheckResult:
+    """proof_two_walk with step1's update of y1 replaced, and optionally one conjunct
+    added: the checker keeps a conjunct without a solver only when its sides move by
+    constants of the safe sign (checker/obligations.py `_kept`)."""
+    cert = certs.proof_two_walk()
+    inv = cert["proof"]["invariant"]
+    inv["updates"][1]["assign"]["y1"] = update_y1
+    if conjunct is not None:
+        inv["formula"]["and"].append(conjunct)
+    return check_certificate(json.dumps(cert))
+
+
+def _y1(*terms: tuple[int, Json]) -> Json:
+    return {"sum": [[c, t] for c, t in terms]}
+
+
+Y1 = {"aux": "y1"}
+
+
+@pytest.mark.parametrize("label, update", [
+    ("y1 - 1 (y1 >= 0 and y1 = r1 + d1 move the wrong way)", _y1((1, Y1), (-1, const(1)))),
+    ("2 y1 + 1 (not a shift: a solver query, which finds it false)", _y1((2, Y1), (1, const(1)))),
+    ("y1 + 2 (an equality moved by 1)", _y1((1, Y1), (2, const(1)))),
+    ("y1 + 1 read from another aux", _y1((1, {"aux": "y0"}), (1, const(1)))),
+])
+def test_false_updates_are_not_kept_exactly(label: str, update: Json) -> None:
+    r = _two_walk_with(update)
+    assert r.status == "invalid" and r.code == "E-CONSECUTION", (label, r.message)
+
+
+@pytest.mark.parametrize("label, update", [
+    ("3 y1 - 2 y1 + 1: a shift however written", _y1((3, Y1), (-2, Y1), (1, const(1)))),
+    ("ite(true, y1 + 1, y1 + 1): not affine, left to the solver",
+     {"ite": [True, _y1((1, Y1), (1, const(1))), _y1((1, Y1), (1, const(1)))]}),
+])
+def test_true_updates_pass_either_way(label: str, update: Json) -> None:
+    assert _two_walk_with(update).status == "valid", label
+
+
+def test_a_strict_bound_and_an_ite_conjunct_are_not_kept_when_false() -> None:
+    # y1 < 1 holds initially; step1 raises y1: the strict comparison moves the wrong way
+    r = _two_walk_with(_y1((1, Y1), (1, const(1))), {"cmp": "<", "lhs": Y1, "rhs": const(1)})
+    assert r.status == "invalid" and r.code == "E-CONSECUTION", r.message
+    # the same bound behind an ite is not affine: the solver must see it, and refute it
+    ite = {"cmp": "<", "lhs": {"ite": [True, Y1, Y1]}, "rhs": const(1)}
+    r = _two_walk_with(_y1((1, Y1), (1, const(1))), ite)
+    assert r.status == "invalid" and r.code == "E-CONSECUTION", r.message
