@@ -9,7 +9,7 @@ import argparse
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import NoReturn
 
@@ -46,6 +46,9 @@ def _parser() -> argparse.ArgumentParser:
         "(a missing or changed model makes the certificate stale: invalid)",
     )
     p.add_argument("--json", action="store_true", help="machine-readable result on stdout")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="with --all: check each certificate as one task on the Dask cluster "
+                   "whose scheduler is at ADDRESS (needs the 'cluster' extra; docs/cluster.md)")
     p.add_argument("--timeout", type=_seconds, default=60.0, metavar="S",
                    help="seconds for the whole check of one certificate (default 60); past "
                    "them the answer is undecided (exit 3)")
@@ -114,16 +117,22 @@ def _check_all(args: argparse.Namespace, limits: Limits) -> int:
     if models is not None and not models.is_dir():
         print(f"ser-check-cert: --model with --all must be a folder: {models}", file=sys.stderr)
         return EXIT_CODES["unusable"]
-    rows: list[tuple[str, CheckResult]] = []
+    found: dict[str, CheckResult] = {}
+    todo: list[tuple[str, str, str | None]] = []  # (name, certificate, model or None)
     for p in paths:
         model_path = None
         if models is not None:
             model_name = p.name.removesuffix(".json").removesuffix(".cert")
             if not (models / model_name).is_file():
-                rows.append((p.name, _stale(f"no model {models / model_name}")))
+                found[p.name] = _stale(f"no model {models / model_name}")
                 continue
             model_path = str(models / model_name)
-        rows.append((p.name, _check(str(p), args, limits, model_path)))
+        todo.append((p.name, str(p), model_path))
+    if args.scheduler is None:
+        found.update((name, _check(cert, args, limits, model)) for name, cert, model in todo)
+    else:
+        found.update(list(_on_cluster(todo, args, limits)))
+    rows = [(p.name, found[p.name]) for p in paths]
     if args.json:
         _emit(as_json_rows(rows))
     else:  # the table, then one summary line (the status words in severity order)
@@ -134,10 +143,45 @@ def _check_all(args: argparse.Namespace, limits: Limits) -> int:
     return EXIT_CODES[_SEVERITY[worst]]
 
 
+class _NoCluster(Exception):
+    """--scheduler given, but Dask is not installed or the scheduler does not answer."""
+
+
+def _on_cluster(todo: list[tuple[str, str, str | None]], args: argparse.Namespace,
+                limits: Limits) -> Iterator[tuple[str, CheckResult]]:
+    """--all --scheduler: one check_certificate per certificate on a Dask cluster (the
+    bytes travel, not the paths); a certificate whose workers died is undecided."""
+    try:
+        from distributed import Client, as_completed
+        from distributed.scheduler import KilledWorker
+    except ImportError:
+        raise _NoCluster("--scheduler needs Dask: pip install 'ser-prove[cluster]'") from None
+    try:
+        client = Client(args.scheduler, timeout=20, set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise _NoCluster(f"cannot reach the Dask scheduler at {args.scheduler}: {exc}") from None
+    try:
+        futures = {client.submit(
+            check_certificate, _read(cert, limits.max_bytes), pure=False, timeout_s=args.timeout,
+            model_text=_read(model, limits.max_bytes) if model else None, limits=limits): name
+            for name, cert, model in todo}
+        for fut in as_completed(futures, loop=client.loop):
+            try:
+                yield futures[fut], fut.result()
+            except KilledWorker:
+                yield futures[fut], CheckResult("undecided", "E-WORKER", "cluster: the workers "
+                                                "checking it died", (), None)
+    finally:
+        client.close()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if (args.cert is None) == (args.all is None):
         print("ser-check-cert: give exactly one of CERT or --all DIR", file=sys.stderr)
+        return 2
+    if args.scheduler is not None and args.all is None:
+        print("ser-check-cert: --scheduler goes with --all DIR", file=sys.stderr)
         return 2
     limits = Limits(args.max_bytes, args.max_depth, args.max_nodes, args.max_vars)
     try:
@@ -146,6 +190,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         result = _check(args.cert, args, limits, args.model)
     except OSError as exc:
         print(f"ser-check-cert: cannot read: {exc}", file=sys.stderr)
+        return EXIT_CODES["unusable"]
+    except _NoCluster as exc:
+        print(f"ser-check-cert: {exc}", file=sys.stderr)
         return EXIT_CODES["unusable"]
     _emit(as_json(result, args.cert) if args.json else human(result, args.cert))
     return result.exit_code

@@ -43,6 +43,7 @@ import stat
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 from prover.certificate.write import (
@@ -237,6 +238,7 @@ def prove_models(
     state_bound: int | None = None,
     on_result: Callable[[int, ProveResult | SerError], None] | None = None,
     ns_choice: str = "reachable",
+    scheduler: str | None = None,
 ) -> list[ProveResult | SerError]:
     """Decide each (model, certificate path or None) in its own child process, at most
     `parallel` at a time, each under its own deadline of `timeout_s`; the parent writes
@@ -244,7 +246,11 @@ def prove_models(
 
     `spent_s`: time the caller already spent (the process's start-up), taken off the
     deadlines of the first `parallel` models. `on_result(i, result)` is called in the
-    parent as each model settles (certificate written), for streaming output."""
+    parent as each model settles (certificate written), for streaming output.
+
+    `scheduler`: the address of a Dask scheduler; each model is then one task on the
+    cluster (prover/cluster.py), which gets the model's bytes (read here) instead of its
+    path, and runs the same isolated child on a worker."""
     dests = [cert or default_certificate_path(path) for path, cert in jobs]
     models = [path for path, _ in jobs]
     early: dict[int, SerError] = {}
@@ -253,20 +259,30 @@ def prove_models(
             check_destination(dest, models)
         except SerError as refused:
             early[i] = refused
+    data: dict[int, bytes] = {}
+    for i in range(len(jobs)):
+        known = os.path.splitext(models[i])[1].lower() in (".ser", ".json")  # else the child says
+        if scheduler is not None and i not in early and known:
+            from prover.limits import read_model_bytes
+
+            try:
+                data[i] = read_model_bytes(models[i])
+            except SerError as unreadable:
+                early[i] = unreadable
     todo = [i for i in range(len(jobs)) if i not in early]
 
-    first_wave = max(1, parallel)
+    first_wave = max(1, parallel) if scheduler is None else 0
     warm_start = time.monotonic()
-    _warm(batch=len(todo) > 1)
+    if scheduler is None:
+        warm(batch=len(todo) > 1)
     spent_s += time.monotonic() - warm_start  # the first children's deadlines pay for it
 
     def task(k: int, i: int) -> Callable[[], _Decided]:
         own = max(0.0, timeout_s - spent_s) if k < first_wave else timeout_s
-        return lambda: _decide(
-            jobs[i][0], dests[i], timeout_s=own, check_timeout_s=check_timeout_s,
-            progress=progress, use_proofs=use_proofs, state_bound=state_bound,
-            ns_choice=ns_choice,
-        )
+        said = progress if scheduler is None else None  # a worker cannot print here
+        return partial(_decide, jobs[i][0], dests[i], timeout_s=own,
+                       check_timeout_s=check_timeout_s, progress=said, use_proofs=use_proofs,
+                       state_bound=state_bound, ns_choice=ns_choice, data=data.get(i))
 
     results: list[ProveResult | SerError | None] = [None] * len(jobs)
     for i, problem in sorted(early.items()):
@@ -280,14 +296,19 @@ def prove_models(
         if on_result is not None:
             on_result(i, result)
 
-    run_isolated_many(
-        [task(k, i) for k, i in enumerate(todo)], timeout_s=timeout_s, jobs=parallel,
-        memory_bytes=memory_bytes, passthrough=(SerError,), spent_s=spent_s, on_done=settled,
-    )
+    tasks = [task(k, i) for k, i in enumerate(todo)]
+    if scheduler is not None:
+        from prover.cluster import run_on_cluster
+
+        run_on_cluster(tasks, address=scheduler, timeout_s=timeout_s, memory_bytes=memory_bytes,
+                       passthrough=(SerError,), on_done=settled)
+    else:
+        run_isolated_many(tasks, timeout_s=timeout_s, jobs=parallel, memory_bytes=memory_bytes,
+                          passthrough=(SerError,), spent_s=spent_s, on_done=settled)
     return [r for r in results if r is not None]
 
 
-def _warm(batch: bool) -> None:
+def warm(batch: bool) -> None:
     """Build, once in the parent, what every child needs: each forked child inherits the
     two Ser parsers (the checker's takes about 0.1 s to build) and the imported modules
     instead of repeating that work. Only a batch also imports the engines and solvers, which a
@@ -325,6 +346,9 @@ def _settle(path: str, outcome: ChildOutcome, timeout_s: float) -> ProveResult |
         mib = MEMORY_LIMIT_BYTES // (1024 * 1024)
         why = f"memory limit of {mib} MiB reached (no verdict within the resources)"
         return ProveResult(path, "undecided", why, None, None, None, None, "", times)
+    if outcome.kind == "lost":  # not a bug of ours: the machine that ran it went away
+        why = f"no verdict: {outcome.detail or 'the cluster lost it'}"
+        return ProveResult(path, "error", why, None, None, None, None, "", times)
     if outcome.kind == "died" and "CPU-time" in outcome.detail:
         why = f"time limit of {timeout_s:g} s reached"
         return ProveResult(path, "undecided", why, None, None, None, None, "", times)
@@ -376,11 +400,13 @@ def _decide(
     use_proofs: bool,
     state_bound: int | None = None,
     ns_choice: str = "reachable",
+    data: bytes | None = None,
 ) -> _Decided:
-    """One model, in its child process: never writes a file. Stages: load, a first
+    """One model, in its child process: never writes a file (`data`: the model file's
+    bytes, read by the caller, e.g. on another machine). Stages: load, a first
     explicit search, the proof portfolio, a second explicit search, BMC, then the
     certificate and its check."""
-    run = _load(path, timeout_s, progress, state_bound, ns_choice)
+    run = _load(path, timeout_s, progress, state_bound, ns_choice, data)
     cex = _first_search(run)
     cert = None if cex is not None or not use_proofs else _proof(run)
     if cex is None and cert is None:
@@ -401,7 +427,7 @@ def _decide(
 
 
 def _load(path: str, timeout_s: float, progress: Callable[[str], None] | None,
-          state_bound: int | None, ns_choice: str) -> _Run:
+          state_bound: int | None, ns_choice: str, data: bytes | None) -> _Run:
     """Read and compile the model, refuse what the checker could not check, and build
     the net (its sizes are reported, the engines read it)."""
     from prover.frontend.load import NsChoice, load_model
@@ -409,8 +435,8 @@ def _load(path: str, timeout_s: float, progress: Callable[[str], None] | None,
 
     start = time.monotonic()
     ns_kind: NsChoice = "closure" if ns_choice == "closure" else "reachable"
-    model = (load_model(path, ns=ns_kind) if state_bound is None
-             else load_model(path, state_bound=state_bound, ns=ns_kind))
+    model = (load_model(path, ns=ns_kind, data=data) if state_bound is None
+             else load_model(path, state_bound=state_bound, ns=ns_kind, data=data))
     restriction = model.ns.restriction
     preflight(model.kind, model.source, path,
               None if restriction is None else frozenset(restriction.pairs))

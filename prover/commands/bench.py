@@ -22,10 +22,13 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
+from prover.commands.options import add_scheduler_option
 from prover.errors import UsageError
 from prover.frontend.load import DEFAULT_NS, NS_CHOICES
 
@@ -63,6 +66,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="also write the rows and the summary as JSON to FILE")
     parser.add_argument("--out-dir", metavar="DIR",
                         help="keep the certificates in DIR (default: a temporary folder)")
+    add_scheduler_option(parser)
 
 
 def _models(paths: list[str]) -> list[Path]:
@@ -133,6 +137,56 @@ def _run_one(model: Path, out_dir: Path, timeout: float, ns: str) -> BenchRow:
     return BenchRow(model.name, expected, verdict, agrees, round(prove_s, 3),
                     None if check_s is None else round(check_s, 3), check_status, engine,
                     places, transitions)
+
+
+def _local_rows(models: list[Path], out_dir: Path, args: argparse.Namespace) -> Iterator[BenchRow]:
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        futures = [pool.submit(_run_one, m, out_dir, args.timeout, args.ns) for m in models]
+        for fut in futures:
+            yield fut.result()
+
+
+def _cluster_rows(models: list[Path], out_dir: Path,
+                  args: argparse.Namespace) -> Iterator[BenchRow]:
+    """One task per model on a Dask cluster (prover/cluster.py): the worker runs the two
+    tools on its own copy of the model; the client keeps the certificate and judges the
+    verdict against its own expected.json."""
+    from distributed import as_completed
+    from distributed.scheduler import KilledWorker
+
+    from prover.cluster import client_for
+    from prover.pipeline import write_atomically
+
+    client = client_for(args.scheduler)
+    run_id = uuid.uuid4().hex[:12]
+    try:
+        futures = {client.submit(_remote_one, m.name, m.read_bytes(), args.timeout, args.ns,
+                                 key=f"ser-bench-{run_id}-{k}", pure=False): m
+                   for k, m in enumerate(models)}
+        for fut in as_completed(futures, loop=client.loop):
+            m = futures[fut]
+            try:
+                row, cert = fut.result()
+            except KilledWorker:
+                row, cert = BenchRow(m.name, None, "lost", None, 0.0, None, None, None, None,
+                                     None), None
+            expected = _expected(m)
+            if cert is not None:
+                write_atomically(cert, str(out_dir / (m.name + ".cert.json")))
+            yield replace(row, expected=expected,
+                          agrees=agreement(expected, row.verdict, row.check_status))
+    finally:
+        client.close()
+
+
+def _remote_one(name: str, data: bytes, timeout: float, ns: str) -> tuple[BenchRow, str | None]:
+    """On a worker: `_run_one` on a private copy of the model; the row and the certificate."""
+    with tempfile.TemporaryDirectory(prefix="ser-bench-") as tmp:
+        model = Path(tmp) / name
+        model.write_bytes(data)
+        row = _run_one(model, Path(tmp), timeout, ns)
+        cert = Path(tmp) / (name + ".cert.json")
+        return row, cert.read_text(encoding="utf-8") if cert.is_file() else None
 
 
 def agreement(expected: str | None, verdict: str, check_status: str | None) -> bool | None:
@@ -216,22 +270,27 @@ def run(args: argparse.Namespace) -> int:
     rows: list[BenchRow] = []
     wall = time.monotonic()
     try:
-        with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-            futures = [pool.submit(_run_one, m, out_dir, args.timeout, args.ns)
-                       for m in models]
-            for i, fut in enumerate(futures, 1):
-                rows.append(fut.result())
-                if tty:
-                    print(f"\r[{i}/{len(models)}] {time.monotonic() - wall:6.1f} s",
-                          end="", file=sys.stderr, flush=True)
+        found = (_local_rows(models, out_dir, args) if args.scheduler is None
+                 else _cluster_rows(models, out_dir, args))
+        for i, row in enumerate(found, 1):
+            rows.append(row)
+            if tty:
+                print(f"\r[{i}/{len(models)}] {time.monotonic() - wall:6.1f} s",
+                      end="", file=sys.stderr, flush=True)
+        order = {m.name: k for k, m in enumerate(models)}
+        rows.sort(key=lambda r: order[r.model])
     finally:
         if tty:
             print(file=sys.stderr)
         if tmp is not None:
             tmp.cleanup()
     summary = _summary(rows)
-    summary["wall_s"] = round(time.monotonic() - wall, 3)
+    wall_s = round(time.monotonic() - wall, 3)
+    summary["wall_s"] = wall_s
     summary["ns"] = args.ns
+    summary["models_per_s"] = round(len(rows) / max(wall_s, 1e-9), 2)
+    where = (f"with {args.jobs} job(s)" if args.scheduler is None
+             else f"on the cluster at {args.scheduler}")
     print(_table(rows))
     families = _family_table(rows)
     if families:
@@ -242,7 +301,8 @@ def run(args: argparse.Namespace) -> int:
         f"{summary['certificates_valid']} certificates valid; ser-prove median "
         f"{summary['prove_median_s']} s, max {summary['prove_max_s']} s, total "
         f"{summary['prove_total_s']} s; ser-check-cert median {summary['check_median_s']} s, "
-        f"max {summary['check_max_s']} s; wall {summary['wall_s']} s with {args.jobs} job(s), "
+        f"max {summary['check_max_s']} s; wall {summary['wall_s']} s ({summary['models_per_s']} "
+        f"models/s) {where}, "
         f"--ns {args.ns}"
     )
     if args.json_out:

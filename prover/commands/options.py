@@ -19,3 +19,12 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
         help="stop compiling a Ser program beyond N local x global states "
         f"(default {DEFAULT_STATE_BOUND})",
     )
+
+
+def add_scheduler_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--scheduler", metavar="ADDRESS",
+        help="run one task per model on the Dask cluster whose scheduler is at ADDRESS "
+        "(e.g. tcp://10.0.0.5:8786; needs the 'cluster' extra; docs/cluster.md); "
+        "certificates are still written here",
+    )

@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from prover.commands.options import add_model_options
+from prover.commands.options import add_model_options, add_scheduler_option
 from prover.commands.report import InputFailure, Outcome, Reporter
 from prover.errors import SerError, UsageError
 from prover.pipeline import ProveResult, prove_models
@@ -56,6 +56,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "schemas/prove-result.schema.json), each as soon as its model is decided",
     )
     add_model_options(parser)
+    add_scheduler_option(parser)
     parser.add_argument(
         "--quiet", action="store_true",
         help="print only the verdict line per model (no explanation, no progress)",
@@ -149,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
             first.setdefault(key, path)
     reporter = Reporter(len(models), json=args.json, quiet=args.quiet)
     progress = _Progress(models[0], enabled=not (args.quiet or args.json or args.jobs > 1
-                                                 or len(models) > 1))
+                                                 or len(models) > 1 or args.scheduler))
 
     def settled(i: int, result: ProveResult | SerError) -> None:
         progress.clear()
@@ -160,7 +161,7 @@ def run(args: argparse.Namespace) -> int:
             list(zip(models, dests, strict=True)), timeout_s=args.timeout,
             check_timeout_s=args.check_timeout, parallel=args.jobs, progress=progress,
             spent_s=float(getattr(args, "spent_s", 0.0)), state_bound=args.state_bound,
-            on_result=settled, ns_choice=args.ns,
+            on_result=settled, ns_choice=args.ns, scheduler=args.scheduler,
         )
     finally:
         progress.clear()

@@ -80,11 +80,13 @@ def load_source(
 
 
 def load_model(
-    path: str | Path, *, state_bound: int = DEFAULT_STATE_BOUND, ns: NsChoice = DEFAULT_NS
+    path: str | Path, *, state_bound: int = DEFAULT_STATE_BOUND, ns: NsChoice = DEFAULT_NS,
+    data: bytes | None = None,
 ) -> LoadedModel:
     """Read and build a model file; `.ser` is a Ser program, `.json` a network system.
 
-    Only regular files of at most `prover.limits.MAX_MODEL_BYTES` are read."""
+    Only regular files of at most `prover.limits.MAX_MODEL_BYTES` are read. `data`: the
+    file's bytes, already read that way (by a cluster's client); `path` then only names it."""
     p = Path(path)
     name = str(path)
     kind = _KINDS.get(p.suffix.lower())
@@ -92,7 +94,8 @@ def load_model(
         raise InputFileError(
             f"{name}: unknown model extension {p.suffix or '(none)'!r} (expected .ser or .json)"
         )
-    data = read_model_bytes(p)
+    if data is None:
+        data = read_model_bytes(p)
     try:
         source = data.decode("utf-8")
     except UnicodeDecodeError as exc:
