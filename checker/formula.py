@@ -8,14 +8,18 @@ can, so z3 is blocked while pySMT is first imported (the checker must never load
 
 from __future__ import annotations
 
+import importlib
 import importlib.abc
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from checker.certificate import integer
 from checker.errors import LimitError, SchemaError, Undecided
 from checker.net import Place
+
+if TYPE_CHECKING:
+    from pysmt.fnode import FNode
 
 
 class _BlockZ3(importlib.abc.MetaPathFinder):
@@ -25,17 +29,15 @@ class _BlockZ3(importlib.abc.MetaPathFinder):
         return None
 
 
-_blocker = _BlockZ3()
-sys.meta_path.insert(0, _blocker)
-try:
-    from pysmt.environment import Environment
-    from pysmt.exceptions import SolverReturnedUnknownResultError
-    from pysmt.fnode import FNode
-    from pysmt.logics import QF_LIA
-    from pysmt.solvers.cvcfive import CVC5Solver
-    from pysmt.typing import INT
-finally:
-    sys.meta_path.remove(_blocker)
+def _pysmt() -> Any:
+    """pySMT with z3 blocked, imported on first use: a counterexample needs no solver."""
+    sys.meta_path.insert(0, blocker := _BlockZ3())
+    try:
+        for name in ("environment", "exceptions", "logics", "solvers.cvcfive", "typing"):
+            importlib.import_module(f"pysmt.{name}")
+    finally:
+        sys.meta_path.remove(blocker)
+    return sys.modules["pysmt"]
 
 Json = Any
 Resolve = Callable[[Json], Place]  # place JSON -> net place, raises Invalid(E-NAME)
@@ -100,11 +102,12 @@ class Smt(Backend):
     """pySMT terms in a private environment (never the global one, never its factory)."""
 
     def __init__(self) -> None:
-        self.env = Environment()
+        self.ps = _pysmt()
+        self.env = self.ps.environment.Environment()
         self.m = self.env.formula_manager
 
     def var(self, name: str) -> FNode:
-        return self.m.Symbol(name, INT)
+        return self.m.Symbol(name, self.ps.typing.INT)
 
     def const(self, n: int) -> FNode:
         return self.m.Int(n)
@@ -172,7 +175,7 @@ class Query:
 
     def __init__(self, smt: Smt, remaining: Callable[[], float]) -> None:
         self.smt, self.remaining = smt, remaining
-        self.solver = CVC5Solver(smt.env, QF_LIA)
+        self.solver = smt.ps.solvers.cvcfive.CVC5Solver(smt.env, smt.ps.logics.QF_LIA)
 
     def add(self, f: FNode) -> None:
         self.solver.add_assertion(f)
@@ -189,7 +192,7 @@ class Query:
             self.solver.add_assertion(f)
             try:
                 sat = self.solver.solve()
-            except SolverReturnedUnknownResultError:
+            except self.smt.ps.exceptions.SolverReturnedUnknownResultError:
                 raise Undecided("cvc5 answered unknown (timeout or incompleteness)") from None
             except Exception as exc:  # a solver failure is never a proof
                 raise Undecided(f"cvc5 failed: {exc}") from None

@@ -137,3 +137,14 @@ def test_lone_surrogate_in_a_name_prints(files: dict[str, Path], tmp_path: Path)
                        text=True, cwd=ROOT)
     assert p.returncode in (1, 2), p.stderr
     assert "Traceback" not in p.stderr + p.stdout
+
+
+def test_a_counterexample_is_checked_without_loading_a_solver() -> None:
+    """pySMT and cvc5 are imported on first use only: a counterexample never needs them
+    (issue 23: small runs cost little)."""
+    cert = ROOT / "certificates" / "intro-nonser.ser.cert.json"
+    code = ("import sys; from checker.api import check_certificate; "
+            f"r = check_certificate(open({str(cert)!r}).read()); "
+            "print(r.status, any(m.split('.')[0] in ('pysmt', 'cvc5', 'z3') for m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert out.stdout.split() == ["valid", "False"], out.stderr
