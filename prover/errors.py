@@ -66,6 +66,12 @@ class SerSyntaxError(SerError):
     code = "E-SYNTAX"
 
 
+class FormulaError(SerError):
+    """A temporal formula that cannot be read, names what the program lacks, or uses X."""
+
+    code = "E-FORMULA"
+
+
 class CompileError(SerError):
     """The Ser program cannot be compiled to a network system."""
 

@@ -5,7 +5,9 @@
 * `dot`  : a Graphviz drawing of the NS, the Petri net or the serial automaton
   (`--what`, default `petri`; the serial automaton is drawn reachable part only);
 * `mcc`  : per target disjunct, the sliced net and an MCC ReachabilityCardinality
-  property, into the folder `-o DIR` (see prover/export_mcc.py).
+  property, into the folder `-o DIR` (see prover/export_mcc.py);
+* `promela`: the program with at most `--requests K` requests for SPIN, with the temporal
+  property `--formula F` as an inline `ltl` claim (prover/ltl/promela.py, docs/ltl.md).
 
 A raw P/T net (PNML in any dialect prover/petri/read.py reads, or Tina `.net`) is
 converted: `--format net` or `pnml` writes it again with its own identifiers and names.
@@ -34,7 +36,9 @@ class NoCounterexampleError(SerError):
     code = "E-NO-COUNTEREXAMPLE"
 
 
-FORMATS = ("net", "pnml", "dot", "mcc")
+FORMATS = ("net", "pnml", "dot", "mcc", "promela")
+MAX_PROMELA_REQUESTS = 200
+"""SPIN runs at most 255 processes, the environment and the requests together."""
 WHATS = ("ns", "petri", "serial", "counterexample")
 
 
@@ -56,7 +60,33 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--timeout", type=float, default=20.0, metavar="S",
         help="search budget for --what counterexample, seconds (default 20)",
     )
+    parser.add_argument("--requests", type=int, metavar="K",
+                        help="with --format promela: at most K requests arrive (1 to "
+                        f"{MAX_PROMELA_REQUESTS})")
+    parser.add_argument("--formula", metavar="F",
+                        help="with --format promela: an LTL-X property (docs/ltl.md), "
+                        "written as the model's `ltl` claim")
     add_model_options(parser)
+
+
+def _promela(args: argparse.Namespace) -> str:
+    from prover.errors import FormulaError
+    from prover.ltl.formula import parse_formula
+    from prover.ltl.promela import ser_globals, to_promela
+
+    k = args.requests
+    if k is None or not 1 <= k <= MAX_PROMELA_REQUESTS:
+        raise UsageError(f"--format promela needs --requests K with 1 <= K <= "
+                         f"{MAX_PROMELA_REQUESTS}" + ("" if k is None else f" (got {k})"))
+    ns = load_model(args.model, state_bound=args.state_bound, ns=args.ns).ns
+    formula = None
+    if args.formula is not None:
+        try:
+            formula = parse_formula(args.formula, ser_globals(ns),
+                                    frozenset(e.request for e in ns.requests))
+        except FormulaError as exc:
+            raise FormulaError(f"--formula {args.formula!r}: {exc.message}") from None
+    return to_promela(ns, k, formula)
 
 
 def _export_mcc(args: argparse.Namespace) -> int:
@@ -130,7 +160,14 @@ def run(args: argparse.Namespace) -> int:
     raw = Path(args.model).suffix.lower() in RAW_SUFFIXES
     if args.format == "mcc" and not raw:
         return _export_mcc(args)
-    text = _convert(args) if raw else render(args)
+    if (args.requests is not None or args.formula is not None) and args.format != "promela":
+        raise UsageError("--requests and --formula go with --format promela")
+    if args.format == "promela":
+        if raw:
+            raise UsageError(f"{args.model}: a P/T net has no requests to write as Promela")
+        text = _promela(args)
+    else:
+        text = _convert(args) if raw else render(args)
     if args.output is None:
         emit(text)
         return 0
