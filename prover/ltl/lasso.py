@@ -35,7 +35,7 @@ class Observation:
 
     globals_: Mapping[str, int]
     inflight: Mapping[str, int]  # request name -> requests of it in flight
-    answered: Mapping[tuple[str, int], int]  # (request name, value) -> requests that answered it
+    answered: Mapping[tuple[str, str], int]  # (request name, answer) -> requests that gave it
 
 
 def value(t: Term, s: Observation) -> int:
@@ -48,7 +48,7 @@ def value(t: Term, s: Observation) -> int:
         if t.kind == "inflight":
             return s.inflight.get(t.request, 0)
         return sum(c for (r, v), c in s.answered.items()
-                   if r == t.request and (t.value is None or v == t.value))
+                   if r == t.request and (t.value is None or v == str(t.value)))
     a = value(t.a, s)
     if t.op == "neg":
         return -a
@@ -62,7 +62,7 @@ def value(t: Term, s: Observation) -> int:
     return {"+": a + b, "-": a - b, "*": a * b}[t.op]
 
 
-_CMP = {"==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
+COMPARE = {"==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
         "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
 
 
@@ -78,7 +78,7 @@ def _truth(f: Formula, word: Sequence[Observation], loop: int) -> list[bool]:
     if isinstance(f, Const):
         return [f.value] * n
     if isinstance(f, Compare):
-        return [_CMP[f.op](value(f.a, s), value(f.b, s)) for s in word]
+        return [COMPARE[f.op](value(f.a, s), value(f.b, s)) for s in word]
     if isinstance(f, Not):
         return [not x for x in _truth(f.arg, word, loop)]
     if isinstance(f, Unary):  # G a = ¬(true U ¬a), F a = true U a

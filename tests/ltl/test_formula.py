@@ -19,7 +19,7 @@ from prover.ltl.formula import (
     parse_formula,
 )
 
-GLOBALS = frozenset({"L", "X", "F", "G", "U", "A0", "A1"})
+GLOBALS = frozenset({"L", "X", "F", "G", "U", "A0", "A1", "FLAG", "GF", "Until"})
 REQUESTS = frozenset({"main", "deposit0"})
 
 
@@ -42,6 +42,12 @@ def test_letters_that_are_globals_stay_operands() -> None:
     assert parse("U == 1 U G == 2") == Binary("U", Compare("==", Global("U"), Num(1)),
                                               Compare("==", Global("G"), Num(2)))
     assert parse("G G == 1") == Unary("G", Compare("==", Global("G"), Num(1)))
+    # a name that starts with an operator letter is one name
+    assert parse("G FLAG >= 0") == Unary("G", Compare(">=", Global("FLAG"), Num(0)))
+    assert parse("GF == 1") == Compare("==", Global("GF"), Num(1))
+    assert parse("F GF == 1") == Unary("F", Compare("==", Global("GF"), Num(1)))
+    assert parse("L == 1 U Until == 0") == Binary("U", Compare("==", Global("L"), Num(1)),
+                                                  Compare("==", Global("Until"), Num(0)))
 
 
 def test_word_forms_and_counts() -> None:

@@ -35,8 +35,8 @@ def test_the_encoding_names_everything_by_index() -> None:
     f = parse_formula("G (L == 1 -> F L == 0)", ser_globals(ns), frozenset({"main"}))
     text = to_promela(ns, 3, f)
     assert "arrivals < 3" in text and ":: break" in text
-    assert "int V_L = 0;" in text and "int V_X = 0;" in text
-    assert text.rstrip().endswith("ltl property { ([] ((V_L == 1) -> (<> (V_L == 0)))) }")
+    assert "int var_0 = 0; /* L */" in text and "int var_1 = 0; /* X */" in text
+    assert text.rstrip().endswith("ltl property { ([] ((var_0 == 1) -> (<> (var_0 == 0)))) }")
     assert ser_globals(load_model(str(ROOT / "examples" / "mutex.json")).ns) == frozenset()
 
 

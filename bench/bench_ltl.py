@@ -1,0 +1,141 @@
+"""Temporal properties: the prover's explicit LTL-X search (prover/ltl/explore.py) against
+SPIN, case by case (issue 24, docs/ltl.md).
+
+Usage: .venv/bin/python bench/bench_ltl.py [--max-cases N] [--max-states N] [--json FILE]
+
+Installs nothing: SPIN and gcc must be on PATH (`apt-get install spin`), else it says so
+and exits 2. Cases: for models of the examples, the paper set and the small scale models
+(../shared/benchmarks, skipped when absent), a fixed family of properties over the first
+request name R and the first global V of the program (safety and liveness, with and
+without weak fairness), each at K = 2 requests, the first two also at K = 1 and 3:
+
+  G inflight(R) <= K-1            F done(R) > 0               G (done(R) <= K)
+  G (inflight(R) > 0 -> F inflight(R) == 0)                   G F inflight(R) == 0
+  G V >= 0         G (V != 0 -> F V == 0)         F G V == 0  (Ser programs only)
+
+Per case: both verdicts, SPIN's states stored, the product states our search explored
+and the states of the program alone (full interleaving, no reduction yet), and times.
+Every violation our search reports is a lasso already confirmed by the exact semantics
+(prover/ltl/lasso.py). The last line counts disagreements; no figure is asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from prover.frontend.load import load_model  # noqa: E402
+from prover.ltl.explore import search  # noqa: E402
+from prover.ltl.formula import parse_formula  # noqa: E402
+from prover.ltl.promela import ser_globals, to_promela  # noqa: E402
+
+SHARED = ROOT.parent / "shared" / "benchmarks"
+SMALL_SCALE = ("counter-03", "flipwait-03", "locked-02", "ring-03", "twophase-01",
+               "twophase-02", "unlocked-02")
+
+
+def _models() -> list[Path]:
+    out = sorted(p for p in (ROOT / "examples").iterdir()
+                 if p.suffix in (".ser", ".json") and not p.name.endswith(".cert.json"))
+    paper = SHARED / "paper"
+    if paper.is_dir():
+        out += sorted(p for p in paper.iterdir() if p.suffix == ".ser")[:12]
+    scale = SHARED / "scale"
+    out += [scale / f"{n}.ser" for n in SMALL_SCALE if (scale / f"{n}.ser").is_file()]
+    return out
+
+
+def _properties(r: str, v: str | None, k: int) -> list[tuple[str, str]]:
+    props = [(f"G inflight({r}) <= {k - 1}", "none"), (f"F done({r}) > 0", "weak"),
+             (f"G (done({r}) <= {k})", "none"),
+             (f"G (inflight({r}) > 0 -> F inflight({r}) == 0)", "none"),
+             (f"G (inflight({r}) > 0 -> F inflight({r}) == 0)", "weak"),
+             (f"G F inflight({r}) == 0", "weak")]
+    if v is not None:
+        props += [(f"G {v} >= 0", "none"), (f"G ({v} != 0 -> F {v} == 0)", "weak"),
+                  (f"F G {v} == 0", "weak")]
+    return props
+
+
+def _spin(text: str, fair: bool, work: Path) -> tuple[str, int, float]:
+    (work / "m.pml").write_text(text, encoding="utf-8")
+    start = time.monotonic()
+    subprocess.run(["spin", "-a", "m.pml"], cwd=work, check=True, capture_output=True)
+    subprocess.run(["gcc", "-O1", "-DMEMLIM=2048", "-o", "pan", "pan.c"], cwd=work,
+                   check=True, capture_output=True)
+    run = subprocess.run(["./pan", "-a", "-m10000000", *(["-f"] if fair else [])], cwd=work,
+                         capture_output=True, text=True, timeout=600)
+    seconds = time.monotonic() - start
+    errors = re.search(r"errors: (\d+)", run.stdout)
+    stored = re.search(r"(\d+) states, stored", run.stdout)
+    if errors is None or "depth too small" in run.stdout:
+        return "error", 0, seconds
+    return ("holds" if errors[1] == "0" else "violated"), int(stored[1]) if stored else 0, seconds
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--max-cases", type=int, default=500)
+    ap.add_argument("--max-states", type=int, default=200_000)
+    ap.add_argument("--json", dest="json_out")
+    args = ap.parse_args()
+    if shutil.which("spin") is None or shutil.which("gcc") is None:
+        print("bench_ltl: needs SPIN and gcc on PATH (apt-get install spin gcc)",
+              file=sys.stderr)
+        return 2
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for model in _models():
+            ns = load_model(str(model)).ns
+            names = sorted({e.request for e in ns.requests})
+            r = next((n for n in names if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", n)), None)
+            if r is None:
+                continue
+            gl = sorted(ser_globals(ns))
+            for k in (2, 1, 3):  # every property at K = 2, the first two also at 1 and 3
+                for text, fairness in _properties(r, gl[0] if gl else None, k)[
+                        :None if k == 2 else 2]:
+                    if len(rows) >= args.max_cases:
+                        break
+                    phi = parse_formula(text, ser_globals(ns), frozenset(names))
+                    start = time.monotonic()
+                    ours = search(ns, phi, k, fairness=fairness, max_states=args.max_states)
+                    ours_s = time.monotonic() - start
+                    spin, spin_states, spin_s = _spin(to_promela(ns, k, phi),
+                                                      fairness == "weak", Path(tmp))
+                    rows.append({"model": model.name, "k": k, "formula": text,
+                                 "fairness": fairness, "ours": ours.verdict, "spin": spin,
+                                 "our_states": ours.states, "program_states": ours.system_states,
+                                 "spin_states": spin_states, "our_s": round(ours_s, 3),
+                                 "spin_s": round(spin_s, 3)})
+    head = f"{'model':18} {'K':>1} {'fair':4} {'ours':9} {'spin':9} {'product':>8} " \
+           f"{'program':>8} {'spin st':>8} {'ours s':>7} {'spin s':>7}  formula"
+    print(head)
+    for x in rows:
+        mark = "" if x["ours"] == x["spin"] or "undecided" in (x["ours"], x["spin"]) else "  <<"
+        print(f"{x['model'][:18]:18} {x['k']:>1} {x['fairness'][:4]:4} {x['ours']:9} "
+              f"{x['spin']:9} {x['our_states']:>8} {x['program_states']:>8} "
+              f"{x['spin_states']:>8} {x['our_s']:>7} {x['spin_s']:>7}  {x['formula']}{mark}")
+    decided = [x for x in rows if x["ours"] != "undecided" and x["spin"] in ("holds", "violated")]
+    wrong = [x for x in decided if x["ours"] != x["spin"]]
+    counts = {v: sum(1 for x in rows if x["ours"] == v) for v in ("holds", "violated",
+                                                                    "undecided")}
+    print(f"\n{len(rows)} cases, {len(decided)} decided by both, {len(wrong)} disagreements; "
+          f"ours: {counts}")
+    if args.json_out:
+        Path(args.json_out).write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

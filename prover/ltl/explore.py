@@ -1,0 +1,281 @@
+"""Explicit search for a violation of an LTL-X property with at most K requests
+(docs/ltl.md): the product of the program's states with the Büchi automaton of ¬φ,
+explored in full (no reduction yet), its strongly connected components (Tarjan,
+iterative), and a lasso through an accepting (and, under weak fairness, fair) one.
+
+A system state: the global state, one slot per request that may arrive (None: not yet
+arrived; DONE: answered; else (request name, local state)), the answers so far, and
+whether the environment has stopped delivering. Processes, for fairness: the
+environment (-1) and each slot. A state with no move repeats itself (the finite
+execution is extended by repetition): a stutter edge of process -2.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from prover.ltl.buchi import Automaton, translate
+from prover.ltl.formula import Formula, Not
+from prover.ltl.lasso import COMPARE, Observation, holds, value
+from prover.ltl.promela import global_values
+from prover.ns import NetworkSystem
+
+DONE = ("", "")
+ENV, STUTTER = -1, -2
+
+Slot = tuple[str, str] | None
+SysState = tuple[str, tuple[Slot, ...], tuple[tuple[tuple[str, str], int], ...], bool]
+
+
+@dataclass(frozen=True)
+class LtlResult:
+    """`violated` with a lasso (states, loop start) that the exact semantics confirms;
+    `holds` when the whole product was explored; `undecided` past `max_states`."""
+
+    verdict: str  # "holds" | "violated" | "undecided"
+    states: int  # product states explored
+    system_states: int
+    lasso: tuple[tuple[SysState, ...], int] | None = None
+
+
+class _System:
+    def __init__(self, ns: NetworkSystem, k: int) -> None:
+        self.ns, self.k = ns, k
+        self.steps: dict[tuple[str, str], list[tuple[str, str]]] = {}
+        for t in ns.transitions:
+            self.steps.setdefault((t.from_local, t.from_global), []).append(
+                (t.to_local, t.to_global))
+        self.answers: dict[str, list[str]] = {}
+        for r in ns.responses:
+            self.answers.setdefault(r.local, []).append(r.response)
+        self.ser = ns.kind == "ser"
+
+    def initial(self) -> SysState:
+        return (self.ns.initial_global, (None,) * self.k, (), False)
+
+    def moves(self, s: SysState) -> list[tuple[int, SysState]]:
+        g, slots, answered, stopped = s
+        out: list[tuple[int, SysState]] = []
+        arrived = sum(1 for x in slots if x is not None)
+        if not stopped:
+            if arrived < self.k:
+                for e in self.ns.requests:
+                    new = slots[:arrived] + ((e.request, e.local),) + slots[arrived + 1:]
+                    out.append((ENV, (g, new, answered, False)))
+            out.append((ENV, (g, slots, answered, True)))
+        for i, x in enumerate(slots):
+            if x is None or x == DONE:
+                continue
+            r, loc = x
+            for loc2, g2 in self.steps.get((loc, g), ()):
+                out.append((i, (g2, slots[:i] + ((r, loc2),) + slots[i + 1:], answered,
+                                stopped)))
+            for v in self.answers.get(loc, ()):
+                counts = dict(answered)
+                counts[(r, v)] = counts.get((r, v), 0) + 1
+                out.append((i, (g, slots[:i] + (DONE,) + slots[i + 1:],
+                                tuple(sorted(counts.items())), stopped)))
+        return out
+
+    def observe(self, s: SysState) -> Observation:
+        g, slots, answered, _ = s
+        inflight: dict[str, int] = {}
+        for x in slots:
+            if x is not None and x != DONE:
+                inflight[x[0]] = inflight.get(x[0], 0) + 1
+        return Observation(global_values(g) if self.ser else {}, inflight, dict(answered))
+
+
+Node = tuple[SysState, int]  # (program state, automaton node)
+Succ = Callable[[Node], list[tuple[int, Node]]]
+Moves = Callable[[SysState], list[tuple[int, SysState]]]
+Need = tuple[Node, Node | None]  # (u, None): visit u; (u, v): take the edge u -> v
+
+
+def search(ns: NetworkSystem, formula: Formula, k: int, *, fairness: str = "none",
+           max_states: int = 200_000) -> LtlResult:
+    """Look for an execution with at most `k` requests that violates `formula`."""
+    system = _System(ns, k)
+    aut = translate(Not(formula))
+    obs_cache: dict[SysState, Observation] = {}
+
+    def sat(q: int, s: SysState) -> bool:
+        o = obs_cache.get(s)
+        if o is None:
+            o = obs_cache[s] = system.observe(s)
+        return all(COMPARE[a.op](value(a.a, o), value(a.b, o)) for a in aut.label[q])
+
+    moves_cache: dict[SysState, list[tuple[int, SysState]]] = {}
+
+    def moves(s: SysState) -> list[tuple[int, SysState]]:
+        m = moves_cache.get(s)
+        if m is None:
+            m = system.moves(s) or [(STUTTER, s)]
+            moves_cache[s] = m
+        return m
+
+    s0 = system.initial()
+    inits = [(s0, q) for q in sorted(aut.initial) if sat(q, s0)]
+    edges: dict[Node, list[tuple[int, Node]]] = {}
+
+    def succ(n: Node) -> list[tuple[int, Node]]:
+        out = edges.get(n)
+        if out is None:
+            s, q = n
+            out = [(p, (s2, q2)) for p, s2 in moves(s) for q2 in sorted(aut.succ[q])
+                   if sat(q2, s2)]
+            edges[n] = out
+        return out
+
+    found: tuple[set[Node], list[Need]] | None = None
+    try:
+        for comp in _sccs(inits, succ, max_states):
+            need = _requirements(comp, succ, aut, moves, fairness, k)
+            if need is not None:
+                found = comp, need
+                break
+    except _TooBig:
+        return LtlResult("undecided", len(edges), len(moves_cache))
+    if found is None:
+        return LtlResult("holds", len(edges), len(moves_cache))
+    states, loop = _lasso(inits, found[1], found[0], succ)
+    word = [system.observe(s) for s in states]
+    if holds(formula, word, loop):  # the automaton is not trusted (docs/ltl.md)
+        raise AssertionError("internal error: the lasso found satisfies the formula")
+    return LtlResult("violated", len(edges), len(moves_cache), (tuple(states), loop))
+
+
+class _TooBig(Exception):
+    pass
+
+
+def _sccs(inits: list[Node], succ: Succ, max_states: int) -> Iterator[set[Node]]:
+    """Tarjan's algorithm, iterative, over what is reachable from `inits`."""
+    index: dict[Node, int] = {}
+    low: dict[Node, int] = {}
+    on_stack: set[Node] = set()
+    stack: list[Node] = []
+    for root in inits:
+        if root in index:
+            continue
+        work = [(root, iter(succ(root)))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, it = work[-1]
+            advanced = False
+            for _, nxt in it:
+                if nxt not in index:
+                    if len(index) >= max_states:
+                        raise _TooBig
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(succ(nxt))))
+                    advanced = True
+                    break
+                if nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                comp: set[Node] = set()
+                while True:
+                    x = stack.pop()
+                    on_stack.discard(x)
+                    comp.add(x)
+                    if x == node:
+                        break
+                yield comp
+
+
+def _requirements(comp: set[Node], succ: Succ, aut: Automaton, moves: Moves, fairness: str,
+                  k: int) -> list[Need] | None:
+    """What a cycle through `comp` must visit: a node of each acceptance set, and under
+    weak fairness, per process, an edge of it or a node where it cannot move; None if
+    some requirement cannot be met inside `comp`."""
+    inner = [(n, p, m) for n in comp for p, m in succ(n) if m in comp]
+    if not inner:
+        return None
+    ordered = sorted(comp, key=repr)
+    need: list[Need] = []
+    for acc in aut.accepting:
+        hit = next((n for n in ordered if n[1] in acc), None)
+        if hit is None:
+            return None
+        need.append((hit, None))
+    if fairness == "weak":
+        for proc in [ENV, *range(k)]:
+            edge = next(((n, m) for n, q, m in inner if q == proc), None)
+            if edge is not None:
+                need.append(edge)
+                continue
+            idle = next((n for n in ordered if all(q != proc for q, _ in moves(n[0]))), None)
+            if idle is None:
+                return None
+            need.append((idle, None))
+    if not need:
+        need.append((inner[0][0], inner[0][2]))
+    return need
+
+
+def _path(src: Node, goal: Node, succ: Succ, within: set[Node]) -> list[Node]:
+    """The nodes after `src` up to and including `goal` on a shortest path inside
+    `within` (at least one edge, also when goal is src)."""
+    prev: dict[Node, Node] = {}
+    todo = deque([src])
+    while todo:
+        n = todo.popleft()
+        for _, m in succ(n):
+            if m in within and m not in prev:
+                prev[m] = n
+                if m == goal:
+                    out = [m]
+                    while prev[out[-1]] != src:
+                        out.append(prev[out[-1]])
+                    return out[::-1]
+                todo.append(m)
+    raise AssertionError("internal error: no path inside a strongly connected component")
+
+
+def _lasso(inits: list[Node], need: list[Need], comp: set[Node], succ: Succ
+           ) -> tuple[list[SysState], int]:
+    """A prefix from an initial node to a cycle inside `comp` that meets every need."""
+    start = need[0][0]
+    cycle = [start]
+    for u, v in need:
+        if cycle[-1] != u:
+            cycle += _path(cycle[-1], u, succ, comp)
+        if v is not None:
+            cycle.append(v)
+    cycle += _path(cycle[-1], start, succ, comp)
+    cycle.pop()  # back at start: the loop closes there
+    prefix = [] if start in inits else _prefix(set(inits), start, succ)
+    return [n[0] for n in prefix + cycle], len(prefix)
+
+
+def _prefix(roots: set[Node], goal: Node, succ: Succ) -> list[Node]:
+    """A shortest path from some root to just before `goal` (its nodes, root first)."""
+    prev: dict[Node, Node | None] = {r: None for r in roots}
+    todo = deque(sorted(roots, key=repr))
+    while todo:
+        n = todo.popleft()
+        if n == goal:
+            break
+        for _, m in succ(n):
+            if m not in prev:
+                prev[m] = n
+                todo.append(m)
+    out: list[Node] = []
+    back = prev[goal]
+    while back is not None:
+        out.append(back)
+        back = prev[back]
+    return out[::-1]
