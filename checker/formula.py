@@ -29,7 +29,7 @@ class _BlockZ3(importlib.abc.MetaPathFinder):
         return None
 
 
-def _pysmt() -> Any:
+def solver_modules() -> Any:
     """pySMT with z3 blocked, imported on first use: a counterexample needs no solver."""
     sys.meta_path.insert(0, blocker := _BlockZ3())
     try:
@@ -102,7 +102,7 @@ class Smt(Backend):
     """pySMT terms in a private environment (never the global one, never its factory)."""
 
     def __init__(self) -> None:
-        self.ps = _pysmt()
+        self.ps = solver_modules()
         self.env = self.ps.environment.Environment()
         self.m = self.env.formula_manager
 

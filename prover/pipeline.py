@@ -320,6 +320,9 @@ def warm(batch: bool) -> None:
     if batch:
         import prover.engines.portfolio  # noqa: F401
         import prover.smt.invariant  # noqa: F401
+        from checker.formula import solver_modules
+
+        solver_modules()  # the checker's pySMT and cvc5, which it loads on first use
 
 
 def _settle(path: str, outcome: ChildOutcome, timeout_s: float) -> ProveResult | SerError:

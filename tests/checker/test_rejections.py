@@ -284,7 +284,7 @@ def test_solver_unknown_is_undecided(pf: Json, monkeypatch: pytest.MonkeyPatch) 
     def unknown(self: Any, assumptions: Any = None) -> bool:
         raise SolverReturnedUnknownResultError()
 
-    monkeypatch.setattr(formula._pysmt().solvers.cvcfive.CVC5Solver, "solve", unknown)
+    monkeypatch.setattr(formula.solver_modules().solvers.cvcfive.CVC5Solver, "solve", unknown)
     r = check_certificate(pf)
     assert (r.status, r.code, r.exit_code) == ("undecided", "E-UNDECIDED", 3)
     assert r.obligations[-1].result == "undecided"
@@ -294,7 +294,7 @@ def test_solver_failure_is_undecided(pf: Json, monkeypatch: pytest.MonkeyPatch) 
     def broken(self: Any, assumptions: Any = None) -> bool:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(formula._pysmt().solvers.cvcfive.CVC5Solver, "solve", broken)
+    monkeypatch.setattr(formula.solver_modules().solvers.cvcfive.CVC5Solver, "solve", broken)
     assert check_certificate(pf).status == "undecided"
 
 
