@@ -256,6 +256,9 @@ def _summary(rows: list[BenchRow]) -> dict[str, object]:
 def run(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
+    if args.scheduler is not None and args.jobs != 1:
+        raise UsageError("give --jobs N (this machine) or --scheduler ADDRESS (a cluster), "
+                         "not both")
     models = _models(args.paths)
     if not models:
         raise UsageError("no models (*.ser, *.json) found")

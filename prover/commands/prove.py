@@ -129,6 +129,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--timeout must be ≥ 0 and --check-timeout > 0")
     if args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
+    if args.scheduler is not None and args.jobs != 1:
+        raise UsageError("give --jobs N (this machine) or --scheduler ADDRESS (a cluster), "
+                         "not both")
     if args.state_bound < 1:
         raise UsageError("--state-bound must be a positive integer")
     if args.out_dir:

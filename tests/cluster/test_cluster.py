@@ -127,3 +127,17 @@ def test_no_scheduler_no_dask(tmp_path: Path) -> None:
 def test_an_unreachable_scheduler_is_a_usage_error() -> None:
     out = _cli(str(EXAMPLES[0]), "--scheduler", "tcp://127.0.0.1:9", "--quiet")
     assert out.returncode == 2 and "cannot reach the Dask scheduler" in out.stderr, out.stderr
+
+
+def test_bench_on_the_cluster_keeps_the_certificates(cluster: str, tmp_path: Path) -> None:
+    models = [str(ROOT / "examples" / n) for n in ("intro-lock.ser", "intro-nonser.ser")]
+    out = _cli("bench", *models, "--scheduler", cluster, "--out-dir", str(tmp_path),
+               "--json", str(tmp_path / "rows.json"))
+    assert out.returncode == 0, out.stdout + out.stderr
+    rows = json.loads((tmp_path / "rows.json").read_text())["rows"]
+    assert [r["model"] for r in rows] == ["intro-lock.ser", "intro-nonser.ser"]
+    assert [r["verdict"] for r in rows] == ["serializable", "not_serializable"]
+    assert all(r["check_status"] == "valid" for r in rows)
+    assert sorted(p.name for p in tmp_path.glob("*.cert.json")) == [
+        "intro-lock.ser.cert.json", "intro-nonser.ser.cert.json"]
+    assert "models/s) on the cluster at" in out.stdout
