@@ -41,8 +41,13 @@ class LtlResult:
 
 
 class _System:
-    def __init__(self, ns: NetworkSystem, k: int) -> None:
-        self.ns, self.k = ns, k
+    """`symmetric`: a state keeps its slots sorted, so that states that differ only in
+    which request is which are one state. Exact for every formula here (atoms count
+    requests, never name one), but it forgets which request moved, so not under
+    fairness, which is judged per request."""
+
+    def __init__(self, ns: NetworkSystem, k: int, symmetric: bool) -> None:
+        self.ns, self.k, self.symmetric = ns, k, symmetric
         self.steps: dict[tuple[str, str], list[tuple[str, str]]] = {}
         for t in ns.transitions:
             self.steps.setdefault((t.from_local, t.from_global), []).append(
@@ -56,6 +61,21 @@ class _System:
         return (self.ns.initial_global, (None,) * self.k, (), False)
 
     def moves(self, s: SysState) -> list[tuple[int, SysState]]:
+        found = self._moves(s)
+        if not self.symmetric:
+            return found
+        seen: dict[SysState, int] = {}
+        for p, t in found:
+            seen.setdefault(self._canonical(t), p)
+        return [(p, t) for t, p in seen.items()]
+
+    @staticmethod
+    def _canonical(s: SysState) -> SysState:
+        g, slots, answered, stopped = s
+        arrived = sorted((x for x in slots if x is not None), key=lambda x: (x != DONE, x))
+        return (g, tuple(arrived) + (None,) * (len(slots) - len(arrived)), answered, stopped)
+
+    def _moves(self, s: SysState) -> list[tuple[int, SysState]]:
         g, slots, answered, stopped = s
         out: list[tuple[int, SysState]] = []
         arrived = sum(1 for x in slots if x is not None)
@@ -95,9 +115,10 @@ Need = tuple[Node, Node | None]  # (u, None): visit u; (u, v): take the edge u -
 
 
 def search(ns: NetworkSystem, formula: Formula, k: int, *, fairness: str = "none",
-           max_states: int = 200_000) -> LtlResult:
-    """Look for an execution with at most `k` requests that violates `formula`."""
-    system = _System(ns, k)
+           max_states: int = 200_000, symmetry: bool = True) -> LtlResult:
+    """Look for an execution with at most `k` requests that violates `formula`
+    (`symmetry`: identify states up to which request is which, without fairness only)."""
+    system = _System(ns, k, symmetric=symmetry and fairness == "none")
     aut = translate(Not(formula))
     obs_cache: dict[SysState, Observation] = {}
 

@@ -96,3 +96,14 @@ def test_the_state_bound_gives_undecided() -> None:
     ns = load_model(str(LOCK)).ns
     phi = parse_formula("G (X <= 1)", ser_globals(ns), frozenset({"main"}))
     assert search(ns, phi, 3, max_states=5).verdict == "undecided"
+
+
+@pytest.mark.parametrize("formula", ["G (X <= 1)", "G (inflight(main) <= 2)",
+                                     "G (L == 1 -> F L == 0)", "F done(main) == 3"])
+def test_request_symmetry_changes_states_never_verdicts(formula: str) -> None:
+    ns = load_model(str(LOCK)).ns
+    phi = parse_formula(formula, ser_globals(ns), frozenset({"main"}))
+    plain = search(ns, phi, 3, symmetry=False)
+    folded = search(ns, phi, 3)
+    assert folded.verdict == plain.verdict
+    assert folded.system_states < plain.system_states
