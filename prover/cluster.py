@@ -76,7 +76,6 @@ def run_on_cluster(
         }
         for fut in as_completed(futures, loop=client.loop):
             i = futures[fut]
-            start = time.monotonic()
             try:
                 out = fut.result()
             except KilledWorker:
@@ -84,7 +83,7 @@ def run_on_cluster(
                                    "retried on another worker)")
             except Exception as exc:  # the task could not run at all (e.g. not importable)
                 out = ChildOutcome("bug", detail=f"Dask task failed: {type(exc).__name__}: "
-                                   f"{exc}", seconds=time.monotonic() - start)
+                                   f"{exc}")
             outcomes[i] = out
             bar.tick()
             if on_done is not None:
