@@ -39,7 +39,8 @@ sys.path.insert(0, str(ROOT))
 from prover.frontend.load import load_model  # noqa: E402
 from prover.ltl.explore import search  # noqa: E402
 from prover.ltl.formula import parse_formula  # noqa: E402
-from prover.ltl.promela import ser_globals, to_promela  # noqa: E402
+from prover.ltl.lasso import ser_globals  # noqa: E402
+from prover.ltl.promela import to_promela  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "benchmarks"
 SMALL_SCALE = ("counter-03", "flipwait-03", "locked-02", "ring-03", "twophase-01",

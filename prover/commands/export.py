@@ -72,7 +72,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def _promela(args: argparse.Namespace) -> str:
     from prover.errors import FormulaError
     from prover.ltl.formula import parse_formula
-    from prover.ltl.promela import ser_globals, to_promela
+    from prover.ltl.lasso import ser_globals
+    from prover.ltl.promela import to_promela
 
     k = args.requests
     if k is None or not 1 <= k <= MAX_PROMELA_REQUESTS:

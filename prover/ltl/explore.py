@@ -18,8 +18,7 @@ from dataclasses import dataclass
 
 from prover.ltl.buchi import Automaton, translate
 from prover.ltl.formula import Formula, Not
-from prover.ltl.lasso import COMPARE, Observation, holds, value
-from prover.ltl.promela import global_values
+from prover.ltl.lasso import Observation, global_values, holds, satisfies
 from prover.ns import NetworkSystem
 
 DONE = ("", "")
@@ -126,7 +125,7 @@ def search(ns: NetworkSystem, formula: Formula, k: int, *, fairness: str = "none
         o = obs_cache.get(s)
         if o is None:
             o = obs_cache[s] = system.observe(s)
-        return all(COMPARE[a.op](value(a.a, o), value(a.b, o)) for a in aut.label[q])
+        return all(satisfies(a, o) for a in aut.label[q])
 
     moves_cache: dict[SysState, list[tuple[int, SysState]]] = {}
 

@@ -1,4 +1,5 @@
-"""The exact meaning of an LTL-X formula on an ultimately periodic word (docs/ltl.md).
+"""The exact meaning of an LTL-X formula on an ultimately periodic word (docs/ltl.md),
+and what its atoms see in one state (`Observation`, the globals of a Ser global state).
 
 A lasso is a list of observations s_0 … s_{n-1} and a loop start k: the word is
 s_0 … s_{k-1} (s_k … s_{n-1})^ω. The successor of position n−1 is k, so the word has
@@ -27,6 +28,27 @@ from prover.ltl.formula import (
     Term,
     Unary,
 )
+from prover.ns import NetworkSystem
+
+
+def global_values(state: str) -> dict[str, int]:
+    """The globals of a Ser global state written `{A=1,B=-2}` (zeros left out)."""
+    inner = state.strip()[1:-1]
+    out: dict[str, int] = {}
+    for part in filter(None, inner.split(",")):
+        name, _, val = part.partition("=")
+        out[name] = int(val)
+    return out
+
+
+def ser_globals(ns: NetworkSystem) -> frozenset[str]:
+    """The global variables a formula may read: those of a Ser program (an NS in JSON
+    has opaque global states, so none)."""
+    if ns.kind != "ser":
+        return frozenset()
+    states = {ns.initial_global} | {s for t in ns.transitions
+                                    for s in (t.from_global, t.to_global)}
+    return frozenset(k for s in states for k in global_values(s))
 
 
 @dataclass(frozen=True)
@@ -66,6 +88,11 @@ COMPARE = {"==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, 
         "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
 
 
+def satisfies(c: Compare, s: Observation) -> bool:
+    """Whether the atom `c` is true in the state `s`."""
+    return COMPARE[c.op](value(c.a, s), value(c.b, s))
+
+
 def holds(f: Formula, word: Sequence[Observation], loop: int) -> bool:
     """Whether `f` holds at position 0 of word[:loop] word[loop:]^ω."""
     if not 0 <= loop < len(word):
@@ -78,7 +105,7 @@ def _truth(f: Formula, word: Sequence[Observation], loop: int) -> list[bool]:
     if isinstance(f, Const):
         return [f.value] * n
     if isinstance(f, Compare):
-        return [COMPARE[f.op](value(f.a, s), value(f.b, s)) for s in word]
+        return [satisfies(f, s) for s in word]
     if isinstance(f, Not):
         return [not x for x in _truth(f.arg, word, loop)]
     if isinstance(f, Unary):  # G a = ¬(true U ¬a), F a = true U a

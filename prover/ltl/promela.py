@@ -31,27 +31,8 @@ from prover.ltl.formula import (
     Term,
     Unary,
 )
+from prover.ltl.lasso import global_values, ser_globals
 from prover.ns import NetworkSystem
-
-
-def global_values(state: str) -> dict[str, int]:
-    """The globals of a Ser global state written `{A=1,B=-2}` (zeros left out)."""
-    inner = state.strip()[1:-1]
-    out: dict[str, int] = {}
-    for part in filter(None, inner.split(",")):
-        name, _, val = part.partition("=")
-        out[name] = int(val)
-    return out
-
-
-def ser_globals(ns: NetworkSystem) -> frozenset[str]:
-    """The global variables a formula may read: those of a Ser program (an NS in JSON
-    has opaque global states, so none)."""
-    if ns.kind != "ser":
-        return frozenset()
-    states = {ns.initial_global} | {s for t in ns.transitions
-                                    for s in (t.from_global, t.to_global)}
-    return frozenset(k for s in states for k in global_values(s))
 
 
 def to_promela(ns: NetworkSystem, k: int, formula: Formula | None = None) -> str:

@@ -15,8 +15,7 @@ from prover.frontend.load import load_model
 from prover.ltl.buchi import Automaton, translate
 from prover.ltl.explore import search
 from prover.ltl.formula import Formula, parse_formula
-from prover.ltl.lasso import COMPARE, Observation, holds, value
-from prover.ltl.promela import ser_globals
+from prover.ltl.lasso import Observation, holds, satisfies, ser_globals
 from tests.ltl.test_lasso import formulas, obs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,8 +26,7 @@ def accepts(aut: Automaton, word: list[Observation], loop: int) -> bool:
     n = len(word)
 
     def ok(q: int, i: int) -> bool:
-        return all(COMPARE[a.op](value(a.a, word[i]), value(a.b, word[i]))
-                   for a in aut.label[q])
+        return all(satisfies(a, word[i]) for a in aut.label[q])
 
     def nxt(node: tuple[int, int]) -> list[tuple[int, int]]:
         i, q = node

@@ -13,7 +13,8 @@ import pytest
 
 from prover.frontend.load import load_model
 from prover.ltl.formula import parse_formula
-from prover.ltl.promela import global_values, ser_globals, to_promela
+from prover.ltl.lasso import global_values, ser_globals
+from prover.ltl.promela import to_promela
 
 ROOT = Path(__file__).resolve().parents[2]
 LOCK = ROOT / "examples" / "intro-lock.ser"
