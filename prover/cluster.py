@@ -18,7 +18,7 @@ from __future__ import annotations
 import sys
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from prover.deadline import ChildOutcome, run_isolated
@@ -51,6 +51,33 @@ def on_worker(task: Callable[[], Any], timeout_s: float, memory_bytes: int | Non
                         passthrough=passthrough)
 
 
+def completed(address: str, calls: Sequence[tuple[Callable[..., Any], tuple[Any, ...]]],
+              prefix: str) -> Iterator[tuple[int, Any, str | None]]:
+    """Each `fn(*args)` of `calls` as one Dask task; (index, result, None) as each
+    completes, or (index, None, why) for that task alone when its workers died (after the
+    scheduler's retries) or it could not run at all (e.g. its code does not import there)."""
+    from distributed import as_completed
+    from distributed.scheduler import KilledWorker
+
+    client = client_for(address)
+    run_id = uuid.uuid4().hex[:12]
+    try:
+        futures = {client.submit(fn, *args, key=f"{prefix}-{run_id}-{i}", pure=False): i
+                   for i, (fn, args) in enumerate(calls)}
+        for fut in as_completed(futures, loop=client.loop):
+            try:
+                yield futures[fut], fut.result(), None
+            except KilledWorker:
+                yield futures[fut], None, LOST
+            except Exception as exc:
+                yield futures[fut], None, f"Dask task failed: {type(exc).__name__}: {exc}"
+    finally:
+        client.close()
+
+
+LOST = "the Dask workers running it died (it was retried on another worker)"
+
+
 def run_on_cluster(
     tasks: Sequence[Callable[[], Any]],
     *,
@@ -61,36 +88,19 @@ def run_on_cluster(
     on_done: Callable[[int, ChildOutcome], None] | None = None,
 ) -> list[ChildOutcome]:
     """Every task as one Dask task; `on_done(i, outcome)` as each completes."""
-    from distributed import as_completed
-    from distributed.scheduler import KilledWorker
-
-    client = client_for(address)
-    run_id = uuid.uuid4().hex[:12]
     outcomes: list[ChildOutcome | None] = [None] * len(tasks)
     bar = _Bar(len(tasks))
+    calls = [(on_worker, (task, timeout_s, memory_bytes, passthrough)) for task in tasks]
     try:
-        futures = {
-            client.submit(on_worker, task, timeout_s, memory_bytes, passthrough,
-                          key=f"ser-prove-{run_id}-{i}", pure=False): i
-            for i, task in enumerate(tasks)
-        }
-        for fut in as_completed(futures, loop=client.loop):
-            i = futures[fut]
-            try:
-                out = fut.result()
-            except KilledWorker:
-                out = ChildOutcome("lost", detail="the Dask workers running it died (it was "
-                                   "retried on another worker)")
-            except Exception as exc:  # the task could not run at all (e.g. not importable)
-                out = ChildOutcome("bug", detail=f"Dask task failed: {type(exc).__name__}: "
-                                   f"{exc}")
+        for i, got, why in completed(address, calls, "ser-prove"):
+            out = got if why is None else ChildOutcome("lost" if why == LOST else "bug",
+                                                       detail=why)
             outcomes[i] = out
             bar.tick()
             if on_done is not None:
                 on_done(i, out)
     finally:
         bar.close()
-        client.close()
     return [o if o is not None else ChildOutcome("lost") for o in outcomes]
 
 

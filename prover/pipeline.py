@@ -259,16 +259,7 @@ def prove_models(
             check_destination(dest, models)
         except SerError as refused:
             early[i] = refused
-    data: dict[int, bytes] = {}
-    for i in range(len(jobs)):
-        known = os.path.splitext(models[i])[1].lower() in (".ser", ".json")  # else the child says
-        if scheduler is not None and i not in early and known:
-            from prover.limits import read_model_bytes
-
-            try:
-                data[i] = read_model_bytes(models[i])
-            except SerError as unreadable:
-                early[i] = unreadable
+    data = {} if scheduler is None else _read_for_cluster(models, early)
     todo = [i for i in range(len(jobs)) if i not in early]
 
     first_wave = max(1, parallel) if scheduler is None else 0
@@ -306,6 +297,23 @@ def prove_models(
         run_isolated_many(tasks, timeout_s=timeout_s, jobs=parallel, memory_bytes=memory_bytes,
                           passthrough=(SerError,), spent_s=spent_s, on_done=settled)
     return [r for r in results if r is not None]
+
+
+def _read_for_cluster(models: list[str], early: dict[int, SerError]) -> dict[int, bytes]:
+    """The bytes of each model a cluster's worker will decide (it may not see our disk);
+    an unreadable one joins `early`. Unknown extensions are left to the child's message."""
+    from prover.frontend.load import MODEL_SUFFIXES
+    from prover.limits import read_model_bytes
+
+    data: dict[int, bytes] = {}
+    for i, path in enumerate(models):
+        if i in early or os.path.splitext(path)[1].lower() not in MODEL_SUFFIXES:
+            continue
+        try:
+            data[i] = read_model_bytes(path)
+        except SerError as unreadable:
+            early[i] = unreadable
+    return data
 
 
 def warm(batch: bool) -> None:

@@ -22,17 +22,15 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from prover.commands.options import add_scheduler_option
+from prover.commands.options import add_scheduler_option, check_parallelism
 from prover.errors import UsageError
-from prover.frontend.load import DEFAULT_NS, NS_CHOICES
+from prover.frontend.load import DEFAULT_NS, MODEL_SUFFIXES, NS_CHOICES
 
-MODEL_SUFFIXES = (".ser", ".json")
 VERDICT_OF_EXIT = {0: "serializable", 1: "not_serializable", 2: "input_error", 3: "undecided",
                    4: "internal_error"}
 
@@ -151,32 +149,20 @@ def _cluster_rows(models: list[Path], out_dir: Path,
     """One task per model on a Dask cluster (prover/cluster.py): the worker runs the two
     tools on its own copy of the model; the client keeps the certificate and judges the
     verdict against its own expected.json."""
-    from distributed import as_completed
-    from distributed.scheduler import KilledWorker
-
-    from prover.cluster import client_for
+    from prover.cluster import LOST, completed
     from prover.pipeline import write_atomically
 
-    client = client_for(args.scheduler)
-    run_id = uuid.uuid4().hex[:12]
-    try:
-        futures = {client.submit(_remote_one, m.name, m.read_bytes(), args.timeout, args.ns,
-                                 key=f"ser-bench-{run_id}-{k}", pure=False): m
-                   for k, m in enumerate(models)}
-        for fut in as_completed(futures, loop=client.loop):
-            m = futures[fut]
-            try:
-                row, cert = fut.result()
-            except KilledWorker:
-                row, cert = BenchRow(m.name, None, "lost", None, 0.0, None, None, None, None,
-                                     None), None
-            expected = _expected(m)
-            if cert is not None:
-                write_atomically(cert, str(out_dir / (m.name + ".cert.json")))
-            yield replace(row, expected=expected,
-                          agrees=agreement(expected, row.verdict, row.check_status))
-    finally:
-        client.close()
+    calls = [(_remote_one, (m.name, m.read_bytes(), args.timeout, args.ns)) for m in models]
+    for k, got, why in completed(args.scheduler, calls, "ser-bench"):
+        m = models[k]
+        verdict = "lost" if why == LOST else "error"  # a task that could not run at all
+        row, cert = got if why is None else (
+            BenchRow(m.name, None, verdict, None, 0.0, None, None, None, None, None), None)
+        expected = _expected(m)
+        if cert is not None:
+            write_atomically(cert, str(out_dir / (m.name + ".cert.json")))
+        yield replace(row, expected=expected,
+                      agrees=agreement(expected, row.verdict, row.check_status))
 
 
 def _remote_one(name: str, data: bytes, timeout: float, ns: str) -> tuple[BenchRow, str | None]:
@@ -254,11 +240,7 @@ def _summary(rows: list[BenchRow]) -> dict[str, object]:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.jobs < 1:
-        raise UsageError("--jobs must be at least 1")
-    if args.scheduler is not None and args.jobs != 1:
-        raise UsageError("give --jobs N (this machine) or --scheduler ADDRESS (a cluster), "
-                         "not both")
+    check_parallelism(args)
     models = _models(args.paths)
     if not models:
         raise UsageError("no models (*.ser, *.json) found")

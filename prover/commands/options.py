@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from prover.errors import UsageError
 from prover.frontend.load import DEFAULT_NS, DEFAULT_STATE_BOUND, NS_CHOICES
 
 
@@ -28,3 +29,12 @@ def add_scheduler_option(parser: argparse.ArgumentParser) -> None:
         "(e.g. tcp://10.0.0.5:8786; needs the 'cluster' extra; docs/cluster.md); "
         "certificates are still written here",
     )
+
+
+def check_parallelism(args: argparse.Namespace) -> None:
+    """`--jobs N` (N ≥ 1) on this machine, or `--scheduler` for a cluster, not both."""
+    if args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    if args.scheduler is not None and args.jobs != 1:
+        raise UsageError("give --jobs N (this machine) or --scheduler ADDRESS (a cluster), "
+                         "not both")

@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from prover.commands.options import add_model_options, add_scheduler_option
+from prover.commands.options import add_model_options, add_scheduler_option, check_parallelism
 from prover.commands.report import InputFailure, Outcome, Reporter
 from prover.errors import SerError, UsageError
 from prover.pipeline import ProveResult, prove_models
@@ -127,11 +127,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("give -o/--output or --out-dir, not both")
     if not args.timeout >= 0 or not args.check_timeout > 0:  # NaN fails both
         raise UsageError("--timeout must be ≥ 0 and --check-timeout > 0")
-    if args.jobs < 1:
-        raise UsageError("--jobs must be at least 1")
-    if args.scheduler is not None and args.jobs != 1:
-        raise UsageError("give --jobs N (this machine) or --scheduler ADDRESS (a cluster), "
-                         "not both")
+    check_parallelism(args)
     if args.state_bound < 1:
         raise UsageError("--state-bound must be a positive integer")
     if args.out_dir:

@@ -39,6 +39,7 @@ DEFAULT_NS: NsChoice = "reachable"
 reference's Cartesian construction, kept so that the paper's sizes stay comparable."""
 
 _KINDS: dict[str, Literal["ser", "ns-json"]] = {".ser": "ser", ".json": "ns-json"}
+MODEL_SUFFIXES = tuple(_KINDS)
 
 
 @dataclass(frozen=True)
