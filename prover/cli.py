@@ -11,10 +11,11 @@ import argparse
 import importlib
 import os
 import sys
+import time
 from collections.abc import Sequence
 
 from prover import __version__
-from prover.deadline import Interrupted, interruptible, process_age
+from prover.deadline import Interrupted, interruptible
 from prover.errors import SerError
 
 # command name -> (module, one-line help). The default command is "prove".
@@ -25,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "explain": ("prover.commands.explain", "debugging views: slices of the net"),
     "slice": ("prover.commands.slice", "maximal/minimal dynamic slice of a model or P/T net"),
     "bench": ("prover.commands.bench", "run models and print a benchmark table"),
+    "server": ("prover.commands.server", "a fork server that makes small runs cheap"),
 }
 
 EXIT_USAGE = 2
@@ -63,11 +65,14 @@ def _top_help() -> str:
     return "\n".join(lines) + "\n" + options.rstrip()
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Console entry point. A reader that goes away (`ser-prove -h | head`) ends the output
-    quietly: stdout is pointed at /dev/null so that the exit flush does not fail again."""
+def main(argv: Sequence[str] | None = None, *, started: float | None = None) -> int:
+    """Run one command line; `started`: the `time.monotonic()` at which the `ser-prove`
+    process started, whose start-up then counts against the first model's deadline (None:
+    nothing spent, as when tests call this). A reader that goes away (`ser-prove -h |
+    head`) ends the output quietly: stdout is pointed at /dev/null so that the exit flush
+    does not fail again."""
     try:
-        code = _main(argv)
+        code = _main(argv, started)
         sys.stdout.flush()
         return code
     except BrokenPipeError:
@@ -75,7 +80,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BROKEN_PIPE
 
 
-def _main(argv: Sequence[str] | None) -> int:
+def _main(argv: Sequence[str] | None, started: float | None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     if not args_list or args_list[0] in ("-h", "--help"):
         print(_top_help())
@@ -94,9 +99,7 @@ def _main(argv: Sequence[str] | None) -> int:
         args = parser.parse_args(rest)
     except SystemExit as exc:  # argparse already printed its message
         return 0 if exc.code == 0 else EXIT_USAGE
-    # Run as the `ser-prove` process itself (not called with arguments, as tests do):
-    # the interpreter's start-up counts against the first model's deadline.
-    args.spent_s = process_age() if argv is None else 0.0
+    args.spent_s = 0.0 if started is None else max(0.0, time.monotonic() - started)
     try:
         with interruptible():  # SIGINT/SIGTERM: one line, exit 130/143, no partial file
             code: int = args._run(args)

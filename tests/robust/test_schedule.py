@@ -96,6 +96,6 @@ def test_each_model_has_its_own_deadline_with_jobs(
 
 
 def test_process_age_is_known_here() -> None:
-    from prover.deadline import process_age
+    from prover.relay import process_age
 
     assert process_age() > 0.0

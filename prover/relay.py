@@ -1,0 +1,149 @@
+"""The `ser-prove` entry point: hand the command line to a running `ser-prove server` when
+there is one of ours, else run it here.
+
+A server already holds the imports (Python start-up, lark, jsonschema, z3 and the parsers
+cost about 0.25 s before a small model's first step), so a small run costs what its work
+costs. This module is read on every start: it imports only what a socket client needs,
+and anything unexpected (no server, a stale one, a refused connection) falls back to a
+local run, which is always what would have happened without a server.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import stat
+import struct
+import sys
+import time
+from collections.abc import Sequence
+
+ENV_OFF = "SER_PROVE_NO_SERVER"  # set (to anything but "" or "0"): never use a server
+_HEADER = struct.Struct("!I")
+_REPLY = struct.Struct("!ci")  # kind (b"X" exit code, b"S" stale: run here), value
+
+
+def server_dir() -> str:
+    """Where the socket lives: the per-user runtime directory, else /tmp/ser-prove-UID."""
+    base = os.environ.get("XDG_RUNTIME_DIR") or "/tmp"
+    name = "ser-prove" if os.environ.get("XDG_RUNTIME_DIR") else f"ser-prove-{os.getuid()}"
+    return os.path.join(base, name)
+
+
+def socket_path() -> str:
+    return os.path.join(server_dir(), "server.sock")
+
+
+def private(path: str) -> bool:
+    """Whether `path` is ours and nobody else's to write: the server answers for us, so a
+    socket another user could have put there must never be believed."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return st.st_uid == os.getuid() and not st.st_mode & 0o022 and (
+        stat.S_ISDIR(st.st_mode) or stat.S_ISSOCK(st.st_mode))
+
+
+def connect(path: str | None = None) -> socket.socket | None:
+    """A connection to our server, or None when there is none we may trust."""
+    path = path or socket_path()
+    if not (private(os.path.dirname(path)) and private(path)):
+        return None
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.connect(path)
+    except OSError:
+        sock.close()
+        return None
+    return sock
+
+
+def send_request(sock: socket.socket, request: dict[str, object], fds: Sequence[int]) -> None:
+    body = json.dumps(request).encode()
+    data = _HEADER.pack(len(body)) + body
+    sent = socket.send_fds(sock, [data[:4096]], list(fds))
+    if sent < len(data):
+        sock.sendall(data[sent:])
+
+
+def read_reply(sock: socket.socket) -> tuple[bytes, int] | None:
+    data = b""
+    while len(data) < _REPLY.size:
+        chunk = sock.recv(_REPLY.size - len(data))
+        if not chunk:
+            return None
+        data += chunk
+    kind, value = _REPLY.unpack(data)
+    return kind, value
+
+
+def reply(kind: bytes, value: int) -> bytes:
+    return _REPLY.pack(kind, value)
+
+
+def process_age() -> float:
+    """Seconds since this process started (Linux /proc; 0.0 where unknown)."""
+    try:
+        with open("/proc/self/stat", encoding="ascii") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+        with open("/proc/uptime", encoding="ascii") as fh:
+            uptime = float(fh.read().split()[0])
+        started = int(fields[19]) / os.sysconf("SC_CLK_TCK")  # field 22: starttime
+    except (OSError, ValueError, IndexError):
+        return 0.0
+    return max(0.0, uptime - started)
+
+
+def _interrupted(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def relayed(argv: list[str], started: float) -> int | None:
+    """The exit code of `argv` run by our server, or None to run it here."""
+    if os.environ.get(ENV_OFF, "") not in ("", "0") or argv[:1] == ["server"]:
+        return None
+    sock = connect()
+    if sock is None:
+        return None
+    with sock:
+        try:
+            send_request(sock, {
+                "argv": argv, "cwd": os.getcwd(), "env": dict(os.environ), "started": started,
+                "encoding": sys.stdout.encoding, "errors": sys.stdout.errors,
+            }, [0, 1, 2])
+        except OSError:
+            return None
+        old = signal.signal(signal.SIGTERM, _interrupted)
+        try:
+            answer = read_reply(sock)
+        except KeyboardInterrupt:  # closing the socket makes the server stop the run
+            print("ser-prove: interrupted", file=sys.stderr)
+            return 130
+        finally:
+            signal.signal(signal.SIGTERM, old)
+    if answer is None or answer[0] != b"X":  # gone, or serving older code: run here
+        return None
+    return answer[1]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Console entry point. The interpreter's start-up counts against the first model's
+    deadline, here or on the server (called with arguments, as tests do, it does not)."""
+    if argv is not None:
+        from prover.cli import main as local_main
+
+        return local_main(argv)
+    started = time.monotonic() - process_age()
+    code = relayed(sys.argv[1:], started)
+    if code is not None:
+        return code
+    from prover.cli import main as local_main
+
+    return local_main(None, started=started)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,147 @@
+"""The fork server (`ser-prove server`): the same bytes as a local run, only our own
+socket believed, a client that goes away stops its run, code that changed is never served."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from prover import relay, server
+
+ROOT = Path(__file__).resolve().parents[2]
+SLOW = """request incr { while (X == 64) { yield }; X := X + 1 }
+request decr { while (X == 0) { yield }; X := X - 1 }
+"""
+
+
+def _ser_prove(env: dict[str, str], *args: str,
+               cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "prover.relay", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def _status(env: dict[str, str]) -> dict[str, object]:
+    out = _ser_prove(env, "server", "status", "--json")
+    status: dict[str, object] = json.loads(out.stdout)
+    return status
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> Iterator[dict[str, str]]:
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime)}
+    env.pop(relay.ENV_OFF, None)
+    started = _ser_prove(env, "server", "start", "--idle-timeout", "5")
+    assert started.returncode == 0, started.stderr
+    yield env
+    _ser_prove(env, "server", "stop")
+    for _ in range(100):
+        if not _status(env)["running"]:
+            break
+        time.sleep(0.05)
+
+
+def test_a_served_run_writes_what_a_local_run_writes(env: dict[str, str], tmp_path: Path) -> None:
+    local = _ser_prove({**env, relay.ENV_OFF: "1"}, "examples/intro-nonser.ser", "--json",
+                       "-o", str(tmp_path / "local.json"))
+    served = _ser_prove(env, "examples/intro-nonser.ser", "--json",
+                        "-o", str(tmp_path / "served.json"))
+    assert (served.returncode, local.returncode) == (1, 1)
+    assert (tmp_path / "served.json").read_bytes() == (tmp_path / "local.json").read_bytes()
+    mine, theirs = json.loads(served.stdout), json.loads(local.stdout)
+    assert mine["verdict"] == theirs["verdict"] == "not_serializable"
+    assert mine["checker"]["status"] == "valid"
+    assert _status(env)["served"] == 1  # it did go through the server
+
+
+def test_input_errors_and_the_working_directory_are_the_clients(env: dict[str, str],
+                                                               tmp_path: Path) -> None:
+    (tmp_path / "bad.ser").write_text("request r { X := }\n")
+    out = _ser_prove(env, "bad.ser", cwd=tmp_path)
+    assert out.returncode == 2
+    assert "bad.ser:1:" in out.stderr and "Traceback" not in out.stderr
+    assert _status(env)["served"] == 1
+
+
+def test_a_client_that_goes_away_stops_its_run(env: dict[str, str], tmp_path: Path) -> None:
+    model = tmp_path / "slow.ser"
+    model.write_text(SLOW)
+    proc = subprocess.Popen([sys.executable, "-m", "prover.relay", str(model), "--timeout", "60"],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    for _ in range(200):
+        if _status(env)["running"]:
+            break
+        time.sleep(0.05)
+    assert _status(env)["running"] == 1
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert err.strip().splitlines()[-1] == "ser-prove: interrupted"
+    for _ in range(200):
+        if not _status(env)["running"]:
+            break
+        time.sleep(0.05)
+    assert _status(env)["running"] == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run", "slow.ser"]
+
+
+def test_a_socket_others_could_write_is_never_believed(env: dict[str, str]) -> None:
+    directory = Path(env["XDG_RUNTIME_DIR"]) / "ser-prove"
+    directory.chmod(0o777)
+    try:
+        out = _ser_prove(env, "--version")
+        assert out.returncode == 0
+        status = _status(env)
+        assert status == {"running": False}  # no connection was even tried
+    finally:
+        directory.chmod(0o700)
+    assert _status(env)["served"] == 0
+
+
+def test_code_that_changed_is_not_served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    code = tmp_path / "code"
+    code.mkdir()
+    (code / "m.py").write_text("x = 1\n")
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    path = relay.socket_path()
+    listener = server.listen(path)
+    state = server.Server(path, 60.0, (code,), listener, server.fingerprint((code,)))
+    pid = os.fork()
+    if pid == 0:
+        try:
+            server.serve(state)
+        finally:
+            os._exit(0)
+    listener.close()
+    try:
+        assert server.request_control("status", path) is not None
+        os.utime(code / "m.py", ns=(1, 1))
+        assert relay.relayed(["--version"], time.monotonic()) is None  # stale: run here
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0
+        assert not os.path.exists(path)
+    finally:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def test_without_a_server_nothing_is_relayed(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    assert relay.connect() is None
+    assert relay.relayed(["--version"], time.monotonic()) is None
