@@ -17,6 +17,7 @@ from checker.certificate import Limits
 from checker.errors import CheckerError, Invalid, LimitError, Undecided
 from checker.model import explore, semantics
 from checker.obligations import Model, check_structure, counterexample, make_model, proof
+from checker.temporal import lasso
 
 EXIT_CODES = {"valid": 0, "invalid": 1, "unusable": 2, "undecided": 3}
 _RESULT = {"invalid": "failed", "undecided": "undecided"}  # an obligation's result by status
@@ -112,8 +113,7 @@ class _Expired(BaseException):
 def _alarm(seconds: float) -> Iterator[None]:
     """Interrupt pure-Python work at the deadline (validation, elimination, search). Only
     in the main thread, and only if no one else's timer is armed (theirs bounds us)."""
-    usable = threading.current_thread() is threading.main_thread() and hasattr(signal,
-                                                                             "setitimer")
+    usable = threading.current_thread() is threading.main_thread()
     if not usable or signal.getitimer(signal.ITIMER_REAL)[0] > 0:
         yield
         return
@@ -158,8 +158,8 @@ def _obligations(cert: dict[str, Any] | str | bytes, model_text: str | bytes | N
     def build() -> str:
         cert, m = state["cert"], state["cert"]["model"]
         state["sem"] = sem = semantics(m["kind"], m["source"])
-        if "counterexample" in cert:
-            return "one-step semantics (counterexamples are replayed on it)"
+        if "proof" not in cert:
+            return "one-step semantics (counterexamples and lassos are replayed on it)"
         pairs = cert["proof"].get("pairs")
         ns = explore(sem, None if pairs is None else frozenset(tuple(p) for p in pairs))
         state["model"] = model = make_model(ns)
@@ -173,6 +173,8 @@ def _obligations(cert: dict[str, Any] | str | bytes, model_text: str | bytes | N
     data = state["cert"]
     if "counterexample" in data:
         steps = counterexample(state["sem"], data["counterexample"])
+    elif "ltl" in data:
+        steps = lasso(state["sem"], data["model"]["kind"], data["ltl"])
     else:
         model: Model = state["model"]
         steps = proof(model, data["proof"], deadline.remaining, state["sem"])

@@ -46,6 +46,10 @@ class Invalid(CheckerError):
     code = "E-INVALID"
 
 
+def invalid(code: str, message: str) -> Invalid:
+    return Invalid(message, code=code)
+
+
 class Undecided(CheckerError):
     """The solver answered unknown or ran out of time, or a search limit was hit."""
 

@@ -16,7 +16,8 @@ from typing import Any
 
 import lark
 
-from checker.errors import Invalid, ModelError
+from checker.certificate import integer
+from checker.errors import Invalid, ModelError, invalid
 
 Expr = tuple[Any, ...]
 Env = tuple[tuple[str, int], ...]  # sorted (name, value) pairs, zero values dropped
@@ -59,8 +60,7 @@ _OPS: dict[str, Callable[[int, int], int]] = {
     "!=": lambda a, b: int(a != b), "<": lambda a, b: int(a < b), "<=": lambda a, b: int(a <= b),
     ">": lambda a, b: int(a > b), ">=": lambda a, b: int(a >= b),
     # && with a != 0, || with a == 0: the right operand decides, normalised at run time
-    "&&": lambda a, b: int(b != 0), "||": lambda a, b: int(b != 0),
-}
+    "&&": lambda a, b: int(b != 0), "||": lambda a, b: int(b != 0)}
 
 
 def _apply(op: str, a: int, b: int) -> int:
@@ -121,8 +121,7 @@ _NODE: dict[str, Callable[[list[Any]], Any]] = {
     "while_": lambda c: mk_while(c[0], c[1]), "request_block": lambda c: (str(c[0]), c[1]),
     "init": lambda c: (_name(c[0], True), _i64(int(c[-1]) * (-1 if len(c) == 3 else 1))),
     "global_decl": lambda c: ("global", *c), "program": _program,
-    "bare": lambda c: _program([*c[:-1], ("request", c[-1])]),
-}
+    "bare": lambda c: _program([*c[:-1], ("request", c[-1])])}
 
 
 class _Build(lark.Transformer[Any, Any]):
@@ -401,10 +400,6 @@ def explore(sem: Semantics, pairs: frozenset[tuple[str, str]] | None = None) -> 
     return NS(sem.initial, sem.requests, tuple(responses), tuple(transitions))
 
 
-def compile_ser(text: str) -> NS:
-    return explore(ser_semantics(text))
-
-
 # --------------------------------------------------------------------------- NS JSON (§3)
 
 
@@ -453,9 +448,46 @@ def semantics(kind: str, text: str) -> Semantics:
         raise ModelError("model nested too deeply") from None
 
 
-def load_model(kind: str, text: str) -> NS:
-    """The closure NS (what a certificate without `pairs` is checked against)."""
-    try:
-        return explore(semantics(kind, text))
-    except RecursionError:
-        raise ModelError("model nested too deeply") from None
+# --------------------------------------------------------------------------- replaying events
+
+Vector = dict[tuple[str, str], int]
+
+
+@dataclass
+class Run:
+    """Global state, instances in flight (request, local), answers, instances used."""
+
+    glob: str
+    inflight: dict[int, tuple[str, str]]
+    done: Vector
+    used: set[int]
+
+
+def apply(sem: Semantics, run: Run, ev: Any, i: int) -> None:
+    """Event number `i` on the one-step semantics itself (no NS, no pair list needed)."""
+    n = integer(ev["instance"], f"event {i} instance")
+    where = f"event {i} ({ev['event']} of instance {n})"
+    if ev["event"] == "spawn":
+        if n in run.used:
+            raise invalid("E-REPLAY", f"{where}: instance {n} was used before")
+        if (ev["request"], ev["local"]) not in sem.requests:
+            raise invalid("E-REPLAY", f"{where}: not a request entry of the model")
+        run.used.add(n)
+        run.inflight[n] = (ev["request"], ev["local"])
+        return
+    loc = ev["from"][0] if ev["event"] == "step" else ev["local"]
+    if n not in run.inflight or run.inflight[n][1] != loc:
+        raise invalid("E-REPLAY", f"{where}: instance {n} is not in flight at {loc}")
+    req = run.inflight[n][0]
+    if ev["event"] == "step":
+        (_, g), to = ev["from"], tuple(ev["to"])
+        if g != run.glob:
+            raise invalid("E-REPLAY", f"{where}: the global state is {run.glob}, not {g}")
+        if to not in sem.step(loc, g):
+            raise invalid("E-REPLAY", f"{where}: not a step of the model")
+        run.inflight[n], run.glob = (req, to[0]), to[1]
+        return
+    if ev["response"] not in sem.answers(loc):
+        raise invalid("E-REPLAY", f"{where}: {loc} does not answer {ev['response']}")
+    del run.inflight[n]
+    run.done[(req, ev["response"])] = run.done.get((req, ev["response"]), 0) + 1

@@ -15,15 +15,14 @@ from math import gcd
 from typing import Any, cast
 
 from checker.certificate import Limits, integer
-from checker.errors import Invalid, LimitError, SchemaError
+from checker.errors import LimitError, SchemaError, invalid
 from checker.formula import Backend, Query, Resolve, Smt, Translator, check_shape
-from checker.model import NS, Semantics
+from checker.model import NS, Run, Semantics, Vector, apply
 from checker.net import Net, Place, TKey, build_net, place_text, transition_text
 from checker.serial import Edge, Serial, build_serial, is_serial
 
 Json = Any
 Thunk = Callable[[], str]
-Vector = dict[tuple[str, str], int]
 
 
 @dataclass(frozen=True)
@@ -43,10 +42,6 @@ def make_model(ns: NS) -> Model:
     globs = {ns.initial} | {g for t in ns.transitions for g in (t[1], t[3])}
     return Model(ns, build_net(ns), build_serial(ns), frozenset(locs), frozenset(globs),
                  frozenset(r for r, _ in ns.requests), frozenset(v for _, v in ns.responses))
-
-
-def invalid(code: str, message: str) -> Invalid:
-    return Invalid(message, code=code)
 
 
 def _known(kind: str, name: str, pool: frozenset[str], where: str) -> None:
@@ -69,11 +64,12 @@ def _ascending(keys: list[Any]) -> bool:
 
 def check_structure(cert: Json, limits: Limits) -> None:
     """Rules of docs/certificates.md that the JSON Schema cannot express."""
-    if "counterexample" in cert:
-        ce = cert["counterexample"]
-        if len(ce["events"]) > limits.max_events:
-            raise LimitError(f"{len(ce['events'])} events, limit {limits.max_events}")
-        vector(ce["completed"], "completed")
+    if "proof" not in cert:  # a counterexample or a lasso: events to replay
+        ev = cert.get("counterexample") or cert["ltl"]
+        n = len(ev.get("events", [])) + len(ev.get("prefix", [])) + len(ev.get("loop", []))
+        if n > limits.max_events:
+            raise LimitError(f"{n} events, limit {limits.max_events}")
+        vector(ev.get("completed", []), "completed")
         return
     proof = cert["proof"]
     if not _ascending([tuple(p) for p in proof.get("pairs", [])]):
@@ -108,40 +104,12 @@ def check_structure(cert: Json, limits: Limits) -> None:
 
 def counterexample(sem: Semantics, ce: Json) -> Iterator[tuple[str, Thunk]]:
     """Replayed on the one-step semantics itself, so no NS (and no pair list) is needed."""
-    entries = set(sem.requests)
-    inflight: dict[int, tuple[str, str]] = {}  # instance -> (request, local)
-    done: Vector = {}
+    run = Run(sem.initial, {}, {}, set())
+    inflight, done = run.inflight, run.done
 
     def replay() -> str:
-        used: set[int] = set()
-        glob = sem.initial
         for i, ev in enumerate(ce["events"], 1):
-            n = integer(ev["instance"], f"event {i} instance")
-            where = f"event {i} ({ev['event']} of instance {n})"
-            if ev["event"] == "spawn":
-                if n in used:
-                    raise invalid("E-REPLAY", f"{where}: instance {n} was used before")
-                if (ev["request"], ev["local"]) not in entries:
-                    raise invalid("E-REPLAY", f"{where}: not a request entry of the model")
-                used.add(n)
-                inflight[n] = (ev["request"], ev["local"])
-                continue
-            loc = ev["from"][0] if ev["event"] == "step" else ev["local"]
-            if n not in inflight or inflight[n][1] != loc:
-                raise invalid("E-REPLAY", f"{where}: instance {n} is not in flight at {loc}")
-            req = inflight[n][0]
-            if ev["event"] == "step":
-                (_, g), to = ev["from"], tuple(ev["to"])
-                if g != glob:
-                    raise invalid("E-REPLAY", f"{where}: the global state is {glob}, not {g}")
-                if to not in sem.step(loc, g):
-                    raise invalid("E-REPLAY", f"{where}: not a step of the model")
-                inflight[n], glob = (req, to[0]), to[1]
-            else:
-                if ev["response"] not in sem.answers(loc):
-                    raise invalid("E-REPLAY", f"{where}: {loc} does not answer {ev['response']}")
-                del inflight[n]
-                done[(req, ev["response"])] = done.get((req, ev["response"]), 0) + 1
+            apply(sem, run, ev, i)
         return f"{len(ce['events'])} events replayed"
 
     def quiescent() -> str:
@@ -515,8 +483,7 @@ def _walk(m: Model, w: Json, smt: Smt, mvar: dict[Place, Any], xvar: dict[str, A
         into.setdefault(e[3], []).append(e)
     for s in sorted({init, *z, *out, *into}):  # out − in = [s = init] − z_s
         flow = [(1, y[e]) for e in out.get(s, [])] + [(-1, y[e]) for e in into.get(s, [])]
-        parts.append(smt.cmp("=", smt.lin([*flow, (1, z.get(s, zero))]),
-                             smt.const(int(s == init))))
+        parts.append(smt.cmp("=", smt.lin([*flow, (1, z.get(s, zero))]), smt.const(int(s == init))))
     # Connectivity: a state a used edge touches is init or entered by a used edge from a
     # state of smaller rank; on acyclic named edges the ranks are a topological order.
     order = _topological({(e[0], e[3]) for e in y if e[0] != e[3]})

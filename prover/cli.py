@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "explain": ("prover.commands.explain", "debugging views: slices of the net"),
     "slice": ("prover.commands.slice", "maximal/minimal dynamic slice of a model or P/T net"),
     "bench": ("prover.commands.bench", "run models and print a benchmark table"),
+    "ltl": ("prover.commands.ltl", "check an LTL-X property with at most K requests"),
     "server": ("prover.commands.server", "a fork server that makes small runs cheap"),
 }
 

@@ -19,6 +19,7 @@ the whole process group) and are killed by the parent on the way out.
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import pickle
 import resource
@@ -95,6 +96,7 @@ def _child_setup(timeout_s: float, memory_bytes: int | None) -> None:
     """In the child: ignore Ctrl-C (the parent handles it), default SIGTERM, limits."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    gc.callbacks.clear()  # a host's hooks (a Dask worker's) are not ours to run, nor to time out
     if memory_bytes is not None:
         with contextlib.suppress(ValueError, OSError):
             _, hard = resource.getrlimit(resource.RLIMIT_AS)

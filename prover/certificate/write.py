@@ -24,8 +24,10 @@ from prover.serial.membership import Multiset
 
 FORMAT = "ser-certificate/1"
 
-Verdict = Literal["serializable", "not_serializable"]
-EvidenceName = Literal["counterexample", "proof"]
+Verdict = Literal["serializable", "not_serializable", "ltl_violated"]
+EvidenceName = Literal["counterexample", "proof", "ltl"]
+EVIDENCE: dict[str, str] = {"not_serializable": "counterexample", "serializable": "proof",
+                            "ltl_violated": "ltl"}
 
 
 class ModelLike(Protocol):
@@ -81,7 +83,7 @@ def make_certificate(
     producer_info: Mapping[str, Any],
 ) -> dict[str, Any]:
     """The full certificate. `model` is a loaded model or an already built model section."""
-    expected = "counterexample" if verdict == "not_serializable" else "proof"
+    expected = EVIDENCE[verdict]
     if evidence_name != expected:
         raise CertificateError(f"verdict {verdict} needs evidence {expected!r}")
     if isinstance(model, Mapping):

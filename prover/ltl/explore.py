@@ -39,7 +39,7 @@ class LtlResult:
     lasso: tuple[tuple[SysState, ...], int] | None = None
 
 
-class _System:
+class System:
     """`symmetric`: a state keeps its slots sorted, so that states that differ only in
     which request is which are one state. Exact for every formula here (atoms count
     requests, never name one), but it forgets which request moved, so not under
@@ -60,7 +60,7 @@ class _System:
         return (self.ns.initial_global, (None,) * self.k, (), False)
 
     def moves(self, s: SysState) -> list[tuple[int, SysState]]:
-        found = self._moves(s)
+        found = self.raw_moves(s)
         if not self.symmetric:
             return found
         seen: dict[SysState, int] = {}
@@ -68,13 +68,18 @@ class _System:
             seen.setdefault(self._canonical(t), p)
         return [(p, t) for t, p in seen.items()]
 
+    def canonical(self, s: SysState) -> SysState:
+        """`s` as the search keeps it."""
+        return self._canonical(s) if self.symmetric else s
+
     @staticmethod
     def _canonical(s: SysState) -> SysState:
         g, slots, answered, stopped = s
         arrived = sorted((x for x in slots if x is not None), key=lambda x: (x != DONE, x))
         return (g, tuple(arrived) + (None,) * (len(slots) - len(arrived)), answered, stopped)
 
-    def _moves(self, s: SysState) -> list[tuple[int, SysState]]:
+    def raw_moves(self, s: SysState) -> list[tuple[int, SysState]]:
+        """Every move from `s` (process, successor), successors as they are."""
         g, slots, answered, stopped = s
         out: list[tuple[int, SysState]] = []
         arrived = sum(1 for x in slots if x is not None)
@@ -113,11 +118,16 @@ Moves = Callable[[SysState], list[tuple[int, SysState]]]
 Need = tuple[Node, Node | None]  # (u, None): visit u; (u, v): take the edge u -> v
 
 
+def system_for(ns: NetworkSystem, k: int, fairness: str, symmetry: bool = True) -> System:
+    """The system `search` explores: symmetric only without fairness (judged per request)."""
+    return System(ns, k, symmetric=symmetry and fairness == "none")
+
+
 def search(ns: NetworkSystem, formula: Formula, k: int, *, fairness: str = "none",
            max_states: int = 200_000, symmetry: bool = True) -> LtlResult:
     """Look for an execution with at most `k` requests that violates `formula`
     (`symmetry`: identify states up to which request is which, without fairness only)."""
-    system = _System(ns, k, symmetric=symmetry and fairness == "none")
+    system = system_for(ns, k, fairness, symmetry)
     aut = translate(Not(formula))
     obs_cache: dict[SysState, Observation] = {}
 

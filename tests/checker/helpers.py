@@ -8,7 +8,7 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
-from checker.model import load_model, semantics
+from checker.model import explore, semantics
 from checker.net import Net, Place, Transition, build_net
 from checker.serial import is_serial
 
@@ -38,7 +38,7 @@ def vec(d: dict[tuple[str, str], int]) -> list[Json]:
 
 def find_counterexample(kind: str, source: str, max_spawns: int = 4) -> Json:
     """Shortest trace (BFS over the counter abstraction) to a quiescent non-serial marking."""
-    ns = load_model(kind, source)
+    ns = explore(semantics(kind, source))
     net, sem = build_net(ns), semantics(kind, source)
     start = (("global", ns.initial), (), ())
     parent: dict[Any, Any] = {start: None}
@@ -164,4 +164,4 @@ def component(base: Json, periods: list[Json], end: str, walk: list[tuple[tuple[
 
 
 def net_of(kind: str, source: str) -> Net:
-    return build_net(load_model(kind, source))
+    return build_net(explore(semantics(kind, source)))

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from checker.model import load_model
+from checker.model import explore, semantics
 from tests.checker.forgeries import nodes
 
 Json = Any
@@ -79,7 +79,7 @@ def generic(name: str, cert: Json) -> Iterator[Mutant]:
 
 
 def counterexample(name: str, cert: Json) -> Iterator[Mutant]:
-    ns = load_model(cert["model"]["kind"], cert["model"]["source"])
+    ns = explore(semantics(cert["model"]["kind"], cert["model"]["source"]))
     steps = set(ns.transitions)
     resp = set(ns.responses)
     locs = sorted({t[0] for t in ns.transitions} | {t[2] for t in ns.transitions})

@@ -8,11 +8,15 @@ from pathlib import Path
 import pytest
 
 from checker.errors import ModelError
-from checker.model import compile_ser, expr_text, load_ns_json, parse_program, ser_semantics
+from checker.model import NS, explore, expr_text, load_ns_json, parse_program, ser_semantics
 from checker.net import build_net
 from checker.serial import build_serial, is_serial
 
 BENCH = Path(__file__).resolve().parents[3] / "shared" / "benchmarks" / "paper"
+
+
+def compile_ser(text: str) -> NS:
+    return explore(ser_semantics(text))
 
 
 def text(src: str) -> str:

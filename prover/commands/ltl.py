@@ -1,0 +1,156 @@
+"""`ser-prove ltl MODEL --formula F --requests K`: an LTL-X property of the executions with
+at most K requests (docs/ltl.md).
+
+Exit 0: it holds for every such execution (a bounded claim, from an exhaustive search);
+1: violated, with a lasso certificate that `ser-check-cert` accepted; 2: input error;
+3: undecided (state or time budget); 4: the checker rejected our own lasso (a bug).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from prover.commands.options import add_model_options
+from prover.deadline import run_isolated
+from prover.errors import FormulaError, SerError, UsageError
+
+MAX_REQUESTS = 200  # as for the Promela export: beyond this no search is of any use
+EXIT = {"holds": 0, "violated": 1, "undecided": 3, "rejected": 4}
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("model", metavar="MODEL", help="a Ser program (.ser) or an NS (.json)")
+    parser.add_argument("--formula", "-f", required=True, metavar="F",
+                        help="the LTL-X property, e.g. 'G (L == 0 || L == 1)' (docs/ltl.md)")
+    parser.add_argument("--requests", "-k", type=int, required=True, metavar="K",
+                        help=f"at most K requests arrive (1 to {MAX_REQUESTS})")
+    parser.add_argument("--fairness", choices=("none", "weak"), default="none",
+                        help="weak: a request able to move from some point on eventually "
+                        "moves (SPIN's weak fairness); default none")
+    parser.add_argument("-o", "--output", metavar="CERT",
+                        help="where a violation's certificate goes (default MODEL.ltl.cert.json)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--timeout", type=float, default=60.0, metavar="S",
+                        help="seconds for the search and its check (default 60)")
+    parser.add_argument("--max-states", type=int, default=500_000, metavar="N",
+                        help="undecided beyond N product states (default 500,000)")
+    add_model_options(parser)
+
+
+@dataclass(frozen=True)
+class Searched:
+    """What the isolated search sends back: the verdict and, for a violation, the
+    certificate (events of the lasso) and the state each event leads to."""
+
+    verdict: str
+    states: int
+    system_states: int
+    certificate: dict[str, Any] | None = None
+
+
+def _search(args: argparse.Namespace) -> Searched:
+    from prover.certificate.write import make_certificate, producer
+    from prover.frontend.load import load_model
+    from prover.ltl.certify import lasso_events
+    from prover.ltl.explore import search, system_for
+    from prover.ltl.formula import parse_formula
+    from prover.ltl.lasso import ser_globals
+
+    model = load_model(args.model, state_bound=args.state_bound, ns=args.ns)
+    ns = model.ns
+    try:
+        formula = parse_formula(args.formula, ser_globals(ns),
+                                frozenset(e.request for e in ns.requests))
+    except FormulaError as exc:
+        raise FormulaError(f"--formula {args.formula!r}: {exc.message}") from None
+    result = search(ns, formula, args.requests, fairness=args.fairness,
+                    max_states=args.max_states)
+    if result.verdict != "violated":
+        return Searched(result.verdict, result.states, result.system_states)
+    prefix, loop = lasso_events(system_for(ns, args.requests, args.fairness), result)
+    evidence = {"formula": args.formula, "requests": args.requests, "fairness": args.fairness,
+                "prefix": prefix, "loop": loop}
+    cert = make_certificate(model, "ltl_violated", "ltl", evidence, producer("ltl-explicit"))
+    return Searched("violated", result.states, result.system_states, cert)
+
+
+def _rows(cert: dict[str, Any]) -> list[str]:
+    ltl = cert["ltl"]
+    lines = [f"{'#':>3}  {'instance':<8}  event"]
+    for i, ev in enumerate(ltl["prefix"] + ltl["loop"], 1):
+        if i == len(ltl["prefix"]) + 1:
+            lines.append("     -- loop: the events below repeat forever --")
+        n = ev["instance"]
+        if ev["event"] == "spawn":
+            what = f"arrives: {ev['request']} at {ev['local']}"
+        elif ev["event"] == "step":
+            what = f"{ev['from'][0]} → {ev['to'][0]}; global {ev['from'][1]} → {ev['to'][1]}"
+        else:
+            what = f"answers {ev['response']}"
+        lines.append(f"{i:>3}  {n:<8}  {what}")
+    if not ltl["loop"]:
+        lines.append("     -- the last state repeats forever: nothing can move in it --")
+    return lines
+
+
+def run(args: argparse.Namespace) -> int:
+    if not 1 <= args.requests <= MAX_REQUESTS:
+        raise UsageError(f"--requests must be between 1 and {MAX_REQUESTS}, not {args.requests}")
+    if not args.timeout > 0 or args.max_states < 1:
+        raise UsageError("--timeout must be > 0 and --max-states at least 1")
+    from prover.certificate.write import dump_certificate
+    from prover.pipeline import _check, write_atomically
+
+    outcome = run_isolated(partial(_search, args), timeout_s=args.timeout,
+                           passthrough=(SerError,))
+    if outcome.kind == "raised":
+        raise outcome.value
+    searched: Searched | None = outcome.value if outcome.kind == "ok" else None
+    verdict = "undecided" if searched is None else searched.verdict
+    why = {"timeout": f"no verdict within {args.timeout:g} s", "memory": "out of memory"}.get(
+        outcome.kind, "" if searched is not None else f"internal error: {outcome.value}")
+    dest, checked = None, None
+    if searched is not None and searched.certificate is not None:
+        dest = args.output or f"{args.model}.ltl.cert.json"
+        text = dump_certificate(searched.certificate)
+        write_atomically(text, dest)
+        status, message = _check(text, searched.certificate["model"]["source"], args.timeout)
+        checked = {"status": status, "message": message}
+        if status != "valid":
+            verdict, why = "rejected", f"the checker rejected our lasso: {message}"
+    if searched is not None and verdict == "undecided" and not why:
+        why = f"more than {args.max_states} product states"
+    _report(args, verdict, why, searched, dest, checked)
+    return EXIT[verdict]
+
+
+def _report(args: argparse.Namespace, verdict: str, why: str, searched: Searched | None,
+            dest: str | None, checked: dict[str, str] | None) -> None:
+    bound = f"every execution with at most {args.requests} request" + \
+        ("s" if args.requests > 1 else "") + \
+        (" (weakly fair ones)" if args.fairness == "weak" else "")
+    if args.json:
+        print(json.dumps({
+            "format": "ltl-result/1", "model": args.model, "formula": args.formula,
+            "requests": args.requests, "fairness": args.fairness, "verdict": verdict,
+            "bounded": True, "reason": why or None, "certificate": dest, "checker": checked,
+            "product_states": None if searched is None else searched.states,
+        }, sort_keys=False))
+        return
+    if verdict == "holds":
+        print(f"{args.model}: {args.formula} holds for {bound}: a bounded claim, from an "
+              f"exhaustive search of {searched.states if searched else 0} product states")
+        return
+    if verdict == "violated" and searched is not None and searched.certificate is not None:
+        print(f"{args.model}: {args.formula} is VIOLATED by an execution with at most "
+              f"{args.requests} requests\n")
+        print("\n".join(_rows(searched.certificate)))
+        print(f"\ncertificate: {dest} (checked: {checked['message'] if checked else ''})")
+        return
+    print(f"{args.model}: {verdict}: {why}", file=sys.stderr if verdict == "rejected" else
+          sys.stdout)

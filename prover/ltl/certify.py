@@ -1,0 +1,72 @@
+"""A violation found by the search, as the events of a lasso certificate (docs/ltl.md).
+
+The search's states may be kept up to which request is which (slots sorted), so its
+lasso names no request. Here it is replayed from the initial state, one move at a time,
+each move chosen among the program's own moves from the actual state so that it reaches
+the search's next state up to that renaming: the events then name instances, which the
+checker replays, and the loop returns to its start up to which instance is which (all
+that the atoms and the future can see; under fairness the states are exact).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from prover.ltl.explore import DONE, ENV, STUTTER, LtlResult, SysState, System
+
+Event = dict[str, Any]
+
+
+def _moved(before: SysState, after: SysState, process: int) -> int | None:
+    """The slot a move changes: its process, or for the environment the slot it filled
+    (None: it stopped delivering)."""
+    if process != ENV:
+        return process
+    return next((i for i, (a, b) in enumerate(zip(before[1], after[1], strict=True))
+                 if a is None and b is not None), None)
+
+
+def _event(before: SysState, after: SysState, slot: int, instance: int) -> Event:
+    was, now = before[1][slot], after[1][slot]
+    if was is None:
+        assert now is not None
+        return {"event": "spawn", "instance": instance, "request": now[0], "local": now[1]}
+    if now == DONE:
+        gained = dict(after[2])
+        for key, n in before[2]:
+            gained[key] -= n
+        (_, answer), = [k for k, n in gained.items() if n > 0]
+        return {"event": "respond", "instance": instance, "local": was[1], "response": answer}
+    assert now is not None
+    return {"event": "step", "instance": instance, "from": [was[1], before[0]],
+            "to": [now[1], after[0]]}
+
+
+def lasso_events(system: System, result: LtlResult) -> tuple[list[Event], list[Event]]:
+    """The (prefix, loop) events of a violation's lasso."""
+    assert result.lasso is not None
+    states, loop = result.lasso
+    targets: Sequence[SysState] = [*states[1:], states[loop]]
+    cur = system.initial()
+    numbers: list[int | None] = [None] * system.k  # slot -> instance number
+    spawned = 0
+    prefix: list[Event] = []
+    cycle: list[Event] = []
+    for i, target in enumerate(targets):
+        want = system.canonical(target)
+        found = next(((p, t) for p, t in system.raw_moves(cur) or [(STUTTER, cur)]
+                      if system.canonical(t) == want), None)
+        if found is None:
+            raise AssertionError("internal error: a lasso step is no move of the program")
+        process, nxt = found
+        slot = None if process == STUTTER else _moved(cur, nxt, process)
+        if slot is not None:
+            if numbers[slot] is None:
+                spawned += 1
+                numbers[slot] = spawned
+            number = numbers[slot]
+            assert number is not None
+            (prefix if i < loop else cycle).append(_event(cur, nxt, slot, number))
+        cur = nxt
+    return prefix, cycle
