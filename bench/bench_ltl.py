@@ -18,7 +18,9 @@ symmetry when there is no fairness, states equal up to which request is which; `
 every interleaving, no reduction), the program's own states in the search, SPIN's
 states stored (with its partial-order reduction), and the times.
 Every violation our search reports is a lasso already confirmed by the exact semantics
-(prover/ltl/lasso.py). The last line counts disagreements; no figure is asserted.
+(prover/ltl/lasso.py); its certificate, as `ser-prove ltl` writes it, is then checked by
+the checker (`cert` column). The last line counts disagreements and violations whose
+certificate was not accepted; no figure is asserted.
 """
 
 from __future__ import annotations
@@ -36,7 +38,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from checker.api import check_certificate  # noqa: E402
+from prover.certificate.write import dump_certificate  # noqa: E402
 from prover.frontend.load import load_model  # noqa: E402
+from prover.ltl.certify import violation_certificate  # noqa: E402
 from prover.ltl.explore import search  # noqa: E402
 from prover.ltl.formula import parse_formula  # noqa: E402
 from prover.ltl.lasso import ser_globals  # noqa: E402
@@ -99,7 +104,8 @@ def main() -> int:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for model in _models():
-            ns = load_model(str(model)).ns
+            loaded = load_model(str(model))
+            ns = loaded.ns
             names = sorted({e.request for e in ns.requests})
             r = next((n for n in names if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", n)), None)
             if r is None:
@@ -114,6 +120,11 @@ def main() -> int:
                     start = time.monotonic()
                     ours = search(ns, phi, k, fairness=fairness, max_states=args.max_states)
                     ours_s = time.monotonic() - start
+                    cert = "-"
+                    if ours.verdict == "violated":  # its lasso, as ser-ltl would certify it
+                        text_cert = dump_certificate(violation_certificate(
+                            loaded, text, k, fairness, ours))
+                        cert = check_certificate(text_cert, timeout_s=60).status
                     full = search(ns, phi, k, fairness=fairness, max_states=args.max_states,
                                   symmetry=False)
                     spin, spin_states, spin_s = _spin(to_promela(ns, k, phi),
@@ -123,25 +134,29 @@ def main() -> int:
                                  "our_states": ours.states, "program_states": ours.system_states,
                                  "full_states": full.states,
                                  "spin_states": spin_states, "our_s": round(ours_s, 3),
-                                 "spin_s": round(spin_s, 3)})
+                                 "spin_s": round(spin_s, 3), "certificate": cert})
     head = f"{'model':18} {'K':>1} {'fair':4} {'ours':9} {'spin':9} {'product':>8} " \
-           f"{'full':>8} {'program':>8} {'spin st':>8} {'ours s':>7} {'spin s':>7}  formula"
+           f"{'full':>8} {'program':>8} {'spin st':>8} {'ours s':>7} {'spin s':>7} " \
+           f"{'cert':7}  formula"
     print(head)
     for x in rows:
         mark = "" if x["ours"] == x["spin"] or "undecided" in (x["ours"], x["spin"]) else "  <<"
         print(f"{x['model'][:18]:18} {x['k']:>1} {x['fairness'][:4]:4} {x['ours']:9} "
               f"{x['spin']:9} {x['our_states']:>8} {x['full_states']:>8} "
               f"{x['program_states']:>8} "
-              f"{x['spin_states']:>8} {x['our_s']:>7} {x['spin_s']:>7}  {x['formula']}{mark}")
+              f"{x['spin_states']:>8} {x['our_s']:>7} {x['spin_s']:>7} {x['certificate']:7}  "
+              f"{x['formula']}{mark}")
     decided = [x for x in rows if x["ours"] != "undecided" and x["spin"] in ("holds", "violated")]
     wrong = [x for x in decided if x["ours"] != x["spin"]]
     counts = {v: sum(1 for x in rows if x["ours"] == v) for v in ("holds", "violated",
                                                                     "undecided")}
+    unchecked = [x for x in rows if x["ours"] == "violated" and x["certificate"] != "valid"]
     print(f"\n{len(rows)} cases, {len(decided)} decided by both, {len(wrong)} disagreements; "
-          f"ours: {counts}")
+          f"ours: {counts}; violations whose lasso certificate the checker did not accept: "
+          f"{len(unchecked)}")
     if args.json_out:
         Path(args.json_out).write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
-    return 1 if wrong else 0
+    return 1 if wrong or unchecked else 0
 
 
 if __name__ == "__main__":

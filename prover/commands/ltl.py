@@ -45,7 +45,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 @dataclass(frozen=True)
 class Searched:
     """What the isolated search sends back: the verdict and, for a violation, the
-    certificate (events of the lasso) and the state each event leads to."""
+    certificate."""
 
     verdict: str
     states: int
@@ -54,10 +54,9 @@ class Searched:
 
 
 def _search(args: argparse.Namespace) -> Searched:
-    from prover.certificate.write import make_certificate, producer
     from prover.frontend.load import load_model
-    from prover.ltl.certify import lasso_events
-    from prover.ltl.explore import search, system_for
+    from prover.ltl.certify import violation_certificate
+    from prover.ltl.explore import search
     from prover.ltl.formula import parse_formula
     from prover.ltl.lasso import ser_globals
 
@@ -72,10 +71,7 @@ def _search(args: argparse.Namespace) -> Searched:
                     max_states=args.max_states)
     if result.verdict != "violated":
         return Searched(result.verdict, result.states, result.system_states)
-    prefix, loop = lasso_events(system_for(ns, args.requests, args.fairness), result)
-    evidence = {"formula": args.formula, "requests": args.requests, "fairness": args.fairness,
-                "prefix": prefix, "loop": loop}
-    cert = make_certificate(model, "ltl_violated", "ltl", evidence, producer("ltl-explicit"))
+    cert = violation_certificate(model, args.formula, args.requests, args.fairness, result)
     return Searched("violated", result.states, result.system_states, cert)
 
 

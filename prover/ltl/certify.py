@@ -13,7 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from prover.ltl.explore import DONE, ENV, STUTTER, LtlResult, SysState, System
+from prover.certificate.write import make_certificate, producer
+from prover.frontend.load import LoadedModel
+from prover.ltl.explore import DONE, ENV, STUTTER, LtlResult, SysState, System, system_for
 
 Event = dict[str, Any]
 
@@ -70,3 +72,12 @@ def lasso_events(system: System, result: LtlResult) -> tuple[list[Event], list[E
             (prefix if i < loop else cycle).append(_event(cur, nxt, slot, number))
         cur = nxt
     return prefix, cycle
+
+
+def violation_certificate(model: LoadedModel, formula: str, k: int, fairness: str,
+                          result: LtlResult) -> dict[str, Any]:
+    """The `ltl_violated` certificate of a violation found by `search` on `model`."""
+    prefix, loop = lasso_events(system_for(model.ns, k, fairness), result)
+    evidence = {"formula": formula, "requests": k, "fairness": fairness, "prefix": prefix,
+                "loop": loop}
+    return make_certificate(model, "ltl_violated", "ltl", evidence, producer("ltl-explicit"))

@@ -1,0 +1,88 @@
+"""`ser-prove ltl`: verdicts with their exit codes, certified violations, bounded holds,
+and input errors that are one clear line (exit 2), never a traceback."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from checker.api import check_certificate
+from prover.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+LOCK = str(ROOT / "examples" / "intro-lock.ser")
+LIVE = "G (inflight(main) >= 1 -> F done(main) >= 1)"
+
+
+def _ltl(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(["ltl", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_a_violation_is_certified_and_its_loop_shown(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    cert = tmp_path / "v.json"
+    code, out, _ = _ltl(capsys, LOCK, "-f", LIVE, "-k", "2", "-o", str(cert))
+    assert code == 1
+    assert "VIOLATED" in out and "-- loop: the events below repeat forever --" in out
+    res = check_certificate(cert.read_text(encoding="utf-8"))
+    assert res.status == "valid" and res.verdict == "ltl_violated", res.message
+    assert json.loads(cert.read_text())["ltl"]["formula"] == LIVE
+
+
+def test_weak_fairness_rules_the_livelock_out(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    cert = tmp_path / "none.json"
+    code, out, _ = _ltl(capsys, LOCK, "-f", LIVE, "-k", "2", "--fairness", "weak",
+                        "-o", str(cert))
+    assert code == 0
+    assert "holds for every execution with at most 2 requests (weakly fair ones)" in out
+    assert "bounded claim" in out
+    assert not cert.exists()
+
+
+def test_json_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _ltl(capsys, LOCK, "-f", "G (X == 0)", "-k", "1", "--json",
+                        "-o", str(tmp_path / "c.json"))
+    doc = json.loads(out)
+    assert code == 1 and doc["verdict"] == "violated" and doc["bounded"] is True
+    assert doc["checker"]["status"] == "valid" and doc["certificate"].endswith("c.json")
+
+
+@pytest.mark.parametrize(("args", "needle"), [
+    (["-f", "G (Q == 0)", "-k", "2"], "unknown global Q"),
+    (["-f", "G (inflight(nosuch) == 0)", "-k", "2"], "unknown request nosuch"),
+    (["-f", "X (L == 1)", "-k", "2"], "X (next) is not allowed"),
+    (["-f", "G L", "-k", "2"], "is not a formula"),
+    (["-f", "G (L == ", "-k", "2"], "column"),
+    (["-f", "G (L == 0)", "-k", "0"], "--requests must be between 1 and 200"),
+    (["-f", "G (L == 0)", "-k", "100000000000000000000"], "--requests must be between"),
+    (["-f", "G (L == 0)", "-k", "2", "--timeout", "0"], "--timeout must be > 0"),
+])
+def test_bad_input_is_one_line_and_exit_2(args: list[str], needle: str,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _ltl(capsys, LOCK, *args)
+    assert code == 2, (out, err)
+    assert needle in err and "Traceback" not in err
+
+
+def test_a_missing_model_is_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _ltl(capsys, "nosuch.ser", "-f", "true", "-k", "1")
+    assert code == 2 and "nosuch.ser" in err and "Traceback" not in err
+
+
+def test_budgets_are_honoured(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    model = tmp_path / "count.ser"
+    model.write_text("request incr { while (X == 64) { yield }; X := X + 1 }\n"
+                     "request decr { while (X == 0) { yield }; X := X - 1 }\n")
+    code, out, _ = _ltl(capsys, str(model), "-f", "G (X >= 0)", "-k", "3", "--max-states", "50")
+    assert code == 3 and "more than 50 product states" in out
+    start = time.monotonic()
+    code, out, _ = _ltl(capsys, str(model), "-f", "G (X >= 0)", "-k", "6", "--timeout", "1",
+                        "--max-states", "100000000")
+    assert code == 3 and "no verdict within 1 s" in out
+    assert time.monotonic() - start < 10
