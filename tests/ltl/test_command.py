@@ -82,7 +82,7 @@ def test_budgets_are_honoured(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     code, out, _ = _ltl(capsys, str(model), "-f", "G (X >= 0)", "-k", "3", "--max-states", "50")
     assert code == 3 and "more than 50 product states" in out
     start = time.monotonic()
-    code, out, _ = _ltl(capsys, str(model), "-f", "G (X >= 0)", "-k", "6", "--timeout", "1",
-                        "--max-states", "100000000")
+    code, out, _ = _ltl(capsys, str(model), "-f", "G (X >= 0)", "-k", "10", "--fairness",
+                        "weak", "--timeout", "1", "--max-states", "100000000")
     assert code == 3 and "no verdict within 1 s" in out
     assert time.monotonic() - start < 10
