@@ -13,10 +13,11 @@ without weak fairness), each at K = 2 requests, the first two also at K = 1 and 
   G (inflight(R) > 0 -> F inflight(R) == 0)                   G F inflight(R) == 0
   G V >= 0         G (V != 0 -> F V == 0)         F G V == 0  (Ser programs only)
 
-Per case: both verdicts; the product states our search explored (`product`: with request
-symmetry when there is no fairness, states equal up to which request is which; `full`:
-every interleaving, no reduction), the program's own states in the search, SPIN's
-states stored (with its partial-order reduction), and the times.
+Per case: both verdicts; the product states our search explored (`product`: without
+fairness, with request symmetry, states equal up to which request is which, and the
+ample-set reduction of prover/ltl/reduce.py; `full`: every interleaving, neither), the
+program's own states in the search, SPIN's states stored (with its partial-order
+reduction), and the times.
 Every violation our search reports is a lasso already confirmed by the exact semantics
 (prover/ltl/lasso.py); its certificate, as `ser-prove ltl` writes it, is then checked by
 the checker (`cert` column). The last line counts disagreements and violations whose
@@ -126,7 +127,7 @@ def main() -> int:
                             loaded, text, k, fairness, ours))
                         cert = check_certificate(text_cert, timeout_s=60).status
                     full = search(ns, phi, k, fairness=fairness, max_states=args.max_states,
-                                  symmetry=False)
+                                  symmetry=False, reduction=False)
                     spin, spin_states, spin_s = _spin(to_promela(ns, k, phi),
                                                       fairness == "weak", Path(tmp))
                     rows.append({"model": model.name, "k": k, "formula": text,

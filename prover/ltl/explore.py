@@ -16,9 +16,11 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from prover.errors import SerError
 from prover.ltl.buchi import Automaton, translate
 from prover.ltl.formula import Formula, Not
 from prover.ltl.lasso import Observation, global_values, holds, satisfies
+from prover.ltl.reduce import accesses, visible
 from prover.ns import NetworkSystem
 
 DONE = ("", "")
@@ -124,11 +126,15 @@ def system_for(ns: NetworkSystem, k: int, fairness: str, symmetry: bool = True) 
 
 
 def search(ns: NetworkSystem, formula: Formula, k: int, *, fairness: str = "none",
-           max_states: int = 200_000, symmetry: bool = True) -> LtlResult:
+           max_states: int = 200_000, symmetry: bool = True,
+           reduction: bool = True) -> LtlResult:
     """Look for an execution with at most `k` requests that violates `formula`
-    (`symmetry`: identify states up to which request is which, without fairness only)."""
+    (`symmetry`: identify states up to which request is which; `reduction`: ample sets,
+    prover/ltl/reduce.py; both without fairness only)."""
     system = system_for(ns, k, fairness, symmetry)
     aut = translate(Not(formula))
+    ample = _ample_sets(system, formula) if reduction and fairness == "none" else None
+    path: set[Node] = set()  # the depth-first path, for the cycle proviso
     obs_cache: dict[SysState, Observation] = {}
 
     def sat(q: int, s: SysState) -> bool:
@@ -150,39 +156,87 @@ def search(ns: NetworkSystem, formula: Formula, k: int, *, fairness: str = "none
     inits = [(s0, q) for q in sorted(aut.initial) if sat(q, s0)]
     edges: dict[Node, list[tuple[int, Node]]] = {}
 
+    def product(q: int, step: list[tuple[int, SysState]]) -> list[tuple[int, Node]]:
+        return [(p, (s2, q2)) for p, s2 in step for q2 in sorted(aut.succ[q]) if sat(q2, s2)]
+
     def succ(n: Node) -> list[tuple[int, Node]]:
         out = edges.get(n)
         if out is None:
             s, q = n
-            out = [(p, (s2, q2)) for p, s2 in moves(s) for q2 in sorted(aut.succ[q])
-                   if sat(q2, s2)]
+            few = None if ample is None else ample(s)
+            out = None if few is None else product(q, few)
+            if out is None or any(m in path for _, m in out):  # C3: expand in full
+                out = product(q, moves(s))
             edges[n] = out
         return out
 
     found: tuple[set[Node], list[Need]] | None = None
     try:
-        for comp in _sccs(inits, succ, max_states):
+        for comp in _sccs(inits, succ, max_states, path):
             need = _requirements(comp, succ, aut, moves, fairness, k)
             if need is not None:
                 found = comp, need
                 break
     except _TooBig:
-        return LtlResult("undecided", len(edges), len(moves_cache))
+        return LtlResult("undecided", len(edges), len({n[0] for n in edges}))
     if found is None:
-        return LtlResult("holds", len(edges), len(moves_cache))
+        return LtlResult("holds", len(edges), len({n[0] for n in edges}))
     states, loop = _lasso(inits, found[1], found[0], succ)
     word = [system.observe(s) for s in states]
     if holds(formula, word, loop):  # the automaton is not trusted (docs/ltl.md)
         raise AssertionError("internal error: the lasso found satisfies the formula")
-    return LtlResult("violated", len(edges), len(moves_cache), (tuple(states), loop))
+    return LtlResult("violated", len(edges), len({n[0] for n in edges}),
+                     (tuple(states), loop))
+
+
+def _ample_sets(system: System, formula: Formula
+                ) -> Callable[[SysState], list[tuple[int, SysState]] | None] | None:
+    """The ample set of a state (prover/ltl/reduce.py): the moves of the first request
+    whose next step is independent of everything else that can still happen and invisible
+    to the formula; None when there is none (or, for NS JSON, never)."""
+    try:
+        acc = accesses(system.ns)
+    except SerError:  # a residual the parser does not take back: reduce nothing
+        return None
+    if acc is None:
+        return None
+    seen_globals, seen_requests = visible(formula)
+    arriving = frozenset().union(*(acc[e.local].later for e in system.ns.requests))
+
+    def ample(s: SysState) -> list[tuple[int, SysState]] | None:
+        g, slots, answered, stopped = s
+        flying = [(i, x) for i, x in enumerate(slots) if x is not None and x != DONE]
+        more = not stopped and len([x for x in slots if x is not None]) < system.k
+        for i, (r, loc) in flying:
+            steps = system.steps.get((loc, g), ())
+            answers = system.answers.get(loc, ())
+            if not steps and not answers or answers and r in seen_requests:
+                continue
+            if steps:
+                touched = acc[loc].now
+                others = frozenset().union(*(acc[y[1]].later for j, y in flying if j != i))
+                if touched & (others | (arriving if more else frozenset()) | seen_globals):
+                    continue
+            mine = [(p, t) for p, t in system.raw_moves(s) if p == i]
+            if not system.symmetric:
+                return mine
+            canon: dict[SysState, int] = {}
+            for p, t in mine:
+                canon.setdefault(system.canonical(t), p)
+            return [(p, t) for t, p in canon.items()]
+        return None
+
+    return ample
 
 
 class _TooBig(Exception):
     pass
 
 
-def _sccs(inits: list[Node], succ: Succ, max_states: int) -> Iterator[set[Node]]:
-    """Tarjan's algorithm, iterative, over what is reachable from `inits`."""
+def _sccs(inits: list[Node], succ: Succ, max_states: int,
+          path: set[Node]) -> Iterator[set[Node]]:
+    """Tarjan's algorithm, iterative, over what is reachable from `inits`; `path` holds
+    the depth-first path while a node's successors are asked for (and after)."""
     index: dict[Node, int] = {}
     low: dict[Node, int] = {}
     on_stack: set[Node] = set()
@@ -190,6 +244,7 @@ def _sccs(inits: list[Node], succ: Succ, max_states: int) -> Iterator[set[Node]]
     for root in inits:
         if root in index:
             continue
+        path.add(root)
         work = [(root, iter(succ(root)))]
         index[root] = low[root] = len(index)
         stack.append(root)
@@ -204,6 +259,7 @@ def _sccs(inits: list[Node], succ: Succ, max_states: int) -> Iterator[set[Node]]
                     index[nxt] = low[nxt] = len(index)
                     stack.append(nxt)
                     on_stack.add(nxt)
+                    path.add(nxt)
                     work.append((nxt, iter(succ(nxt))))
                     advanced = True
                     break
@@ -211,7 +267,7 @@ def _sccs(inits: list[Node], succ: Succ, max_states: int) -> Iterator[set[Node]]
                     low[node] = min(low[node], index[nxt])
             if advanced:
                 continue
-            work.pop()
+            path.discard(work.pop()[0])
             if work:
                 parent = work[-1][0]
                 low[parent] = min(low[parent], low[node])

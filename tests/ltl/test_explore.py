@@ -101,7 +101,52 @@ def test_the_state_bound_gives_undecided() -> None:
 def test_request_symmetry_changes_states_never_verdicts(formula: str) -> None:
     ns = load_model(str(LOCK)).ns
     phi = parse_formula(formula, ser_globals(ns), frozenset({"main"}))
-    plain = search(ns, phi, 3, symmetry=False)
-    folded = search(ns, phi, 3)
+    plain = search(ns, phi, 3, symmetry=False, reduction=False)
+    folded = search(ns, phi, 3, reduction=False)
     assert folded.verdict == plain.verdict
     assert folded.system_states < plain.system_states
+
+
+UNLOCKED = """request deposit0 { if (A0 == 2) {0} else { A0 := A0 + 1 }; 0 }
+request move0 { if (A0 == 0) {0} else { if (A1 == 2) {0} else { A0 := A0 - 1; A1 := A1 + 1 } }; 0 }
+request audit { s := 0; s := s + A0; yield; s := s + A1; s }
+"""
+
+
+@pytest.mark.parametrize("formula", [
+    "G (A0 + A1 <= 4)", "G (inflight(audit) <= 2)", "F done(audit) >= 1",
+    "G (inflight(audit) > 0 -> F done(audit) > 0)", "G F (A1 == 0)",
+    "(A1 == 0) U (A0 == 1)", "F G (A0 == 0)"])
+@pytest.mark.parametrize("symmetry", [False, True])
+def test_ample_sets_change_states_never_verdicts(tmp_path: Path, formula: str,
+                                                 symmetry: bool) -> None:
+    model = tmp_path / "unlocked.ser"
+    model.write_text(UNLOCKED)
+    ns = load_model(str(model)).ns
+    phi = parse_formula(formula, ser_globals(ns), frozenset(e.request for e in ns.requests))
+    plain = search(ns, phi, 3, symmetry=symmetry, reduction=False)
+    reduced = search(ns, phi, 3, symmetry=symmetry)
+    assert reduced.verdict == plain.verdict
+    assert reduced.states <= plain.states
+
+
+def test_the_reduction_needs_independent_invisible_steps(tmp_path: Path) -> None:
+    model = tmp_path / "unlocked.ser"
+    model.write_text(UNLOCKED)
+    ns = load_model(str(model)).ns
+    names = frozenset(e.request for e in ns.requests)
+    # audit's local steps (s := 0 ...) touch no global: reduced when the formula cannot
+    # see them; a formula over A0 makes the steps on A0 visible (and never reduced)
+    quiet = parse_formula("G (inflight(audit) <= 3)", ser_globals(ns), names)
+    assert search(ns, quiet, 3).states < search(ns, quiet, 3, reduction=False).states
+
+
+def test_what_a_step_touches() -> None:
+    from prover.ltl.reduce import access
+
+    spin = access("({}, while(L == 1){ yield }; L := 1; X := 1; yield; y := X; X := 0; y)")
+    assert spin.now == {"L", "X"} and spin.later == {"L", "X"}
+    assert access("({}, y := X; yield; Z := 1; y)").now == {"X"}
+    assert access("({s=1}, s := s + 1; yield; A := s; 0)").now == frozenset()
+    assert access("({}, if(A == 0){ yield }else{ B := 1 }; C := 2; 0)").now == {"A", "B", "C"}
+    assert access("({y=1}, 1)") == access("({}, 0)")

@@ -1,0 +1,134 @@
+"""Partial-order reduction for the LTL-X search: ample sets (Peled's conditions C0–C3).
+
+A request's next atomic step touches only some globals. This module reads them from the
+residual program of each local state (its canonical text is Ser, docs/naming.md):
+`now`, the globals the next atomic step may read or write (up to the `yield` or the end
+where it surely stops), and `later`, every global any remaining step may touch. In a
+state, the moves of one request form an ample set when
+
+- C1 (independence): what its next step touches (`now`) is touched by no remaining step of
+  any other request in flight, nor of any request that may still arrive (`later`), so no
+  move of another process can enable, disable or change it, now or later; an answer
+  touches no global at all;
+- C2 (invisibility): the step touches no global the formula reads, and an answer is of a
+  request whose counts the formula does not read;
+- C0: it has a move; C3 (the cycle proviso) is the search's: a state whose ample
+  successor is on the depth-first path is expanded in full.
+
+Then every execution of the full system is stutter-equivalent, for the formula's atoms,
+to one of the reduced system, so LTL-X verdicts are the same. A network system in JSON has
+opaque global states, so nothing is known to be independent and nothing is reduced.
+Only without fairness: weak fairness is judged per request, which an ample set may hide.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+from prover.frontend import ast
+from prover.frontend.parser import parse
+from prover.ltl.formula import Arith, Binary, Compare, Count, Formula, Global, Not, Term, Unary
+from prover.ns import NetworkSystem
+
+
+@dataclass(frozen=True)
+class Access:
+    now: frozenset[str]
+    later: frozenset[str]
+
+
+def _segment(e: ast.Expr) -> tuple[frozenset[str], bool]:
+    """(globals touched before the step surely ends, whether it surely ends inside `e`)."""
+    if isinstance(e, (ast.Yield, ast.Exit)):
+        return frozenset(), True
+    if isinstance(e, ast.Var):
+        return frozenset({e.name} - _LOCALS(e.name)), False
+    if isinstance(e, ast.Assign):
+        touched, ends = _segment(e.value)
+        return touched | ({e.name} - _LOCALS(e.name)), ends
+    if isinstance(e, (ast.Not, ast.Neg)):
+        return _segment(e.arg)
+    if isinstance(e, (ast.Seq, ast.Binary)):
+        first, rest = (e.first, e.rest) if isinstance(e, ast.Seq) else (e.left, e.right)
+        touched, ends = _segment(first)
+        if ends:
+            return touched, True
+        more, ends = _segment(rest)
+        return touched | more, ends
+    if isinstance(e, ast.If):
+        touched, ends = _segment(e.cond)
+        if ends:
+            return touched, True
+        (t, t_ends), (f, f_ends) = _segment(e.then), _segment(e.orelse)
+        return touched | t | f, t_ends and f_ends
+    if isinstance(e, ast.While):  # the body may run any number of times, or not at all
+        touched, ends = _segment(e.cond)
+        if ends:
+            return touched, True
+        return touched | _segment(e.body)[0], False
+    return frozenset(), False  # literals, `?`
+
+
+def _LOCALS(name: str) -> frozenset[str]:
+    return frozenset({name}) if ast.is_local_name(name) else frozenset()
+
+
+def _globals(e: ast.Expr) -> frozenset[str]:
+    """Every global named anywhere in `e`."""
+    if isinstance(e, ast.Var):
+        return frozenset({e.name} - _LOCALS(e.name))
+    out: set[str] = set()
+    if isinstance(e, ast.Assign):
+        out |= {e.name} - _LOCALS(e.name)
+    for child in vars(e).values():
+        if isinstance(child, ast.Expr):
+            out |= _globals(child)
+    return frozenset(out)
+
+
+@cache
+def access(local: str) -> Access:
+    """What the request in Ser local state `local`, written `({env}, EXPR)`, touches."""
+    body = local[local.index("}, ") + 3:-1]
+    program = parse(body, "<local state>")
+    (request,) = program.requests
+    return Access(_segment(request.body)[0], _globals(request.body))
+
+
+def accesses(ns: NetworkSystem) -> dict[str, Access] | None:
+    """The accesses of every local state of a Ser program's NS; None for NS JSON."""
+    if ns.kind != "ser":
+        return None
+    locals_ = {e.local for e in ns.requests} | {r.local for r in ns.responses}
+    locals_ |= {x for t in ns.transitions for x in (t.from_local, t.to_local)}
+    return {loc: access(loc) for loc in sorted(locals_)}
+
+
+def visible(f: Formula) -> tuple[frozenset[str], frozenset[str]]:
+    """(globals the formula reads, requests whose counts it reads)."""
+    globs: set[str] = set()
+    reqs: set[str] = set()
+
+    def term(t: Term) -> None:
+        if isinstance(t, Global):
+            globs.add(t.name)
+        elif isinstance(t, Count):
+            reqs.add(t.request)
+        elif isinstance(t, Arith):
+            term(t.a)
+            if t.b is not None:
+                term(t.b)
+
+    def walk(g: Formula) -> None:
+        if isinstance(g, Compare):
+            term(g.a)
+            term(g.b)
+        elif isinstance(g, (Not, Unary)):
+            walk(g.arg)
+        elif isinstance(g, Binary):
+            walk(g.a)
+            walk(g.b)
+
+    walk(f)
+    return frozenset(globs), frozenset(reqs)
