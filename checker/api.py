@@ -17,7 +17,7 @@ from checker.certificate import Limits
 from checker.errors import CheckerError, Invalid, LimitError, Undecided
 from checker.model import explore, semantics
 from checker.obligations import Model, check_structure, counterexample, make_model, proof
-from checker.temporal import lasso
+from checker.temporal import temporal
 
 EXIT_CODES = {"valid": 0, "invalid": 1, "unusable": 2, "undecided": 3}
 _RESULT = {"invalid": "failed", "undecided": "undecided"}  # an obligation's result by status
@@ -173,8 +173,8 @@ def _obligations(cert: dict[str, Any] | str | bytes, model_text: str | bytes | N
     data = state["cert"]
     if "counterexample" in data:
         steps = counterexample(state["sem"], data["counterexample"])
-    elif "ltl" in data:
-        steps = lasso(state["sem"], data["model"]["kind"], data["ltl"])
+    elif "ltl" in data or "always" in data:
+        steps = temporal(state["sem"], data["model"]["kind"], data)
     else:
         model: Model = state["model"]
         steps = proof(model, data["proof"], deadline.remaining, state["sem"])

@@ -65,7 +65,7 @@ def _ascending(keys: list[Any]) -> bool:
 def check_structure(cert: Json, limits: Limits) -> None:
     """Rules of docs/certificates.md that the JSON Schema cannot express."""
     if "proof" not in cert:  # a counterexample or a lasso: events to replay
-        ev = cert.get("counterexample") or cert["ltl"]
+        ev = cert.get("counterexample") or cert.get("ltl") or {}
         n = len(ev.get("events", [])) + len(ev.get("prefix", [])) + len(ev.get("loop", []))
         if n > limits.max_events:
             raise LimitError(f"{n} events, limit {limits.max_events}")

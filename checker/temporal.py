@@ -16,7 +16,7 @@ import lark
 
 from checker.certificate import integer
 from checker.errors import invalid
-from checker.model import Run, Semantics, apply
+from checker.model import Run, Semantics, apply, explore
 
 Json = Any
 Thunk = Callable[[], str]
@@ -215,3 +215,42 @@ def lasso(sem: Semantics, kind: str, ltl: Json) -> Iterator[tuple[str, Thunk]]:
     yield "lasso-loop", closes
     yield "lasso-fair", fair
     yield "lasso-violates", violates
+
+
+def always(sem: Semantics, kind: str, claim: Json) -> Iterator[tuple[str, Thunk]]:
+    """`G p`, p over globals only, for any number of requests: the checker's own closure
+    NS holds every global state any execution reaches (ser-reference §2.4), and the set of
+    its global states is an inductive invariant of the interleaving net; p on each."""
+    state: dict[str, Any] = {}
+
+    def formula() -> str:
+        f = state["f"] = parse_formula(claim["formula"])
+        if f[0] != "G" or kind != "ser" or not _over_globals(f[1]):
+            raise invalid("E-LTL-FORMULA", "an unbounded claim is G p, p over globals of a "
+                          "Ser program (no temporal operator, no request counts in p)")
+        return "G p, p over globals"
+
+    def closure() -> str:
+        ns = explore(sem)
+        state["globals"] = sorted({ns.initial} | {g for t in ns.transitions for g in t[1::2]})
+        return f"{len(state['globals'])} global states in the closure"
+
+    def holds() -> str:
+        for g in state["globals"]:
+            if not _truth(state["f"][1], [_observe((g, {}, {}), kind)], 0)[0]:
+                raise invalid("E-LTL-ALWAYS", f"the closure's global state {g} violates p")
+        return "p holds in every global state of the closure"
+
+    yield "ltl-formula", formula
+    yield "closure", closure
+    yield "always", holds
+
+
+def _over_globals(f: Json) -> bool:
+    if f[0] in ("G", "F", "U", "R", "W") or f[0] == "count":
+        return False
+    return all(_over_globals(x) for x in f[1:] if isinstance(x, tuple))
+
+
+def temporal(sem: Semantics, kind: str, cert: Json) -> Iterator[tuple[str, Thunk]]:
+    return lasso(sem, kind, cert["ltl"]) if "ltl" in cert else always(sem, kind, cert["always"])

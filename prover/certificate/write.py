@@ -24,10 +24,10 @@ from prover.serial.membership import Multiset
 
 FORMAT = "ser-certificate/1"
 
-Verdict = Literal["serializable", "not_serializable", "ltl_violated"]
-EvidenceName = Literal["counterexample", "proof", "ltl"]
+Verdict = Literal["serializable", "not_serializable", "ltl_violated", "ltl_holds"]
+EvidenceName = Literal["counterexample", "proof", "ltl", "always"]
 EVIDENCE: dict[str, str] = {"not_serializable": "counterexample", "serializable": "proof",
-                            "ltl_violated": "ltl"}
+                            "ltl_violated": "ltl", "ltl_holds": "always"}
 
 
 class ModelLike(Protocol):

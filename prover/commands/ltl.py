@@ -20,7 +20,7 @@ from prover.deadline import run_isolated
 from prover.errors import FormulaError, SerError, UsageError
 
 MAX_REQUESTS = 200  # as for the Promela export: beyond this no search is of any use
-EXIT = {"holds": 0, "violated": 1, "undecided": 3, "rejected": 4}
+EXIT = {"holds": 0, "always": 0, "violated": 1, "undecided": 3, "rejected": 4}
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -55,6 +55,7 @@ class Searched:
 
 def _search(args: argparse.Namespace) -> Searched:
     from prover.frontend.load import load_model
+    from prover.ltl.always import always_certificate
     from prover.ltl.certify import violation_certificate
     from prover.ltl.explore import search
     from prover.ltl.formula import parse_formula
@@ -67,6 +68,9 @@ def _search(args: argparse.Namespace) -> Searched:
                                 frozenset(e.request for e in ns.requests))
     except FormulaError as exc:
         raise FormulaError(f"--formula {args.formula!r}: {exc.message}") from None
+    proof = always_certificate(args.model, args.formula, formula, args.state_bound)
+    if proof is not None:
+        return Searched("always", 0, 0, proof)
     result = search(ns, formula, args.requests, fairness=args.fairness,
                     max_states=args.max_states)
     if result.verdict != "violated":
@@ -112,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
         outcome.kind, "" if searched is not None else f"internal error: {outcome.value}")
     dest, checked = None, None
     if searched is not None and searched.certificate is not None:
-        dest = args.output or f"{args.model}.ltl.cert.json"
+        dest = args.output or f"{args.model}.ltl.cert.json"  # a violation, or G p for all
         text = dump_certificate(searched.certificate)
         write_atomically(text, dest)
         status, message = _check(text, searched.certificate["model"]["source"], args.timeout)
@@ -133,10 +137,17 @@ def _report(args: argparse.Namespace, verdict: str, why: str, searched: Searched
     if args.json:
         print(json.dumps({
             "format": "ltl-result/1", "model": args.model, "formula": args.formula,
-            "requests": args.requests, "fairness": args.fairness, "verdict": verdict,
-            "bounded": True, "reason": why or None, "certificate": dest, "checker": checked,
+            "requests": args.requests, "fairness": args.fairness,
+            "verdict": "holds" if verdict == "always" else verdict,
+            "bounded": verdict != "always", "reason": why or None, "certificate": dest,
+            "checker": checked,
             "product_states": None if searched is None else searched.states,
         }, sort_keys=False))
+        return
+    if verdict == "always":
+        print(f"{args.model}: {args.formula} holds for every execution, with any number of "
+              f"requests: unbounded, p holds in every global state of the closure NS\n"
+              f"certificate: {dest} (checked: {checked['message'] if checked else ''})")
         return
     if verdict == "holds":
         print(f"{args.model}: {args.formula} holds for {bound}: a bounded claim, from an "

@@ -200,3 +200,39 @@ def test_truth_on_a_lasso_agrees_with_the_provers_definition(
     theirs = holds(prover_parse(text, frozenset({"V"}), frozenset()),
                    [Observation({"V": v}, {}, {}) for v in values], loop)
     assert ours == theirs, (text, values, loop)
+
+
+# ------------------------------------------------------------- unbounded G p (`always`)
+
+OVERDRAFT = (EXAMPLES / "bank-overdraft.ser").read_text(encoding="utf-8")
+
+
+def _always(source: str, formula: str, kind: str = "ser") -> Json:
+    cert = _cert(source, formula, [], [], kind=kind)
+    del cert["ltl"]
+    cert["verdict"], cert["always"] = "ltl_holds", {"formula": formula}
+    return cert
+
+
+def test_g_p_over_globals_for_any_number_of_requests() -> None:
+    res = check_certificate(json.dumps(_always(LOCK, "G (L == 0 || L == 1)")))
+    assert res.status == "valid", res.message
+    assert [o.name for o in res.obligations][-3:] == ["ltl-formula", "closure", "always"]
+
+
+def test_a_false_g_p_is_rejected() -> None:
+    message = _rejected(_always(OVERDRAFT, "G (A >= 0)"), "always", "E-LTL-ALWAYS")
+    assert "violates p" in message
+
+
+@pytest.mark.parametrize("formula", ["F (L == 0)", "G (inflight(main) <= 1)",
+                                     "G F (L == 0)", "L == 0", "G (done(main) >= 0)"])
+def test_only_g_p_over_globals_is_an_unbounded_claim(formula: str) -> None:
+    _rejected(_always(LOCK, formula), "ltl-formula", "E-LTL-FORMULA")
+
+
+def test_an_unbounded_claim_needs_a_ser_program_and_a_finite_closure() -> None:
+    _rejected(_always(MUTEX, "G true", kind="ns-json"), "ltl-formula", "E-LTL-FORMULA")
+    unbounded = "request incr { X := X + 1 }\n"
+    res = check_certificate(json.dumps(_always(unbounded, "G (X >= 0)")))
+    assert res.status == "unusable" and res.code == "E-MODEL", res.message

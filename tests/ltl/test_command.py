@@ -79,10 +79,23 @@ def test_budgets_are_honoured(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     model = tmp_path / "count.ser"
     model.write_text("request incr { while (X == 64) { yield }; X := X + 1 }\n"
                      "request decr { while (X == 0) { yield }; X := X - 1 }\n")
-    code, out, _ = _ltl(capsys, str(model), "-f", "G (X >= 0)", "-k", "3", "--max-states", "50")
+    code, out, _ = _ltl(capsys, str(model), "-f", "G (inflight(incr) >= 0)", "-k", "3",
+                        "--max-states", "50")
     assert code == 3 and "more than 50 product states" in out
     start = time.monotonic()
-    code, out, _ = _ltl(capsys, str(model), "-f", "G (X >= 0)", "-k", "10", "--fairness",
-                        "weak", "--timeout", "1", "--max-states", "100000000")
+    code, out, _ = _ltl(capsys, str(model), "-f", "G (inflight(incr) >= 0)", "-k", "10",
+                        "--fairness", "weak", "--timeout", "1", "--max-states", "100000000")
     assert code == 3 and "no verdict within 1 s" in out
     assert time.monotonic() - start < 10
+
+
+def test_g_p_over_globals_is_proved_for_any_number_of_requests(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cert = tmp_path / "g.json"
+    code, out, _ = _ltl(capsys, LOCK, "-f", "G (L == 0 || L == 1)", "-k", "1", "--json",
+                        "-o", str(cert))
+    doc = json.loads(out)
+    assert code == 0 and doc["verdict"] == "holds" and doc["bounded"] is False
+    assert check_certificate(cert.read_text(encoding="utf-8")).verdict == "ltl_holds"
+    code, out, _ = _ltl(capsys, LOCK, "-f", "G (L == 0)", "-k", "2", "-o", str(cert))
+    assert code == 1 and "VIOLATED" in out  # p fails in the closure: the bounded search

@@ -1,0 +1,62 @@
+"""Unbounded proofs of `G p`, p over the globals of a Ser program (docs/ltl.md).
+
+The closure NS (ser-reference §2.4: every local state seen stepped at every global state
+seen) holds every global state that any execution reaches, with any number of requests:
+the set of its global states is an inductive invariant of the interleaving net. When p
+holds in each of them, `G p` holds for every execution. The certificate names only the
+formula; the checker builds the closure itself and evaluates p on each global state.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from prover.certificate.write import make_certificate, producer
+from prover.errors import CompileError
+from prover.frontend.load import load_model
+from prover.ltl.formula import Arith, Binary, Compare, Const, Count, Formula, Not, Term, Unary
+from prover.ltl.lasso import Observation, global_values, holds
+
+
+def _term_over_globals(t: Term) -> bool:
+    if isinstance(t, Count):
+        return False
+    if isinstance(t, Arith):
+        return _term_over_globals(t.a) and (t.b is None or _term_over_globals(t.b))
+    return True
+
+
+def over_globals(f: Formula) -> bool:
+    """Whether `f` is a state formula that reads only globals (no temporal operator)."""
+    if isinstance(f, Const):
+        return True
+    if isinstance(f, Compare):
+        return _term_over_globals(f.a) and _term_over_globals(f.b)
+    if isinstance(f, Not):
+        return over_globals(f.arg)
+    if isinstance(f, Binary):
+        return f.op in ("&&", "||", "->", "<->") and over_globals(f.a) and over_globals(f.b)
+    return False
+
+
+def always_certificate(path: str, text: str, formula: Formula,
+                       state_bound: int) -> dict[str, Any] | None:
+    """The `ltl_holds` certificate of `formula` (text `text`) for the model at `path`, or
+    None when it is no `G p` over globals, the closure is too large, or p fails in one of
+    its global states (the closure over-approximates: the bounded search decides then)."""
+    if not (isinstance(formula, Unary) and formula.op == "G" and over_globals(formula.arg)):
+        return None
+    try:
+        model = load_model(path, state_bound=state_bound, ns="closure")
+    except CompileError:
+        return None
+    ns = model.ns
+    if ns.kind != "ser":
+        return None
+    states = {ns.initial_global} | {g for t in ns.transitions for g in (t.from_global,
+                                                                        t.to_global)}
+    for g in sorted(states):
+        if not holds(formula.arg, [Observation(global_values(g), {}, {})], 0):
+            return None
+    return make_certificate(model, "ltl_holds", "always", {"formula": text},
+                            producer("ltl-closure"))
