@@ -191,9 +191,9 @@ def search(ns: NetworkSystem, formula: Formula, k: int, *, fairness: str = "none
 
 def _ample_sets(system: System, formula: Formula
                 ) -> Callable[[SysState], list[tuple[int, SysState]] | None] | None:
-    """The ample set of a state (prover/ltl/reduce.py): the moves of the first request
-    whose next step is independent of everything else that can still happen and invisible
-    to the formula; None when there is none (or, for NS JSON, never)."""
+    """The ample set of a state (prover/ltl/reduce.py): the moves of the smallest stubborn
+    set of requests whose moves are invisible to the formula, if it is not every move;
+    None when there is none (or, for NS JSON, never)."""
     try:
         acc = accesses(system.ns)
     except SerError:  # a residual the parser does not take back: reduce nothing
@@ -203,28 +203,45 @@ def _ample_sets(system: System, formula: Formula
     seen_globals, seen_requests = visible(formula)
     arriving = frozenset().union(*(acc[e.local].later for e in system.ns.requests))
 
+    def team(s: SysState, start: int, flying: dict[int, tuple[str, str]],
+             more: bool) -> set[int] | None:
+        """The requests that must move with `start` (a stubborn set of processes): every
+        request whose remaining steps touch what a member's next step touches; None if a
+        request still to arrive would have to, or a member's move is visible."""
+        g = s[0]
+        members, todo = {start}, [start]
+        while todo:
+            r, loc = flying[todo.pop()]
+            now = acc[loc].now
+            if (now & seen_globals and (loc, g) in system.steps
+                    or r in seen_requests and loc in system.answers
+                    or more and now & arriving):
+                return None
+            for j, (_, other) in flying.items():
+                if j not in members and acc[other].later & now:
+                    members.add(j)
+                    todo.append(j)
+        return members
+
     def ample(s: SysState) -> list[tuple[int, SysState]] | None:
-        g, slots, answered, stopped = s
-        flying = [(i, x) for i, x in enumerate(slots) if x is not None and x != DONE]
-        more = not stopped and len([x for x in slots if x is not None]) < system.k
-        for i, (r, loc) in flying:
-            steps = system.steps.get((loc, g), ())
-            answers = system.answers.get(loc, ())
-            if not steps and not answers or answers and r in seen_requests:
+        slots, stopped = s[1], s[3]
+        flying = {i: x for i, x in enumerate(slots) if x is not None and x != DONE}
+        more = not stopped and sum(x is not None for x in slots) < system.k
+        every = system.raw_moves(s)
+        best: list[tuple[int, SysState]] | None = None
+        for start in flying:
+            members = team(s, start, flying, more)
+            if members is None:
                 continue
-            if steps:
-                touched = acc[loc].now
-                others = frozenset().union(*(acc[y[1]].later for j, y in flying if j != i))
-                if touched & (others | (arriving if more else frozenset()) | seen_globals):
-                    continue
-            mine = [(p, t) for p, t in system.raw_moves(s) if p == i]
-            if not system.symmetric:
-                return mine
-            canon: dict[SysState, int] = {}
-            for p, t in mine:
-                canon.setdefault(system.canonical(t), p)
-            return [(p, t) for t, p in canon.items()]
-        return None
+            mine = [(p, t) for p, t in every if p in members]
+            if mine and len(mine) < len(every) and (best is None or len(mine) < len(best)):
+                best = mine
+        if best is None or not system.symmetric:
+            return best
+        canon: dict[SysState, int] = {}
+        for p, t in best:
+            canon.setdefault(system.canonical(t), p)
+        return [(p, t) for t, p in canon.items()]
 
     return ample
 

@@ -4,16 +4,20 @@ A request's next atomic step touches only some globals. This module reads them f
 residual program of each local state (its canonical text is Ser, docs/naming.md):
 `now`, the globals the next atomic step may read or write (up to the `yield` or the end
 where it surely stops), and `later`, every global any remaining step may touch. In a
-state, the moves of one request form an ample set when
+state, the moves of a set T of requests form an ample set when
 
-- C1 (independence): what its next step touches (`now`) is touched by no remaining step of
-  any other request in flight, nor of any request that may still arrive (`later`), so no
-  move of another process can enable, disable or change it, now or later; an answer
-  touches no global at all;
-- C2 (invisibility): the step touches no global the formula reads, and an answer is of a
-  request whose counts the formula does not read;
-- C0: it has a move; C3 (the cycle proviso) is the search's: a state whose ample
-  successor is on the depth-first path is expanded in full.
+- C1 (a stubborn set of processes): every request whose remaining steps (`later`) touch
+  what the next step of a member touches (`now`) is a member, and no request that may
+  still arrive can touch it. Then no move outside T, now or later, can enable, disable
+  or change a move of T before a move of T is taken: a member's disabled step can only be
+  enabled by a writer of what it reads, a member; an answer touches no global at all;
+  arrivals and the environment's stop touch none either;
+- C2 (invisibility): no enabled move of T touches a global the formula reads, and no
+  answer in T is of a request whose counts the formula reads;
+- C0: T has a move, and fewer than all; C3 (the cycle proviso) is the search's: a state
+  whose ample successor is on the depth-first path is expanded in full.
+
+The smallest such T (fewest moves) over the possible first members is taken.
 
 Then every execution of the full system is stutter-equivalent, for the formula's atoms,
 to one of the reduced system, so LTL-X verdicts are the same. A network system in JSON has
