@@ -51,12 +51,12 @@ def _models(paper: bool, scale: bool) -> list[Path]:
 
 
 def _check_seconds(path: Path, s_json: dict[str, object]) -> str:
-    from checker.model import load_model as checker_load
+    from checker.model import explore, semantics
     from checker.obligations import check_component, make_model
 
     kind = "ser" if path.suffix == ".ser" else "ns-json"
     t0 = time.perf_counter()
-    m = make_model(checker_load(kind, path.read_text()))
+    m = make_model(explore(semantics(kind, path.read_text())))
     comps = s_json["components"]
     assert isinstance(comps, list)
     for i, comp in enumerate(comps):

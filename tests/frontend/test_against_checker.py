@@ -23,7 +23,7 @@ NAMES = sorted(
 
 
 def _checker_ns(kind: str, text: str) -> tuple[object, ...]:
-    ns = model.load_model(kind, text)
+    ns = model.explore(model.semantics(kind, text))
     return (ns.initial, set(ns.requests), set(ns.responses), set(ns.transitions))
 
 

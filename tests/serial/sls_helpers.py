@@ -342,12 +342,12 @@ def _ns_json(aut: SerialAutomaton) -> str:
 def checker_accepts(aut: SerialAutomaton, s: SerialSet) -> None:
     """The trusted checker's own witness check accepts every component of S."""
     try:
-        from checker.model import load_model as checker_load
+        from checker.model import explore, semantics
         from checker.obligations import check_component as checker_check
         from checker.obligations import make_model
     except ImportError:  # pragma: no cover - checker not there
         pytest.skip("checker not available")
-    m = make_model(checker_load("ns-json", _ns_json(aut)))
+    m = make_model(explore(semantics("ns-json", _ns_json(aut))))
     assert set(m.aut.edges) == {tuple(e.as_list()) for e in aut.edges}
     comps = serial_set_to_json(s)["components"]
     assert isinstance(comps, list)

@@ -13,13 +13,13 @@ from prover.serial.parikh import compute_serial_set, serial_set_to_json
 @pytest.mark.parametrize("name", benchmark_names())
 def test_checker_accepts_components(name: str) -> None:
     try:
-        from checker.model import load_model as checker_load
+        from checker.model import explore, semantics
         from checker.obligations import check_component, make_model
     except ImportError:  # pragma: no cover - checker not there
         pytest.skip("checker not available")
     path = BENCH_DIR / name
     kind = "ser" if path.suffix == ".ser" else "ns-json"
-    m = make_model(checker_load(kind, path.read_text()))
+    m = make_model(explore(semantics(kind, path.read_text())))
     s = compute_serial_set(load_automaton(name))
     for i, comp in enumerate(serial_set_to_json(s)["components"]):  # type: ignore[arg-type]
         check_component(m, i, comp)

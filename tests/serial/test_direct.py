@@ -182,13 +182,13 @@ def test_scale_models_exact_and_checked(name: str) -> None:
     from prover.serial.automaton import build_serial_automaton
 
     try:
-        from checker.model import load_model as checker_load
+        from checker.model import explore, semantics
         from checker.obligations import check_component as checker_check
         from checker.obligations import make_model
     except ImportError:  # pragma: no cover - checker not there
         pytest.skip("checker not available")
     aut = build_serial_automaton(load_model(path).ns)
-    m = make_model(checker_load("ser", path.read_text()))
+    m = make_model(explore(semantics("ser", path.read_text())))
     for s in (compute_serial_set(aut), _direct(aut)):
         exact_upto(aut.reachable(), s, 4)
         for i, comp in enumerate(serial_set_to_json(s)["components"]):  # type: ignore[arg-type]
