@@ -31,11 +31,12 @@ _MAX_REQUEST = 16 << 20
 
 
 def watched_roots() -> tuple[Path, ...]:
-    """The code a worker runs: the prover and checker packages (and their data)."""
+    """The code a worker runs: the prover and checker packages and the schemas."""
     import checker
     import prover
+    import schemas
 
-    return tuple(Path(m.__file__).parent for m in (prover, checker) if m.__file__)
+    return tuple(Path(m.__file__).parent for m in (prover, checker, schemas) if m.__file__)
 
 
 def fingerprint(roots: tuple[Path, ...]) -> tuple[tuple[str, int, int], ...]:
