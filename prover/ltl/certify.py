@@ -55,10 +55,12 @@ def lasso_events(system: System, result: LtlResult) -> tuple[list[Event], list[E
     spawned = 0
     prefix: list[Event] = []
     cycle: list[Event] = []
+    movers = result.movers if not system.symmetric else ()  # symmetric: slots reordered
     for i, target in enumerate(targets):
         want = system.canonical(target)
         found = next(((p, t) for p, t in system.raw_moves(cur) or [(STUTTER, cur)]
-                      if system.canonical(t) == want), None)
+                      if system.canonical(t) == want and (not movers or p == movers[i])),
+                     None)
         if found is None:
             raise AssertionError("internal error: a lasso step is no move of the program")
         process, nxt = found

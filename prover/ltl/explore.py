@@ -39,6 +39,7 @@ class LtlResult:
     states: int  # product states explored
     system_states: int
     lasso: tuple[tuple[SysState, ...], int] | None = None
+    movers: tuple[int, ...] = ()  # the process of each lasso edge (the last: back to the loop)
 
 
 class System:
@@ -117,7 +118,8 @@ class System:
 Node = tuple[SysState, int]  # (program state, automaton node)
 Succ = Callable[[Node], list[tuple[int, Node]]]
 Moves = Callable[[SysState], list[tuple[int, SysState]]]
-Need = tuple[Node, Node | None]  # (u, None): visit u; (u, v): take the edge u -> v
+Need = tuple[Node, Node | None, int | None]  # (u, None, None): visit u;
+# (u, v, p): take the edge u -> v of process p
 
 
 def system_for(ns: NetworkSystem, k: int, fairness: str, symmetry: bool = True) -> System:
@@ -181,12 +183,12 @@ def search(ns: NetworkSystem, formula: Formula, k: int, *, fairness: str = "none
         return LtlResult("undecided", len(edges), len({n[0] for n in edges}))
     if found is None:
         return LtlResult("holds", len(edges), len({n[0] for n in edges}))
-    states, loop = _lasso(inits, found[1], found[0], succ)
+    states, loop, movers = _lasso(inits, found[1], found[0], succ)
     word = [system.observe(s) for s in states]
     if holds(formula, word, loop):  # the automaton is not trusted (docs/ltl.md)
         raise AssertionError("internal error: the lasso found satisfies the formula")
     return LtlResult("violated", len(edges), len({n[0] for n in edges}),
-                     (tuple(states), loop))
+                     (tuple(states), loop), tuple(movers))
 
 
 def _ample_sets(system: System, formula: Formula
@@ -313,19 +315,19 @@ def _requirements(comp: set[Node], succ: Succ, aut: Automaton, moves: Moves, fai
         hit = next((n for n in ordered if n[1] in acc), None)
         if hit is None:
             return None
-        need.append((hit, None))
+        need.append((hit, None, None))
     if fairness == "weak":
         for proc in [ENV, *range(k)]:
-            edge = next(((n, m) for n, q, m in inner if q == proc), None)
+            edge = next(((n, m, q) for n, q, m in inner if q == proc), None)
             if edge is not None:
                 need.append(edge)
                 continue
             idle = next((n for n in ordered if all(q != proc for q, _ in moves(n[0]))), None)
             if idle is None:
                 return None
-            need.append((idle, None))
+            need.append((idle, None, None))
     if not need:
-        need.append((inner[0][0], inner[0][2]))
+        need.append((inner[0][0], inner[0][2], inner[0][1]))
     return need
 
 
@@ -349,19 +351,34 @@ def _path(src: Node, goal: Node, succ: Succ, within: set[Node]) -> list[Node]:
 
 
 def _lasso(inits: list[Node], need: list[Need], comp: set[Node], succ: Succ
-           ) -> tuple[list[SysState], int]:
-    """A prefix from an initial node to a cycle inside `comp` that meets every need."""
+           ) -> tuple[list[SysState], int, list[int]]:
+    """A prefix from an initial node to a cycle inside `comp` that meets every need, and
+    the process of each edge (a fairness need is met by its own process's edge, which
+    another process's move between the same states would not do)."""
     start = need[0][0]
-    cycle = [start]
-    for u, v in need:
+    cycle, moved = [start], []  # moved[i]: the process of the edge out of cycle[i]
+
+    def walk(nodes: list[Node]) -> None:
+        for b in nodes:
+            moved.append(_mover(cycle[-1], b, succ))
+            cycle.append(b)
+
+    for u, v, p in need:
         if cycle[-1] != u:
-            cycle += _path(cycle[-1], u, succ, comp)
+            walk(_path(cycle[-1], u, succ, comp))
         if v is not None:
+            assert p is not None
+            moved.append(p)
             cycle.append(v)
-    cycle += _path(cycle[-1], start, succ, comp)
+    walk(_path(cycle[-1], start, succ, comp))
     cycle.pop()  # back at start: the loop closes there
     prefix = [] if start in inits else _prefix(set(inits), start, succ)
-    return [n[0] for n in prefix + cycle], len(prefix)
+    before = [_mover(a, b, succ) for a, b in zip(prefix, [*prefix[1:], start], strict=True)]
+    return [n[0] for n in prefix + cycle], len(prefix), before + moved
+
+
+def _mover(a: Node, b: Node, succ: Succ) -> int:
+    return next(p for p, m in succ(a) if m == b)
 
 
 def _prefix(roots: set[Node], goal: Node, succ: Succ) -> list[Node]:

@@ -99,3 +99,14 @@ def test_g_p_over_globals_is_proved_for_any_number_of_requests(
     assert check_certificate(cert.read_text(encoding="utf-8")).verdict == "ltl_holds"
     code, out, _ = _ltl(capsys, LOCK, "-f", "G (L == 0)", "-k", "2", "-o", str(cert))
     assert code == 1 and "VIOLATED" in out  # p fails in the closure: the bounded search
+
+
+def test_a_fair_loop_names_the_request_that_moves(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """Two requests spinning on the same states: the loop must show the move of the one
+    that fairness needed, not the other's move between the same states."""
+    cert = tmp_path / "fair.json"
+    code, _, err = _ltl(capsys, str(ROOT / "examples" / "e2-i3.ser"), "-f", "F done(flip) > 0",
+                        "-k", "2", "--fairness", "weak", "-o", str(cert))
+    assert code == 1, err
+    assert check_certificate(cert.read_text(encoding="utf-8")).status == "valid"
