@@ -41,7 +41,24 @@ def parse_formula(text: str) -> Json:
     except lark.exceptions.LarkError as exc:
         raise invalid("E-LTL-FORMULA", f"the formula does not parse: {str(exc).strip()}"
                       .splitlines()[0]) from None
-    return _formula(tree)
+    try:
+        return _formula(tree)
+    except ValueError:  # Python's limit on the digits of one integer literal
+        raise invalid("E-LTL-FORMULA", "an integer literal is too long") from None
+
+
+def _requests(f: Json) -> set[str]:
+    return {f[2]} if f[0] == "count" else {r for x in f[1:] if isinstance(x, tuple)
+                                          for r in _requests(x)}
+
+
+def _parse_for(sem: Semantics, text: str) -> Json:
+    """The formula, whose request counts must name requests of the model."""
+    f = parse_formula(text)
+    unknown = _requests(f) - {r for r, _ in sem.requests}
+    if unknown:
+        raise invalid("E-LTL-FORMULA", f"no request of the model is named {min(unknown)}")
+    return f
 
 
 def _formula(t: Any) -> Json:
@@ -163,7 +180,7 @@ def lasso(sem: Semantics, kind: str, ltl: Json) -> Iterator[tuple[str, Thunk]]:
     k = integer(ltl["requests"], "ltl.requests")
 
     def formula() -> str:
-        state["f"] = f = parse_formula(ltl["formula"])
+        state["f"] = f = _parse_for(sem, ltl["formula"])
         if kind != "ser" and _names_a_global(f):
             raise invalid("E-LTL-FORMULA", "an NS in JSON has no global variables to read")
         return "parsed by the checker's own grammar"
@@ -224,7 +241,7 @@ def always(sem: Semantics, kind: str, claim: Json) -> Iterator[tuple[str, Thunk]
     state: dict[str, Any] = {}
 
     def formula() -> str:
-        f = state["f"] = parse_formula(claim["formula"])
+        f = state["f"] = _parse_for(sem, claim["formula"])
         if f[0] != "G" or kind != "ser" or not _over_globals(f[1]):
             raise invalid("E-LTL-FORMULA", "an unbounded claim is G p, p over globals of a "
                           "Ser program (no temporal operator, no request counts in p)")

@@ -12,6 +12,7 @@ violation found by any search is judged here by the definition itself.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -42,13 +43,19 @@ def global_values(state: str) -> dict[str, int]:
 
 
 def ser_globals(ns: NetworkSystem) -> frozenset[str]:
-    """The global variables a formula may read: those of a Ser program (an NS in JSON
-    has opaque global states, so none)."""
+    """The global variables a formula may read: those of a Ser program, whether or not
+    they ever hold a value other than 0 (named in a global state or in the program text
+    of a local state); an NS in JSON has opaque global states, so none."""
     if ns.kind != "ser":
         return frozenset()
     states = {ns.initial_global} | {s for t in ns.transitions
                                     for s in (t.from_global, t.to_global)}
-    return frozenset(k for s in states for k in global_values(s))
+    texts = {e.local for e in ns.requests} | {t.from_local for t in ns.transitions}
+    named = {m for text in texts for m in _GLOBAL_NAME.findall(text[text.find("}, ") + 3:])}
+    return frozenset(k for s in states for k in global_values(s)) | named
+
+
+_GLOBAL_NAME = re.compile(r"(?<![A-Za-z0-9_])[A-Z][A-Za-z0-9_]*")
 
 
 @dataclass(frozen=True)

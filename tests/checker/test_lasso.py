@@ -236,3 +236,15 @@ def test_an_unbounded_claim_needs_a_ser_program_and_a_finite_closure() -> None:
     unbounded = "request incr { X := X + 1 }\n"
     res = check_certificate(json.dumps(_always(unbounded, "G (X >= 0)")))
     assert res.status == "unusable" and res.code == "E-MODEL", res.message
+
+
+def test_red_team_findings_are_clean_rejections() -> None:
+    """An integer literal beyond Python's digit limit, and a count of a request the model
+    does not have (a typo would otherwise make a vacuous violation)."""
+    huge = _livelock()
+    huge["ltl"]["formula"] = "G (L <= " + "9" * 5000 + ")"
+    _rejected(huge, "ltl-formula", "E-LTL-FORMULA")
+    typo = _cert(LOCK, "F done(nosuch) >= 1", [], [], k=1)
+    assert "no request of the model is named nosuch" in _rejected(typo, "ltl-formula",
+                                                                  "E-LTL-FORMULA")
+    _rejected(_always(LOCK, "G (L <= " + "9" * 5000 + ")"), "ltl-formula", "E-LTL-FORMULA")

@@ -110,3 +110,12 @@ def test_a_fair_loop_names_the_request_that_moves(tmp_path: Path,
                         "-k", "2", "--fairness", "weak", "-o", str(cert))
     assert code == 1, err
     assert check_certificate(cert.read_text(encoding="utf-8")).status == "valid"
+
+
+def test_a_global_that_is_only_read_is_known(tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    model = tmp_path / "y.ser"
+    model.write_text("request r { if (Y == 0) { 1 } else { 0 } }\n")
+    code, _, err = _ltl(capsys, str(model), "-f", "G (Y == 0)", "-k", "2",
+                        "-o", str(tmp_path / "c.json"))
+    assert code == 0, err
