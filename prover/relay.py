@@ -61,9 +61,32 @@ def connect(path: str | None = None) -> socket.socket | None:
     return sock
 
 
+def frame(message: dict[str, object]) -> bytes:
+    """A JSON object as the server and its clients send it: length, then the text."""
+    body = json.dumps(message).encode()
+    return _HEADER.pack(len(body)) + body
+
+
+def read_frame(sock: socket.socket, data: bytes = b"",
+               limit: int = 16 << 20) -> dict[str, object]:
+    """One framed JSON object from `sock` (`data`: what was already read of it);
+    ValueError when it is cut short, larger than `limit` or not an object."""
+    while len(data) < _HEADER.size or len(data) < _HEADER.size + _HEADER.unpack(
+            data[:_HEADER.size])[0]:
+        if len(data) > limit:
+            raise ValueError("message too large")
+        chunk = sock.recv(65536)
+        if not chunk:
+            raise ValueError("message cut short")
+        data += chunk
+    body = json.loads(data[_HEADER.size:].decode())
+    if not isinstance(body, dict):
+        raise ValueError("message is not an object")
+    return body
+
+
 def send_request(sock: socket.socket, request: dict[str, object], fds: Sequence[int]) -> None:
-    body = json.dumps(request).encode()
-    data = _HEADER.pack(len(body)) + body
+    data = frame(request)
     sent = socket.send_fds(sock, [data[:4096]], list(fds))
     if sent < len(data):
         sock.sendall(data[sent:])

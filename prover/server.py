@@ -12,7 +12,6 @@ runs locally.
 
 from __future__ import annotations
 
-import json
 import os
 import selectors
 import signal
@@ -24,7 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from prover.relay import _HEADER, private, reply, socket_path
+from prover.relay import frame, private, read_frame, reply, socket_path
 
 _STOP_GRACE_S = 2.0  # SIGTERM first (no partial certificate), SIGKILL after this
 _MAX_REQUEST = 16 << 20
@@ -117,18 +116,13 @@ class Server:
 def _recv_request(conn: socket.socket) -> tuple[dict[str, object], list[int]]:
     conn.settimeout(5.0)
     data, fds, _flags, _addr = socket.recv_fds(conn, 65536, 3)
-    while len(data) < _HEADER.size or len(data) < _HEADER.size + _HEADER.unpack(
-            data[:_HEADER.size])[0]:
-        if len(data) > _MAX_REQUEST:
-            raise ValueError("request too large")
-        chunk = conn.recv(65536)
-        if not chunk:
-            raise ValueError("request cut short")
-        data += chunk
+    try:
+        body = read_frame(conn, data, _MAX_REQUEST)
+    except ValueError:
+        for fd in fds:
+            os.close(fd)
+        raise
     conn.settimeout(None)
-    body = json.loads(data[_HEADER.size:].decode())
-    if not isinstance(body, dict):
-        raise ValueError("request is not an object")
     return body, list(fds)
 
 
@@ -227,8 +221,7 @@ def _control(server: Server, conn: socket.socket, control: str) -> None:
     status = {"pid": os.getpid(), "socket": server.path, "served": server.served,
               "running": len(server.runs), "up_s": round(time.time() - server.started, 1),
               "idle_timeout_s": server.idle_s}
-    body = json.dumps(status).encode()
-    conn.sendall(_HEADER.pack(len(body)) + body)
+    conn.sendall(frame(status))
 
 
 def _abandoned(server: Server, pid: int) -> None:
@@ -349,18 +342,9 @@ def request_control(control: str, path: str | None = None) -> dict[str, object] 
         try:
             sock.settimeout(5.0)
             send_request(sock, {"control": control}, [])
-            data = b""
-            while True:
-                chunk = sock.recv(65536)
-                if not chunk:
-                    break
-                data += chunk
-                if len(data) >= _HEADER.size + _HEADER.unpack(data[:_HEADER.size])[0]:
-                    break
-            answer = json.loads(data[_HEADER.size:].decode())
+            return read_frame(sock)
         except (OSError, ValueError):
             return None
-    return answer if isinstance(answer, dict) else None
 
 
 def start(idle_s: float, path: str | None = None) -> dict[str, object]:
