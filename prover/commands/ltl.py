@@ -64,8 +64,7 @@ def _search(args: argparse.Namespace) -> Searched:
     model = load_model(args.model, state_bound=args.state_bound, ns=args.ns)
     ns = model.ns
     try:
-        formula = parse_formula(args.formula, ser_globals(ns),
-                                frozenset(e.request for e in ns.requests))
+        formula = parse_formula(args.formula, ser_globals(ns), frozenset(ns.request_names))
     except FormulaError as exc:
         raise FormulaError(f"--formula {args.formula!r}: {exc.message}") from None
     proof = always_certificate(args.model, args.formula, formula, args.state_bound)

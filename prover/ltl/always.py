@@ -50,12 +50,9 @@ def always_certificate(path: str, text: str, formula: Formula,
         model = load_model(path, state_bound=state_bound, ns="closure")
     except CompileError:
         return None
-    ns = model.ns
-    if ns.kind != "ser":
+    if model.ns.kind != "ser":
         return None
-    states = {ns.initial_global} | {g for t in ns.transitions for g in (t.from_global,
-                                                                        t.to_global)}
-    for g in sorted(states):
+    for g in model.ns.global_states:
         if not holds(formula.arg, [Observation(global_values(g), {}, {})], 0):
             return None
     return make_certificate(model, "ltl_holds", "always", {"formula": text},

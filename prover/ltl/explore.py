@@ -50,20 +50,17 @@ class System:
 
     def __init__(self, ns: NetworkSystem, k: int, symmetric: bool) -> None:
         self.ns, self.k, self.symmetric = ns, k, symmetric
-        self.steps: dict[tuple[str, str], list[tuple[str, str]]] = {}
-        for t in ns.transitions:
-            self.steps.setdefault((t.from_local, t.from_global), []).append(
-                (t.to_local, t.to_global))
-        self.answers: dict[str, list[str]] = {}
-        for r in ns.responses:
-            self.answers.setdefault(r.local, []).append(r.response)
+        self.steps, self.answers = ns.transitions_from, ns.responses_of
         self.ser = ns.kind == "ser"
 
     def initial(self) -> SysState:
         return (self.ns.initial_global, (None,) * self.k, (), False)
 
     def moves(self, s: SysState) -> list[tuple[int, SysState]]:
-        found = self.raw_moves(s)
+        return self.kept(self.raw_moves(s))
+
+    def kept(self, found: list[tuple[int, SysState]]) -> list[tuple[int, SysState]]:
+        """Moves with their successors as the search keeps them, each successor once."""
         if not self.symmetric:
             return found
         seen: dict[SysState, int] = {}
@@ -96,9 +93,9 @@ class System:
             if x is None or x == DONE:
                 continue
             r, loc = x
-            for loc2, g2 in self.steps.get((loc, g), ()):
-                out.append((i, (g2, slots[:i] + ((r, loc2),) + slots[i + 1:], answered,
-                                stopped)))
+            for t in self.steps.get((loc, g), ()):
+                out.append((i, (t.to_global, slots[:i] + ((r, t.to_local),) + slots[i + 1:],
+                                answered, stopped)))
             for v in self.answers.get(loc, ()):
                 counts = dict(answered)
                 counts[(r, v)] = counts.get((r, v), 0) + 1
@@ -238,12 +235,7 @@ def _ample_sets(system: System, formula: Formula
             mine = [(p, t) for p, t in every if p in members]
             if mine and len(mine) < len(every) and (best is None or len(mine) < len(best)):
                 best = mine
-        if best is None or not system.symmetric:
-            return best
-        canon: dict[SysState, int] = {}
-        for p, t in best:
-            canon.setdefault(system.canonical(t), p)
-        return [(p, t) for t, p in canon.items()]
+        return None if best is None else system.kept(best)
 
     return ample
 

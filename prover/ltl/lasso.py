@@ -48,11 +48,9 @@ def ser_globals(ns: NetworkSystem) -> frozenset[str]:
     of a local state); an NS in JSON has opaque global states, so none."""
     if ns.kind != "ser":
         return frozenset()
-    states = {ns.initial_global} | {s for t in ns.transitions
-                                    for s in (t.from_global, t.to_global)}
-    texts = {e.local for e in ns.requests} | {t.from_local for t in ns.transitions}
-    named = {m for text in texts for m in _GLOBAL_NAME.findall(text[text.find("}, ") + 3:])}
-    return frozenset(k for s in states for k in global_values(s)) | named
+    named = {m for text in ns.local_states
+             for m in _GLOBAL_NAME.findall(text[text.find("}, ") + 3:])}
+    return frozenset(k for s in ns.global_states for k in global_values(s)) | named
 
 
 _GLOBAL_NAME = re.compile(r"(?<![A-Za-z0-9_])[A-Z][A-Za-z0-9_]*")

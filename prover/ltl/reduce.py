@@ -104,9 +104,7 @@ def accesses(ns: NetworkSystem) -> dict[str, Access] | None:
     """The accesses of every local state of a Ser program's NS; None for NS JSON."""
     if ns.kind != "ser":
         return None
-    locals_ = {e.local for e in ns.requests} | {r.local for r in ns.responses}
-    locals_ |= {x for t in ns.transitions for x in (t.from_local, t.to_local)}
-    return {loc: access(loc) for loc in sorted(locals_)}
+    return {loc: access(loc) for loc in ns.local_states}
 
 
 def visible(f: Formula) -> tuple[frozenset[str], frozenset[str]]:
