@@ -13,11 +13,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from prover.certificate.write import make_certificate, producer
+from prover.certificate.write import event_json, make_certificate, producer
+from prover.engines import Event
 from prover.frontend.load import LoadedModel
 from prover.ltl.explore import DONE, ENV, STUTTER, LtlResult, SysState, System, system_for
-
-Event = dict[str, Any]
 
 
 def _moved(before: SysState, after: SysState, process: int) -> int | None:
@@ -33,19 +32,20 @@ def _event(before: SysState, after: SysState, slot: int, instance: int) -> Event
     was, now = before[1][slot], after[1][slot]
     if was is None:
         assert now is not None
-        return {"event": "spawn", "instance": instance, "request": now[0], "local": now[1]}
+        return Event("spawn", instance, now[0], now[1])
     if now == DONE:
         gained = dict(after[2])
         for key, n in before[2]:
             gained[key] -= n
         (_, answer), = [k for k, n in gained.items() if n > 0]
-        return {"event": "respond", "instance": instance, "local": was[1], "response": answer}
+        return Event("respond", instance, was[0], was[1], response=answer)
     assert now is not None
-    return {"event": "step", "instance": instance, "from": [was[1], before[0]],
-            "to": [now[1], after[0]]}
+    return Event("step", instance, was[0], was[1], global_=before[0], to_local=now[1],
+                 to_global=after[0])
 
 
-def lasso_events(system: System, result: LtlResult) -> tuple[list[Event], list[Event]]:
+def lasso_events(system: System, result: LtlResult
+                 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The (prefix, loop) events of a violation's lasso."""
     assert result.lasso is not None
     states, loop = result.lasso
@@ -53,8 +53,8 @@ def lasso_events(system: System, result: LtlResult) -> tuple[list[Event], list[E
     cur = system.initial()
     numbers: list[int | None] = [None] * system.k  # slot -> instance number
     spawned = 0
-    prefix: list[Event] = []
-    cycle: list[Event] = []
+    prefix: list[dict[str, Any]] = []
+    cycle: list[dict[str, Any]] = []
     movers = result.movers if not system.symmetric else ()  # symmetric: slots reordered
     for i, target in enumerate(targets):
         want = system.canonical(target)
@@ -71,7 +71,7 @@ def lasso_events(system: System, result: LtlResult) -> tuple[list[Event], list[E
                 numbers[slot] = spawned
             number = numbers[slot]
             assert number is not None
-            (prefix if i < loop else cycle).append(_event(cur, nxt, slot, number))
+            (prefix if i < loop else cycle).append(event_json(_event(cur, nxt, slot, number)))
         cur = nxt
     return prefix, cycle
 
