@@ -138,7 +138,7 @@ def _rejected_path(cert_path: str) -> str:
     return f"{base}.rejected.json"
 
 
-def _check(text: str, source: str, timeout_s: float) -> tuple[str, str]:
+def check_text(text: str, source: str, timeout_s: float) -> tuple[str, str]:
     """Run the trusted checker: (status, message); ("unavailable", why) if it cannot be
     imported, ("limit", message) for a certificate beyond the checker's limits."""
     try:
@@ -544,7 +544,7 @@ def _certify(run: _Run, dest: str, cert: dict[str, Any], engine: str,
     left = run.hard - time.monotonic()
     if left <= 0:
         return run.undecided("no time left to check the certificate within the budget")
-    status, message = _check(text, run.model.source, min(check_timeout_s, left))
+    status, message = check_text(text, run.model.source, min(check_timeout_s, left))
     run.times["check_s"] = time.monotonic() - t0
     if status == "undecided" or (status != "valid" and time.monotonic() >= run.hard):
         # The checker could not finish (its budget is the rest of ours): no verdict, and

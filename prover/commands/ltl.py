@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.timeout > 0 or args.max_states < 1:
         raise UsageError("--timeout must be > 0 and --max-states at least 1")
     from prover.certificate.write import dump_certificate
-    from prover.pipeline import _check, write_atomically
+    from prover.pipeline import check_text, write_atomically
 
     outcome = run_isolated(partial(_search, args), timeout_s=args.timeout,
                            passthrough=(SerError,))
@@ -118,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
         dest = args.output or f"{args.model}.ltl.cert.json"  # a violation, or G p for all
         text = dump_certificate(searched.certificate)
         write_atomically(text, dest)
-        status, message = _check(text, searched.certificate["model"]["source"], args.timeout)
+        status, message = check_text(text, searched.certificate["model"]["source"], args.timeout)
         checked = {"status": status, "message": message}
         if status != "valid":
             verdict, why = "rejected", f"the checker rejected our lasso: {message}"
