@@ -47,15 +47,18 @@ def parse_formula(text: str) -> Json:
         raise invalid("E-LTL-FORMULA", "an integer literal is too long") from None
 
 
-def _requests(f: Json) -> set[str]:
-    return {f[2]} if f[0] == "count" else {r for x in f[1:] if isinstance(x, tuple)
-                                          for r in _requests(x)}
+def _nodes(f: Json) -> Iterator[Json]:
+    """Every subformula and subterm of `f`, `f` first."""
+    yield f
+    for x in f[1:]:
+        if isinstance(x, tuple):
+            yield from _nodes(x)
 
 
 def _parse_for(sem: Semantics, text: str) -> Json:
     """The formula, whose request counts must name requests of the model."""
     f = parse_formula(text)
-    unknown = _requests(f) - {r for r, _ in sem.requests}
+    unknown = {n[2] for n in _nodes(f) if n[0] == "count"} - {r for r, _ in sem.requests}
     if unknown:
         raise invalid("E-LTL-FORMULA", f"no request of the model is named {min(unknown)}")
     return f
@@ -171,17 +174,13 @@ def _can_move(sem: Semantics, c: Conf, n: int) -> bool:
     return bool(sem.step(loc, c[0]) or sem.answers(loc))
 
 
-def _names_a_global(f: Json) -> bool:
-    return f[0] == "var" or any(isinstance(x, tuple) and _names_a_global(x) for x in f[1:])
-
-
 def lasso(sem: Semantics, kind: str, ltl: Json) -> Iterator[tuple[str, Thunk]]:
     prefix, loop, state = ltl["prefix"], ltl["loop"], {}
     k = integer(ltl["requests"], "ltl.requests")
 
     def formula() -> str:
         state["f"] = f = _parse_for(sem, ltl["formula"])
-        if kind != "ser" and _names_a_global(f):
+        if kind != "ser" and any(n[0] == "var" for n in _nodes(f)):
             raise invalid("E-LTL-FORMULA", "an NS in JSON has no global variables to read")
         return "parsed by the checker's own grammar"
 
@@ -242,7 +241,8 @@ def always(sem: Semantics, kind: str, claim: Json) -> Iterator[tuple[str, Thunk]
 
     def formula() -> str:
         f = state["f"] = _parse_for(sem, claim["formula"])
-        if f[0] != "G" or kind != "ser" or not _over_globals(f[1]):
+        if f[0] != "G" or kind != "ser" or any(n[0] in ("G", "F", "U", "R", "W", "count")
+                                               for n in _nodes(f[1])):
             raise invalid("E-LTL-FORMULA", "an unbounded claim is G p, p over globals of a "
                           "Ser program (no temporal operator, no request counts in p)")
         return "G p, p over globals"
@@ -261,12 +261,6 @@ def always(sem: Semantics, kind: str, claim: Json) -> Iterator[tuple[str, Thunk]
     yield "ltl-formula", formula
     yield "closure", closure
     yield "always", holds
-
-
-def _over_globals(f: Json) -> bool:
-    if f[0] in ("G", "F", "U", "R", "W") or f[0] == "count":
-        return False
-    return all(_over_globals(x) for x in f[1:] if isinstance(x, tuple))
 
 
 def temporal(sem: Semantics, kind: str, cert: Json) -> Iterator[tuple[str, Thunk]]:
