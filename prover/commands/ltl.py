@@ -44,12 +44,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 @dataclass(frozen=True)
 class Searched:
-    """What the isolated search sends back: the verdict and, for a violation, the
-    certificate."""
+    """What the isolated search sends back: the verdict, the product states explored and,
+    for a violation or an unbounded G p, the certificate."""
 
     verdict: str
     states: int
-    system_states: int
     certificate: dict[str, Any] | None = None
 
 
@@ -69,13 +68,13 @@ def _search(args: argparse.Namespace) -> Searched:
         raise FormulaError(f"--formula {args.formula!r}: {exc.message}") from None
     proof = always_certificate(args.model, args.formula, formula, args.state_bound)
     if proof is not None:
-        return Searched("always", 0, 0, proof)
+        return Searched("always", 0, proof)
     result = search(ns, formula, args.requests, fairness=args.fairness,
                     max_states=args.max_states)
     if result.verdict != "violated":
-        return Searched(result.verdict, result.states, result.system_states)
+        return Searched(result.verdict, result.states)
     cert = violation_certificate(model, args.formula, args.requests, args.fairness, result)
-    return Searched("violated", result.states, result.system_states, cert)
+    return Searched("violated", result.states, cert)
 
 
 def _rows(cert: dict[str, Any]) -> list[str]:
