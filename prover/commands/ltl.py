@@ -13,11 +13,15 @@ import json
 import sys
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from prover.commands.options import add_model_options
 from prover.deadline import run_isolated
 from prover.errors import FormulaError, SerError, UsageError
+
+if TYPE_CHECKING:
+    from prover.frontend.load import LoadedModel
+    from prover.ltl.formula import Formula
 
 MAX_REQUESTS = 200  # as for the Promela export: beyond this no search is of any use
 EXIT = {"holds": 0, "always": 0, "violated": 1, "undecided": 3, "rejected": 4}
@@ -38,7 +42,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=float, default=60.0, metavar="S",
                         help="seconds for the search and its check (default 60)")
     parser.add_argument("--max-states", type=int, default=500_000, metavar="N",
-                        help="undecided beyond N product states (default 500,000)")
+                        help="undecided beyond N product states, or for --engine unfold "
+                        "N units of work: events and co-set search steps (default 500,000)")
+    parser.add_argument("--engine", choices=("explicit", "unfold"), default="explicit",
+                        help="explicit: the product with the Büchi automaton of ¬φ, with "
+                        "request symmetry and ample sets (default); unfold: for G p, p "
+                        "without temporal operators, without fairness: an unfolding of "
+                        "the program's PDNet, each partial-order run once (docs/ltl.md)")
     add_model_options(parser)
 
 
@@ -48,8 +58,9 @@ class Searched:
     for a violation or an unbounded G p, the certificate."""
 
     verdict: str
-    states: int
+    states: int  # product states, or for the unfolding its events
     certificate: dict[str, Any] | None = None
+    cutoffs: int | None = None  # the unfolding's cut-off events
 
 
 def _search(args: argparse.Namespace) -> Searched:
@@ -57,7 +68,7 @@ def _search(args: argparse.Namespace) -> Searched:
     from prover.ltl.always import always_certificate
     from prover.ltl.certify import violation_certificate
     from prover.ltl.explore import search
-    from prover.ltl.formula import parse_formula
+    from prover.ltl.formula import is_safety, parse_formula
     from prover.ltl.lasso import ser_globals
 
     model = load_model(args.model, state_bound=args.state_bound, ns=args.ns)
@@ -66,15 +77,40 @@ def _search(args: argparse.Namespace) -> Searched:
         formula = parse_formula(args.formula, ser_globals(ns), frozenset(ns.request_names))
     except FormulaError as exc:
         raise FormulaError(f"--formula {args.formula!r}: {exc.message}") from None
+    if args.engine == "unfold" and not (args.fairness == "none" and is_safety(formula)):
+        raise UsageError("--engine unfold decides G p, p without temporal operators, "
+                         "without fairness; use --engine explicit for this formula")
     proof = always_certificate(args.model, args.formula, formula, args.state_bound)
     if proof is not None:
         return Searched("always", 0, proof)
+    if args.engine == "unfold":
+        return _unfold(args, model, formula)
     result = search(ns, formula, args.requests, fairness=args.fairness,
                     max_states=args.max_states)
     if result.verdict != "violated":
         return Searched(result.verdict, result.states)
     cert = violation_certificate(model, args.formula, args.requests, args.fairness, result)
     return Searched("violated", result.states, cert)
+
+
+def _unfold(args: argparse.Namespace, model: LoadedModel, formula: Formula) -> Searched:
+    from prover.ltl.certify import violation_certificate
+    from prover.ltl.explore import System
+    from prover.ltl.formula import Unary
+    from prover.ltl.pdnet import PDNet
+    from prover.ltl.replay import violation
+    from prover.ltl.unfold import unfold_safety
+
+    net = PDNet(model.ns, args.requests)
+    assert isinstance(formula, Unary)
+    found = unfold_safety(net, formula.arg, args.max_states)
+    if found.verdict != "violated":
+        return Searched(found.verdict, found.events, cutoffs=found.cutoffs)
+    result = violation(net, System(model.ns, args.requests, symmetric=False), found.run,
+                       formula, found.events)
+    cert = violation_certificate(model, args.formula, args.requests, "none", result,
+                                 engine="ltl-unfold")
+    return Searched("violated", found.events, cert, found.cutoffs)
 
 
 def _rows(cert: dict[str, Any]) -> list[str]:
@@ -132,14 +168,17 @@ def _report(args: argparse.Namespace, verdict: str, why: str, searched: Searched
     bound = f"every execution with at most {args.requests} request" + \
         ("s" if args.requests > 1 else "") + \
         (" (weakly fair ones)" if args.fairness == "weak" else "")
+    unfolded = args.engine == "unfold"
     if args.json:
         print(json.dumps({
             "format": "ltl-result/1", "model": args.model, "formula": args.formula,
             "requests": args.requests, "fairness": args.fairness,
             "verdict": "holds" if verdict == "always" else verdict,
             "bounded": verdict != "always", "reason": why or None, "certificate": dest,
-            "checker": checked,
-            "product_states": None if searched is None else searched.states,
+            "checker": checked, "engine": args.engine,
+            "product_states": None if searched is None or unfolded else searched.states,
+            "events": searched.states if searched is not None and unfolded else None,
+            "cutoffs": None if searched is None else searched.cutoffs,
         }, sort_keys=False))
         return
     if verdict == "always":
@@ -147,9 +186,11 @@ def _report(args: argparse.Namespace, verdict: str, why: str, searched: Searched
               f"requests: unbounded, p holds in every global state of the closure NS\n"
               f"certificate: {dest} (checked: {checked['message'] if checked else ''})")
         return
-    if verdict == "holds":
-        print(f"{args.model}: {args.formula} holds for {bound}: a bounded claim, from an "
-              f"exhaustive search of {searched.states if searched else 0} product states")
+    if verdict == "holds" and searched is not None:
+        how = f"a complete unfolding prefix of {searched.states} events ({searched.cutoffs} " \
+            "cut-offs)" if unfolded else f"an exhaustive search of {searched.states} product " \
+            "states"
+        print(f"{args.model}: {args.formula} holds for {bound}: a bounded claim, from {how}")
         return
     if verdict == "violated" and searched is not None and searched.certificate is not None:
         print(f"{args.model}: {args.formula} is VIOLATED by an execution with at most "

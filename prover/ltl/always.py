@@ -14,7 +14,7 @@ from typing import Any
 from prover.certificate.write import make_certificate, producer
 from prover.errors import CompileError
 from prover.frontend.load import load_model
-from prover.ltl.formula import Arith, Binary, Compare, Const, Count, Formula, Not, Term, Unary
+from prover.ltl.formula import Arith, Binary, Compare, Const, Count, Formula, Not, Term, is_safety
 from prover.ltl.lasso import Observation, global_values, holds
 
 
@@ -28,15 +28,13 @@ def _term_over_globals(t: Term) -> bool:
 
 def over_globals(f: Formula) -> bool:
     """Whether `f` is a state formula that reads only globals (no temporal operator)."""
-    if isinstance(f, Const):
-        return True
     if isinstance(f, Compare):
         return _term_over_globals(f.a) and _term_over_globals(f.b)
     if isinstance(f, Not):
         return over_globals(f.arg)
     if isinstance(f, Binary):
-        return f.op in ("&&", "||", "->", "<->") and over_globals(f.a) and over_globals(f.b)
-    return False
+        return over_globals(f.a) and over_globals(f.b)
+    return isinstance(f, Const)
 
 
 def always_certificate(path: str, text: str, formula: Formula,
@@ -44,7 +42,7 @@ def always_certificate(path: str, text: str, formula: Formula,
     """The `ltl_holds` certificate of `formula` (text `text`) for the model at `path`, or
     None when it is no `G p` over globals, the closure is too large, or p fails in one of
     its global states (the closure over-approximates: the bounded search decides then)."""
-    if not (isinstance(formula, Unary) and formula.op == "G" and over_globals(formula.arg)):
+    if not (is_safety(formula) and over_globals(formula.arg)):
         return None
     try:
         model = load_model(path, state_bound=state_bound, ns="closure")

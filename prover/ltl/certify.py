@@ -77,9 +77,10 @@ def lasso_events(system: System, result: LtlResult
 
 
 def violation_certificate(model: LoadedModel, formula: str, k: int, fairness: str,
-                          result: LtlResult) -> dict[str, Any]:
-    """The `ltl_violated` certificate of a violation found by `search` on `model`."""
+                          result: LtlResult, engine: str = "ltl-explicit") -> dict[str, Any]:
+    """The `ltl_violated` certificate of a violation found on `model` (by `search`, or
+    by the unfolding through prover/ltl/replay.py)."""
     prefix, loop = lasso_events(system_for(model.ns, k, fairness), result)
     evidence = {"formula": formula, "requests": k, "fairness": fairness, "prefix": prefix,
                 "loop": loop}
-    return make_certificate(model, "ltl_violated", "ltl", evidence, producer("ltl-explicit"))
+    return make_certificate(model, "ltl_violated", "ltl", evidence, producer(engine))

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import lark
 
@@ -194,3 +194,20 @@ class _Build:
         if meta is None or getattr(meta, "empty", True):
             return str(t)
         return self.text[meta.start_pos:meta.end_pos]
+
+
+def is_state_formula(f: Formula) -> bool:
+    """Whether `f` has no temporal operator: true or false in each single state."""
+    if isinstance(f, Unary):
+        return False
+    if isinstance(f, Binary):
+        return f.op in ("&&", "||", "->", "<->") and is_state_formula(f.a) \
+            and is_state_formula(f.b)
+    if isinstance(f, Not):
+        return is_state_formula(f.arg)
+    return True
+
+
+def is_safety(f: Formula) -> TypeGuard[Unary]:
+    """Whether `f` is `G p` with p a state formula."""
+    return isinstance(f, Unary) and f.op == "G" and is_state_formula(f.arg)
