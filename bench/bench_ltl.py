@@ -1,7 +1,8 @@
 """Temporal properties: the prover's explicit LTL-X search (prover/ltl/explore.py) against
 SPIN, case by case (issue 24, docs/ltl.md).
 
-Usage: .venv/bin/python bench/bench_ltl.py [--max-cases N] [--max-states N] [--json FILE]
+Usage: .venv/bin/python bench/bench_ltl.py [--max-cases N] [--max-states N] [--no-spin]
+                                          [--json FILE]
 
 Installs nothing: SPIN and gcc must be on PATH (`apt-get install spin`), else it says so
 and exits 2. Cases: for models of the examples, the paper set and the small scale models
@@ -17,7 +18,10 @@ Per case: both verdicts; the product states our search explored (`product`: with
 fairness, with request symmetry, states equal up to which request is which, and the
 ample-set reduction of prover/ltl/reduce.py; `full`: every interleaving, neither), the
 program's own states in the search, SPIN's states stored (with its partial-order
-reduction), and the times.
+reduction), and the times. For `G p` without fairness, also the unfolding engine
+(`ser-prove ltl --engine unfold`, prover/ltl/unfold.py): its verdict, the events of its
+prefix (`unfold ev`), its time, and its violations' certificates (`ucert`).
+`--no-spin`: our engines only (SPIN's columns say `-`), for a quick run.
 Every violation our search reports is a lasso already confirmed by the exact semantics
 (prover/ltl/lasso.py); its certificate, as `ser-prove ltl` writes it, is then checked by
 the checker (`cert` column). The last line counts disagreements and violations whose
@@ -35,18 +39,22 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from checker.api import check_certificate  # noqa: E402
 from prover.certificate.write import dump_certificate  # noqa: E402
-from prover.frontend.load import load_model  # noqa: E402
+from prover.frontend.load import LoadedModel, load_model  # noqa: E402
 from prover.ltl.certify import violation_certificate  # noqa: E402
-from prover.ltl.explore import search  # noqa: E402
-from prover.ltl.formula import parse_formula  # noqa: E402
+from prover.ltl.explore import System, search  # noqa: E402
+from prover.ltl.formula import Formula, is_safety, parse_formula  # noqa: E402
 from prover.ltl.lasso import ser_globals  # noqa: E402
+from prover.ltl.pdnet import PDNet  # noqa: E402
 from prover.ltl.promela import to_promela  # noqa: E402
+from prover.ltl.replay import violation  # noqa: E402
+from prover.ltl.unfold import unfold_safety  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "benchmarks"
 SMALL_SCALE = ("counter-03", "flipwait-03", "locked-02", "ring-03", "twophase-01",
@@ -92,17 +100,41 @@ def _spin(text: str, fair: bool, work: Path) -> tuple[str, int, float]:
     return ("holds" if errors[1] == "0" else "violated"), int(stored[1]) if stored else 0, seconds
 
 
+NO_UNFOLD: dict[str, Any] = {"unfold": "-", "unfold_events": 0, "unfold_s": 0.0,
+                                "unfold_cert": "-"}
+
+
+def _unfold(loaded: LoadedModel, text: str, phi: Formula, k: int, budget: int
+            ) -> dict[str, Any]:
+    """The unfolding engine on a `G p` case: verdict, events, seconds, certificate."""
+    if not is_safety(phi):
+        return NO_UNFOLD
+    start = time.monotonic()
+    net = PDNet(loaded.ns, k)
+    found = unfold_safety(net, phi.arg, budget)
+    seconds = time.monotonic() - start
+    cert = "-"
+    if found.verdict == "violated":
+        result = violation(net, System(loaded.ns, k, symmetric=False), found.run, phi,
+                           found.events)
+        cert = check_certificate(dump_certificate(violation_certificate(
+            loaded, text, k, "none", result, engine="ltl-unfold")), timeout_s=60).status
+    return {"unfold": found.verdict, "unfold_events": found.events,
+            "unfold_s": round(seconds, 3), "unfold_cert": cert}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--max-cases", type=int, default=500)
     ap.add_argument("--max-states", type=int, default=200_000)
     ap.add_argument("--json", dest="json_out")
+    ap.add_argument("--no-spin", action="store_true", help="our engines only")
     args = ap.parse_args()
-    if shutil.which("spin") is None or shutil.which("gcc") is None:
+    if not args.no_spin and (shutil.which("spin") is None or shutil.which("gcc") is None):
         print("bench_ltl: needs SPIN and gcc on PATH (apt-get install spin gcc)",
               file=sys.stderr)
         return 2
-    rows = []
+    rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
         for model in _models():
             loaded = load_model(str(model))
@@ -128,36 +160,54 @@ def main() -> int:
                         cert = check_certificate(text_cert, timeout_s=60).status
                     full = search(ns, phi, k, fairness=fairness, max_states=args.max_states,
                                   symmetry=False, reduction=False)
-                    spin, spin_states, spin_s = _spin(to_promela(ns, k, phi),
-                                                      fairness == "weak", Path(tmp))
+                    spin, spin_states, spin_s = ("-", 0, 0.0) if args.no_spin else _spin(
+                        to_promela(ns, k, phi), fairness == "weak", Path(tmp))
+                    unfolded = _unfold(loaded, text, phi, k, args.max_states) \
+                        if fairness == "none" else NO_UNFOLD
                     rows.append({"model": model.name, "k": k, "formula": text,
                                  "fairness": fairness, "ours": ours.verdict, "spin": spin,
                                  "our_states": ours.states, "program_states": ours.system_states,
                                  "full_states": full.states,
                                  "spin_states": spin_states, "our_s": round(ours_s, 3),
-                                 "spin_s": round(spin_s, 3), "certificate": cert})
+                                 "spin_s": round(spin_s, 3), "certificate": cert, **unfolded})
     head = f"{'model':18} {'K':>1} {'fair':4} {'ours':9} {'spin':9} {'product':>8} " \
            f"{'full':>8} {'program':>8} {'spin st':>8} {'ours s':>7} {'spin s':>7} " \
-           f"{'cert':7}  formula"
+           f"{'cert':7} {'unfold':9} {'unfold ev':>9} {'unf s':>6} {'ucert':7}  formula"
     print(head)
     for x in rows:
-        mark = "" if x["ours"] == x["spin"] or "undecided" in (x["ours"], x["spin"]) else "  <<"
+        mark = "" if _agree(x) else "  <<"
         print(f"{x['model'][:18]:18} {x['k']:>1} {x['fairness'][:4]:4} {x['ours']:9} "
               f"{x['spin']:9} {x['our_states']:>8} {x['full_states']:>8} "
               f"{x['program_states']:>8} "
-              f"{x['spin_states']:>8} {x['our_s']:>7} {x['spin_s']:>7} {x['certificate']:7}  "
-              f"{x['formula']}{mark}")
+              f"{x['spin_states']:>8} {x['our_s']:>7} {x['spin_s']:>7} {x['certificate']:7} "
+              f"{x['unfold']:9} {x['unfold_events']:>9} {x['unfold_s']:>6} "
+              f"{x['unfold_cert']:7}  {x['formula']}{mark}")
     decided = [x for x in rows if x["ours"] != "undecided" and x["spin"] in ("holds", "violated")]
-    wrong = [x for x in decided if x["ours"] != x["spin"]]
+    wrong = [x for x in rows if not _agree(x)]
     counts = {v: sum(1 for x in rows if x["ours"] == v) for v in ("holds", "violated",
                                                                     "undecided")}
-    unchecked = [x for x in rows if x["ours"] == "violated" and x["certificate"] != "valid"]
-    print(f"\n{len(rows)} cases, {len(decided)} decided by both, {len(wrong)} disagreements; "
-          f"ours: {counts}; violations whose lasso certificate the checker did not accept: "
-          f"{len(unchecked)}")
+    unchecked = [x for x in rows if x["ours"] == "violated" and x["certificate"] != "valid"
+                 or x["unfold"] == "violated" and x["unfold_cert"] != "valid"]
+    safety = [x for x in rows if x["unfold"] in ("holds", "violated")]
+    print(f"\n{len(rows)} cases, {len(decided)} decided by both ours and SPIN; "
+          f"{len(safety)} G p cases also decided by the unfolding; "
+          f"{len(wrong)} disagreements among the three; ours: {counts}; "
+          f"violations whose lasso certificate the checker did not accept: {len(unchecked)}")
+    if safety:
+        print(f"G p without fairness: explicit search {sum(x['our_states'] for x in safety)} "
+              f"product states, full interleaving {sum(x['full_states'] for x in safety)}, "
+              f"unfolding {sum(x['unfold_events'] for x in safety)} events"
+              + ("" if args.no_spin else
+                 f", SPIN {sum(x['spin_states'] for x in safety)} states stored"))
     if args.json_out:
         Path(args.json_out).write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
     return 1 if wrong or unchecked else 0
+
+
+def _agree(x: dict[str, Any]) -> bool:
+    """No two decided verdicts of the engines (ours, SPIN's, the unfolding's) differ."""
+    decided = {x[k] for k in ("ours", "spin", "unfold")} & {"holds", "violated"}
+    return len(decided) <= 1
 
 
 if __name__ == "__main__":
