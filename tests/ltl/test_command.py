@@ -119,3 +119,28 @@ def test_a_global_that_is_only_read_is_known(tmp_path: Path,
     code, _, err = _ltl(capsys, str(model), "-f", "G (Y == 0)", "-k", "2",
                         "-o", str(tmp_path / "c.json"))
     assert code == 0, err
+
+
+def test_the_unfolding_engine_certifies_a_violation(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    cert = tmp_path / "u.json"
+    code, out, _ = _ltl(capsys, LOCK, "-f", "G inflight(main) <= 1", "-k", "2",
+                        "--engine", "unfold", "--json", "-o", str(cert))
+    doc = json.loads(out)
+    assert code == 1 and doc["verdict"] == "violated" and doc["engine"] == "unfold"
+    assert doc["checker"]["status"] == "valid" and doc["events"] >= 1
+    assert json.loads(cert.read_text())["producer"]["engine"] == "ltl-unfold"
+
+
+def test_the_unfolding_engine_gives_a_bounded_hold(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _ltl(capsys, LOCK, "-f", "G (done(main) <= 2)", "-k", "2",
+                        "--engine", "unfold")
+    assert code == 0 and "bounded claim" in out and "unfolding prefix of" in out
+
+
+@pytest.mark.parametrize("args", [["-f", LIVE], ["-f", "G (X == 0)", "--fairness", "weak"],
+                                  ["-f", "F (X == 1)"]])
+def test_the_unfolding_engine_refuses_what_it_cannot_decide(
+        args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _ltl(capsys, LOCK, *args, "-k", "2", "--engine", "unfold")
+    assert code == 2 and "--engine unfold decides G p" in err and "Traceback" not in err
