@@ -439,10 +439,12 @@ def _decide(
 
 def _load(path: str, timeout_s: float, progress: Callable[[str], None] | None,
           state_bound: int | None, ns_choice: str, data: bytes | None) -> _Run:
-    """Read and compile the model, refuse what the checker could not check, and build
-    the net (its sizes are reported, the engines read it)."""
+    """Read and compile the model, refuse what the checker could not check, and make the
+    run's context; its net is built when an engine first reads it (its sizes, which are
+    reported, are counted without it)."""
     from prover.frontend.load import NsChoice, load_model
     from prover.limits import preflight
+    from prover.petri.build import interleaving_net_sizes
 
     start = time.monotonic()
     ns_kind: NsChoice = "closure" if ns_choice == "closure" else "reachable"
@@ -453,7 +455,7 @@ def _load(path: str, timeout_s: float, progress: Callable[[str], None] | None,
               None if restriction is None else frozenset(restriction.pairs))
     loaded = time.monotonic() - start
     ctx = RunContext(model.ns)
-    sizes = {"network_system": model.ns.sizes(), "petri_net": ctx.net.sizes()}
+    sizes = {"network_system": model.ns.sizes(), "petri_net": interleaving_net_sizes(model.ns)}
     run = _Run(path, model, ctx, start, start + max(0.0, timeout_s),
                start + ENGINE_SHARE * max(0.0, timeout_s),
                progress if progress is not None else (lambda msg: None), sizes)

@@ -64,3 +64,18 @@ def build_interleaving_net(ns: NetworkSystem) -> PetriNet:
             )
     init = index[Place("global", None, ns.initial_global)]
     return PetriNet(tuple(places), tuple(transitions), ((init, 1),))
+
+
+def interleaving_net_sizes(ns: NetworkSystem) -> dict[str, int]:
+    """`build_interleaving_net(ns).sizes()` without building the net: a counterexample
+    run reports the sizes but may never need the net (hundreds of thousands of
+    transitions for a dozen request names)."""
+    names = ns.request_names
+    used = {t.from_local for t in ns.transitions} | {t.to_local for t in ns.transitions} \
+        | {r.local for r in ns.responses}
+    own = {(r.request, r.local) for r in ns.requests if r.local not in used}
+    answers = {r.response for r in ns.responses}
+    places = len(ns.global_states) + len(names) * len(used) + len(own) + \
+        len(names) * len(answers)
+    transitions = len(ns.requests) + len(names) * (len(ns.responses) + len(ns.transitions))
+    return {"places": places, "transitions": transitions}

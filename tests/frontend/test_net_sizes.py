@@ -1,0 +1,26 @@
+"""The net's sizes, counted without building it (the pipeline reports them so, and builds
+the net only for the engines that read it)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from prover.errors import StateBoundError
+from prover.frontend.load import load_model
+from prover.petri.build import build_interleaving_net, interleaving_net_sizes
+
+ROOT = Path(__file__).resolve().parents[2]
+MODELS = sorted(p for p in (ROOT / "examples").iterdir()
+                if p.suffix in (".ser", ".json") and not p.name.endswith(".cert.json"))
+
+
+@pytest.mark.parametrize("path", MODELS, ids=lambda p: p.name)
+@pytest.mark.parametrize("ns", ["reachable", "closure"])
+def test_counted_sizes_are_the_built_nets(path: Path, ns: str) -> None:
+    try:
+        model = load_model(path, ns="closure" if ns == "closure" else "reachable")
+    except StateBoundError:
+        pytest.skip("no finite closure")
+    assert interleaving_net_sizes(model.ns) == build_interleaving_net(model.ns).sizes()
