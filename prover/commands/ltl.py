@@ -16,6 +16,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from prover.commands.options import add_model_options
+from prover.commands.progress import Progress
 from prover.deadline import run_isolated
 from prover.errors import FormulaError, SerError, UsageError
 
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
     from prover.frontend.load import LoadedModel
     from prover.ltl.formula import Formula
 
+MAX_STATES = 500_000  # default --max-states of the explicit engine: product states
+UNFOLD_WORK = 10_000_000  # and of the unfolding: events added and co-set search steps
 MAX_REQUESTS = 200  # as for the Promela export: beyond this no search is of any use
 EXIT = {"holds": 0, "always": 0, "violated": 1, "undecided": 3, "rejected": 4}
 
@@ -41,9 +44,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--timeout", type=float, default=60.0, metavar="S",
                         help="seconds for the search and its check (default 60)")
-    parser.add_argument("--max-states", type=int, default=500_000, metavar="N",
-                        help="undecided beyond N product states, or for --engine unfold "
-                        "N units of work: events and co-set search steps (default 500,000)")
+    parser.add_argument("--max-states", type=int, default=None, metavar="N",
+                        help="undecided beyond N product states (default 500,000), or for "
+                        "--engine unfold N units of work: events added and co-set search "
+                        "steps (default 10,000,000)")
     parser.add_argument("--engine", choices=("explicit", "unfold"), default="explicit",
                         help="explicit: the product with the Büchi automaton of ¬φ, with "
                         "request symmetry and ample sets (default); unfold: for G p, p "
@@ -86,7 +90,7 @@ def _search(args: argparse.Namespace) -> Searched:
     if args.engine == "unfold":
         return _unfold(args, model, formula)
     result = search(ns, formula, args.requests, fairness=args.fairness,
-                    max_states=args.max_states)
+                    max_states=args.max_states, progress=_progress(args))
     if result.verdict != "violated":
         return Searched(result.verdict, result.states)
     cert = violation_certificate(model, args.formula, args.requests, args.fairness, result)
@@ -103,7 +107,7 @@ def _unfold(args: argparse.Namespace, model: LoadedModel, formula: Formula) -> S
 
     net = PDNet(model.ns, args.requests)
     assert isinstance(formula, Unary)
-    found = unfold_safety(net, formula.arg, args.max_states)
+    found = unfold_safety(net, formula.arg, args.max_states, _progress(args))
     if found.verdict != "violated":
         return Searched(found.verdict, found.events, cutoffs=found.cutoffs)
     result = violation(net, System(model.ns, args.requests, symmetric=False), found.run,
@@ -111,6 +115,10 @@ def _unfold(args: argparse.Namespace, model: LoadedModel, formula: Formula) -> S
     cert = violation_certificate(model, args.formula, args.requests, "none", result,
                                  engine="ltl-unfold")
     return Searched("violated", found.events, cert, found.cutoffs)
+
+
+def _progress(args: argparse.Namespace) -> Progress | None:
+    return None if args.json else Progress(args.model)
 
 
 def _rows(cert: dict[str, Any]) -> list[str]:
@@ -135,6 +143,8 @@ def _rows(cert: dict[str, Any]) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     if not 1 <= args.requests <= MAX_REQUESTS:
         raise UsageError(f"--requests must be between 1 and {MAX_REQUESTS}, not {args.requests}")
+    if args.max_states is None:
+        args.max_states = UNFOLD_WORK if args.engine == "unfold" else MAX_STATES
     if not args.timeout > 0 or args.max_states < 1:
         raise UsageError("--timeout must be > 0 and --max-states at least 1")
     from prover.certificate.write import dump_certificate
@@ -142,6 +152,8 @@ def run(args: argparse.Namespace) -> int:
 
     outcome = run_isolated(partial(_search, args), timeout_s=args.timeout,
                            passthrough=(SerError,))
+    if not args.json:
+        Progress(args.model).clear()  # the search's child may have left a progress line
     if outcome.kind == "raised":
         raise outcome.value
     searched: Searched | None = outcome.value if outcome.kind == "ok" else None
@@ -158,7 +170,9 @@ def run(args: argparse.Namespace) -> int:
         if status != "valid":
             verdict, why = "rejected", f"the checker rejected our lasso: {message}"
     if searched is not None and verdict == "undecided" and not why:
-        why = f"more than {args.max_states} product states"
+        why = f"more than {args.max_states:,} " + ("units of work (events and co-set search "
+                                                   "steps)" if args.engine == "unfold"
+                                                   else "product states")
     _report(args, verdict, why, searched, dest, checked)
     return EXIT[verdict]
 

@@ -17,10 +17,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from pathlib import Path
 
 from prover.commands.options import add_model_options, add_scheduler_option, check_parallelism
+from prover.commands.progress import Progress
 from prover.commands.report import InputFailure, Outcome, Reporter
 from prover.errors import SerError, UsageError
 from prover.pipeline import ProveResult, prove_models
@@ -67,33 +67,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "net .net and PNML, serial automaton DOT, S as JSON, target disjuncts as MCC "
         "files, engine log); existing files of other names are left alone",
     )
-
-
-class _Progress:
-    """Progress on stderr, only when stderr is a terminal and the run exceeds 1 s."""
-
-    def __init__(self, label: str, *, enabled: bool = True) -> None:
-        self.label = label
-        self.start = time.monotonic()
-        self.last = 0.0
-        self.shown = False
-        self.tty = enabled and sys.stderr.isatty()
-
-    def __call__(self, msg: str) -> None:
-        if not self.tty:
-            return
-        now = time.monotonic()
-        if now - self.start < 1.0 or now - self.last < 0.2:
-            return
-        self.last = now
-        self.shown = True
-        sys.stderr.write(f"\r\x1b[K{self.label}: {msg} ({now - self.start:.0f} s)")
-        sys.stderr.flush()
-
-    def clear(self) -> None:
-        if self.shown or self.tty:  # the model's child process may have written
-            sys.stderr.write("\r\x1b[K")
-            sys.stderr.flush()
 
 
 def _cert_path(path: str, args: argparse.Namespace) -> str | None:
@@ -148,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
                 )
             first.setdefault(key, path)
     reporter = Reporter(len(models), json=args.json, quiet=args.quiet)
-    progress = _Progress(models[0], enabled=not (args.quiet or args.json or args.jobs > 1
+    progress = Progress(models[0], enabled=not (args.quiet or args.json or args.jobs > 1
                                                  or len(models) > 1 or args.scheduler))
 
     def settled(i: int, result: ProveResult | SerError) -> None:

@@ -126,10 +126,11 @@ def system_for(ns: NetworkSystem, k: int, fairness: str, symmetry: bool = True) 
 
 def search(ns: NetworkSystem, formula: Formula, k: int, *, fairness: str = "none",
            max_states: int = 200_000, symmetry: bool = True,
-           reduction: bool = True) -> LtlResult:
+           reduction: bool = True, progress: Callable[[str], None] | None = None) -> LtlResult:
     """Look for an execution with at most `k` requests that violates `formula`
     (`symmetry`: identify states up to which request is which; `reduction`: ample sets,
-    prover/ltl/reduce.py; both without fairness only)."""
+    prover/ltl/reduce.py; both without fairness only; `progress`: told the states so far
+    every 2,000)."""
     system = system_for(ns, k, fairness, symmetry)
     aut = translate(Not(formula))
     ample = _ample_sets(system, formula) if reduction and fairness == "none" else None
@@ -167,6 +168,8 @@ def search(ns: NetworkSystem, formula: Formula, k: int, *, fairness: str = "none
             if out is None or any(m in path for _, m in out):  # C3: expand in full
                 out = product(q, moves(s))
             edges[n] = out
+            if progress is not None and len(edges) % 2000 == 0:
+                progress(f"{len(edges):,} product states")
         return out
 
     found: tuple[set[Node], list[Need]] | None = None

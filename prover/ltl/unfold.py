@@ -19,7 +19,7 @@ first). `budget` bounds events plus co-set search nodes: a deterministic unit of
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from prover.ltl.formula import Formula
@@ -37,9 +37,11 @@ class Unfolded:
     run: tuple[Step, ...] = ()  # violated: steps of a run to a state where p is false
 
 
-def unfold_safety(net: PDNet, p: Formula, budget: int) -> Unfolded:
-    """Decide `G p` on `net`; `p` has no temporal operator."""
-    return _Unfolding(net, p, budget).decide()
+def unfold_safety(net: PDNet, p: Formula, budget: int,
+                  progress: Callable[[str], None] | None = None) -> Unfolded:
+    """Decide `G p` on `net`; `p` has no temporal operator (`progress`: told the events
+    so far every 1,000)."""
+    return _Unfolding(net, p, budget, progress).decide()
 
 
 Parikh = tuple[tuple[int, int], ...]  # (-rank, count) per step in the multiset, by rank
@@ -67,8 +69,10 @@ class _OutOfBudget(Exception):
 
 
 class _Unfolding:
-    def __init__(self, net: PDNet, p: Formula, budget: int) -> None:
+    def __init__(self, net: PDNet, p: Formula, budget: int,
+                 progress: Callable[[str], None] | None) -> None:
         self.net, self.p, self.budget, self.work = net, p, budget, 0
+        self.progress = progress
         self.place: list[Place] = []  # per condition
         self.maker: list[int] = []  # per condition: the event that produced it, or -1
         self.co: list[int] = []  # per condition: the conditions concurrent with it
@@ -119,6 +123,8 @@ class _Unfolding:
             order, _, step, pre, below = heapq.heappop(self.queue)
             self._spend()
             e, new = self._event(step, pre, below)
+            if self.progress is not None and e % 1000 == 999:
+                self.progress(f"{e + 1:,} events, {self.cutoffs:,} cut-offs")
             key = self._marking(self.cut[e])
             cutoff = self.marks.get(key, order) < order
             self.marks.setdefault(key, order)
