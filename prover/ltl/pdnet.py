@@ -6,16 +6,20 @@ concurrent (the unfolding of prover/ltl/unfold.py then orders only what must be 
 Variables: each global of a Ser program (for an NS in JSON, one variable: its opaque
 global state); per request slot, the slot itself, valued None (free), ("ready", e) (it
 will hold a request of entry e), ("flying", request, local) in flight, or ("answered",
-request, answer); and the slot's type: None, or the entry e chosen for it. Which request is which
-is never observed, so slot i + 1 may only choose an entry no earlier than slot i's: each
-multiset of at most K requests is one assignment of entries to slots, not one per order.
-Slots arrive in any order and at any time after their choice.
+request, answer); and the slot's type: None, or the entry e chosen for it. Which request
+is which is never observed, so slot i + 1 may only choose an entry no earlier than slot
+i's: each multiset of at most K requests is one assignment of entries to slots, not one
+per order. Slots arrive in any order and at any time after their choice.
 
-Which globals a step touches: the residual program's next atomic step (prover/ltl/
-reduce.py), the compiler's own reading of it. Before it is believed it is checked on the
-NS itself: from each local state, the steps at every global state that agree on those
-globals must be the same, and leave every other global as it was. Where that fails, the
-step touches every global, which is always exact.
+Which globals a step touches: those of the residual program's next atomic step (prover/
+ltl/reduce.py), the compiler's own reading of it. It is checked against the NS first:
+from each local state, the steps at every global state that agree on those globals must
+be the same, and leave every other global as it was; where that fails, the step touches
+every global, which is exact. The NS holds only reachable pairs (local, global): where it
+has no step, the outcomes at a global state that agrees on the touched globals are used.
+So the PDNet has every run of the program, and more only if the compiler's reading were
+wrong; every run it reports is replayed on the program's own moves (prover/ltl/replay.py)
+and its lasso certified.
 """
 
 from __future__ import annotations

@@ -82,6 +82,7 @@ class _Unfolding:
         self.steps: list[Step] = []  # per event
         self.below: list[int] = []  # per event: its local configuration
         self.cut: list[tuple[int, ...]] = []  # per event: the condition of each variable
+        self.cut0: tuple[int, ...] = ()  # the initial conditions, one per variable
         self.cutoffs = 0
         self.queue: list[tuple[Order, int, Step, tuple[int, ...], int]] = []
         self.kinds: dict[Step, int] = {}  # a step -> its rank
@@ -93,8 +94,8 @@ class _Unfolding:
         slots = [net.slot_var(i) for i in range(net.k)] if reqs else []
         self.watched = [i for i, n in enumerate(net.names) if n in globs] + slots
 
-    def _spend(self, n: int = 1) -> None:
-        self.work += n
+    def _spend(self) -> None:
+        self.work += 1
         if self.work > self.budget:
             raise _OutOfBudget
 
@@ -112,7 +113,7 @@ class _Unfolding:
         start = [self._condition(pl, -1) for pl in net.initial]
         for c in start:
             self.co[c] = sum(1 << d for d in start if d != c)
-        self.cut0 = tuple(start)  # one condition per variable, in variable order
+        self.cut0 = tuple(start)
         self.marks[self._marking(self.cut0)] = (0, (), ())
         bad = self._search({}, sum(1 << c for c in start))
         if bad is not None:
