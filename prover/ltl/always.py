@@ -14,27 +14,14 @@ from typing import Any
 from prover.certificate.write import make_certificate, producer
 from prover.errors import CompileError
 from prover.frontend.load import load_model
-from prover.ltl.formula import Arith, Binary, Compare, Const, Count, Formula, Not, Term, is_safety
+from prover.ltl.formula import Formula, is_safety, is_state_formula
 from prover.ltl.lasso import Observation, global_values, holds
-
-
-def _term_over_globals(t: Term) -> bool:
-    if isinstance(t, Count):
-        return False
-    if isinstance(t, Arith):
-        return _term_over_globals(t.a) and (t.b is None or _term_over_globals(t.b))
-    return True
+from prover.ltl.reduce import visible
 
 
 def over_globals(f: Formula) -> bool:
-    """Whether `f` is a state formula that reads only globals (no temporal operator)."""
-    if isinstance(f, Compare):
-        return _term_over_globals(f.a) and _term_over_globals(f.b)
-    if isinstance(f, Not):
-        return over_globals(f.arg)
-    if isinstance(f, Binary):
-        return over_globals(f.a) and over_globals(f.b)
-    return isinstance(f, Const)
+    """Whether `f` is a state formula (no temporal operator) that reads only globals."""
+    return is_state_formula(f) and not visible(f)[1]
 
 
 def always_certificate(path: str, text: str, formula: Formula,
