@@ -84,6 +84,8 @@ def test_the_same_verdicts_on_random_programs(prelude: str,
     except SerError:
         return
     for k in (1, 2):
+        assert _pdnet_views(PDNet(model.ns, k)) == \
+            _system_views(System(model.ns, k, symmetric=False))
         for text in _formulas(model, k):
             _agree(model, text, k)
 
@@ -127,3 +129,60 @@ def test_concurrent_steps_are_not_interleaved() -> None:
     full = search(ns, formula, 3, symmetry=False, reduction=False)
     assert found.verdict == full.verdict == "holds"
     assert found.events < full.states
+
+
+def _pdnet_views(net: PDNet) -> set[tuple[object, ...]]:
+    """What the atoms can see in each reachable marking of the PDNet, by firing its
+    steps one at a time (no unfolding)."""
+    start = dict(net.initial)
+    seen = {tuple(sorted(start.items(), key=repr))}
+    todo = [start]
+    views = set()
+    while todo:
+        m = todo.pop()
+        views.add(_view(net, m))
+        for i in range(net.k):
+            for step in net.steps_of((net.slot_var(i), m[net.slot_var(i)])):
+                if all(m[var] == value for var, value in step.pre):
+                    nxt = {**m, **dict(step.post)}
+                    key = tuple(sorted(nxt.items(), key=repr))
+                    if key not in seen:
+                        seen.add(key)
+                        todo.append(nxt)
+    return views
+
+
+def _view(net: PDNet, m: dict[int, object]) -> tuple[object, ...]:
+    globals_ = tuple(m[i] for i in range(net.width)) if net.ns.kind == "ser" else ()
+    slots = sorted((v[:2] if v[0] == "flying" else v) for v in
+                   (m[net.slot_var(i)] for i in range(net.k))
+                   if isinstance(v, tuple) and v[0] in ("flying", "answered"))
+    return globals_, tuple(slots)
+
+
+def _system_views(system: System) -> set[tuple[object, ...]]:
+    names = PDNet(system.ns, system.k).names
+    start = system.initial()
+    seen, todo, views = {start}, [start], set()
+    while todo:
+        s = todo.pop()
+        o = system.observe(s)
+        globals_ = tuple(o.globals_.get(n, 0) for n in names) if system.ser else ()
+        slots = sorted([("flying", r) for r, n in o.inflight.items() for _ in range(n)]
+                       + [("answered", r, v) for (r, v), n in o.answered.items()
+                          for _ in range(n)])
+        views.add((globals_, tuple(slots)))
+        for _, t in system.raw_moves(s):
+            if t not in seen:
+                seen.add(t)
+                todo.append(t)
+    return views
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+def test_the_pdnet_sees_what_the_program_sees(path: Path) -> None:
+    """The PDNet's reachable markings, fired one step at a time, show the atoms exactly
+    the values the program's own executions show (up to which request is which)."""
+    ns = load_model(path).ns
+    for k in (1, 2):
+        assert _pdnet_views(PDNet(ns, k)) == _system_views(System(ns, k, symmetric=False))
