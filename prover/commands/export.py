@@ -7,7 +7,9 @@
 * `mcc`  : per target disjunct, the sliced net and an MCC ReachabilityCardinality
   property, into the folder `-o DIR` (see prover/export_mcc.py);
 * `promela`: the program with at most `--requests K` requests for SPIN, with the temporal
-  property `--formula F` as an inline `ltl` claim (prover/ltl/promela.py, docs/ltl.md).
+  property `--formula F` as an inline `ltl` claim (prover/ltl/promela.py, docs/ltl.md);
+* `net` or `pnml` with `--what pdnet --requests K`: the program's PDNet (a place per
+  variable value, prover/ltl/pdnet_export.py), a safe net for unfolding tools.
 
 A raw P/T net (PNML in any dialect prover/petri/read.py reads, or Tina `.net`) is
 converted: `--format net` or `pnml` writes it again with its own identifiers and names.
@@ -39,7 +41,7 @@ class NoCounterexampleError(SerError):
 FORMATS = ("net", "pnml", "dot", "mcc", "promela")
 MAX_PROMELA_REQUESTS = 200
 """SPIN runs at most 255 processes, the environment and the requests together."""
-WHATS = ("ns", "petri", "serial", "counterexample")
+WHATS = ("ns", "petri", "serial", "counterexample", "pdnet")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -53,7 +55,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="what to draw with --format dot (default petri): the NS, the Petri net, the "
         "serial automaton, or a shortest counterexample as a message-sequence chart "
-        "(found by the explicit search within --timeout); net/pnml/mcc export the net",
+        "(found by the explicit search within --timeout); net/pnml/mcc export the net; "
+        "with net/pnml, pdnet: the program's PDNet with --requests K (docs/ltl.md)",
     )
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (default stdout)")
     parser.add_argument(
@@ -61,8 +64,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="search budget for --what counterexample, seconds (default 20)",
     )
     parser.add_argument("--requests", type=int, metavar="K",
-                        help="with --format promela: at most K requests arrive (1 to "
-                        f"{MAX_PROMELA_REQUESTS})")
+                        help="with --format promela or --what pdnet: at most K requests "
+                        f"arrive (1 to {MAX_PROMELA_REQUESTS})")
     parser.add_argument("--formula", metavar="F",
                         help="with --format promela: an LTL-X property (docs/ltl.md), "
                         "written as the model's `ltl` claim")
@@ -88,6 +91,21 @@ def _promela(args: argparse.Namespace) -> str:
         except FormulaError as exc:
             raise FormulaError(f"--formula {args.formula!r}: {exc.message}") from None
     return to_promela(ns, k, formula)
+
+
+def _pdnet(args: argparse.Namespace) -> str:
+    from prover.ltl.pdnet import PDNet
+    from prover.ltl.pdnet_export import pdnet_to_ptnet
+
+    k = args.requests
+    if args.format not in ("net", "pnml"):
+        raise UsageError("--what pdnet is written with --format net or pnml")
+    if k is None or not 1 <= k <= MAX_PROMELA_REQUESTS:
+        raise UsageError(f"--what pdnet needs --requests K with 1 <= K <= "
+                         f"{MAX_PROMELA_REQUESTS}" + ("" if k is None else f" (got {k})"))
+    ns = load_model(args.model, state_bound=args.state_bound, ns=args.ns).ns
+    net = pdnet_to_ptnet(PDNet(ns, k), Path(args.model).stem)
+    return ptnet_to_tina(net) if args.format == "net" else ptnet_to_pnml(net)
 
 
 def _export_mcc(args: argparse.Namespace) -> int:
@@ -161,12 +179,14 @@ def run(args: argparse.Namespace) -> int:
     raw = Path(args.model).suffix.lower() in RAW_SUFFIXES
     if args.format == "mcc" and not raw:
         return _export_mcc(args)
-    if (args.requests is not None or args.formula is not None) and args.format != "promela":
-        raise UsageError("--requests and --formula go with --format promela")
-    if args.format == "promela":
+    if args.formula is not None and args.format != "promela" or args.requests is not None \
+            and args.format != "promela" and args.what != "pdnet":
+        raise UsageError("--requests goes with --format promela or --what pdnet, --formula "
+                         "with --format promela")
+    if args.format == "promela" or args.what == "pdnet":
         if raw:
-            raise UsageError(f"{args.model}: a P/T net has no requests to write as Promela")
-        text = _promela(args)
+            raise UsageError(f"{args.model}: a P/T net has no requests to write")
+        text = _promela(args) if args.format == "promela" else _pdnet(args)
     else:
         text = _convert(args) if raw else render(args)
     if args.output is None:

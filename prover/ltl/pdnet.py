@@ -166,3 +166,20 @@ class PDNet:
             if mine and seen.setdefault(tuple(a[j] for j in touched), frozenset(mine)) != mine:
                 return None
         return seen
+
+
+def every_step(net: PDNet) -> list[Step]:
+    """Every step of `net` that a slot can take from a value it can reach on its own
+    (following its own steps, whatever the globals): the net as other tools read it."""
+    out: list[Step] = []
+    for i in range(net.k):
+        start: Place = (net.slot_var(i), None)
+        seen, todo = {start}, [start]
+        while todo:
+            for step in net.steps_of(todo.pop()):
+                out.append(step)
+                nxt = step.post[0]
+                if nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+    return out
