@@ -8,6 +8,12 @@ arrives (the system fills slots in order of arrival). The state reached is then 
 to a loop: the environment stops delivering, then the first move is taken until a state
 repeats, or until none is left (the last state repeats forever). Any such continuation
 will do: p is already false on the prefix.
+
+Under weak fairness the continuation is fair: the requests take turns (the next one
+after the last that moved, among those able to move), until a state repeats at the same
+turn. In that loop every request either moves or, at its turn, cannot: weakly fair. So
+every finite execution has a weakly fair continuation, and `G p` has the same verdict
+with and without weak fairness: a violation is a finite prefix, continued fairly.
 """
 
 from __future__ import annotations
@@ -15,14 +21,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from prover.ltl.explore import DONE, ENV, STUTTER, LtlResult, SysState, System
-from prover.ltl.formula import Formula
+from prover.ltl.formula import Formula, is_safety
 from prover.ltl.lasso import holds
 from prover.ltl.pdnet import PDNet, Step
 
 
 def violation(net: PDNet, system: System, run: Sequence[Step], formula: Formula,
-              events: int) -> LtlResult:
-    """The lasso of `run`, confirmed by the exact semantics to violate `formula`."""
+              events: int, fair: bool = False) -> LtlResult:
+    """The lasso of `run`, confirmed by the exact semantics to violate `formula`
+    (`fair`: its loop weakly fair)."""
     assert not system.symmetric
     cur = system.initial()
     states, movers = [cur], []
@@ -35,11 +42,27 @@ def violation(net: PDNet, system: System, run: Sequence[Step], formula: Formula,
         process, cur = _move(net, system, cur, step, where[step.slot])
         movers.append(process)
         states.append(cur)
-    loop = _continue(system, states, movers)
+    return _lasso(system, states, movers, formula, events, fair)
+
+
+def fairly(system: System, found: LtlResult, formula: Formula) -> LtlResult:
+    """A violation of `G p` found without fairness (by `search` on exact states), cut
+    at its first state where p is false and continued fairly."""
+    assert found.lasso is not None and not system.symmetric and is_safety(formula)
+    states = list(found.lasso[0])
+    bad = next(i for i, s in enumerate(states)
+               if not holds(formula.arg, [system.observe(s)], 0))
+    return _lasso(system, states[:bad + 1], list(found.movers[:bad]), formula,
+                  found.states, True)
+
+
+def _lasso(system: System, states: list[SysState], movers: list[int], formula: Formula,
+           explored: int, fair: bool) -> LtlResult:
+    loop = (_fair_loop if fair else _loop)(system, states, movers)
     word = [system.observe(s) for s in states]
     if holds(formula, word, loop):
-        raise AssertionError("internal error: the unfolding's run satisfies the formula")
-    return LtlResult("violated", events, len(set(states)), (tuple(states), loop),
+        raise AssertionError("internal error: the violation's lasso satisfies the formula")
+    return LtlResult("violated", explored, len(set(states)), (tuple(states), loop),
                      tuple(movers))
 
 
@@ -63,13 +86,19 @@ def _move(net: PDNet, system: System, cur: SysState, step: Step, slot: int
     raise AssertionError(f"internal error: the unfolding's step {step} is no move")
 
 
-def _continue(system: System, states: list[SysState], movers: list[int]) -> int:
-    """Extend `states` to a lasso (in place); the index where its loop starts."""
+def _stop(states: list[SysState], movers: list[int]) -> SysState:
+    """The environment stops delivering (in place, unless it has); the state then."""
     cur = states[-1]
     if not cur[3]:
         cur = (cur[0], cur[1], cur[2], True)
         movers.append(ENV)
         states.append(cur)
+    return cur
+
+
+def _loop(system: System, states: list[SysState], movers: list[int]) -> int:
+    """Extend `states` to a lasso (in place); the index where its loop starts."""
+    cur = _stop(states, movers)
     seen = {cur: len(states) - 1}
     while True:
         moves = system.raw_moves(cur)
@@ -81,4 +110,23 @@ def _continue(system: System, states: list[SysState], movers: list[int]) -> int:
         if cur in seen:
             return seen[cur]
         seen[cur] = len(states)
+        states.append(cur)
+
+
+def _fair_loop(system: System, states: list[SysState], movers: list[int]) -> int:
+    """As `_loop`, the requests taking turns: a weakly fair loop."""
+    cur, turn = _stop(states, movers), 0
+    seen = {(cur, turn): len(states) - 1}
+    while True:
+        moves = system.raw_moves(cur)
+        if not moves:
+            movers.append(STUTTER)
+            return len(states) - 1
+        first = min((p for p, _ in moves), key=lambda p: (p - turn) % system.k)
+        process, cur = next(m for m in moves if m[0] == first)
+        turn = (first + 1) % system.k
+        movers.append(process)
+        if (cur, turn) in seen:
+            return seen[(cur, turn)]
+        seen[(cur, turn)] = len(states)
         states.append(cur)

@@ -132,14 +132,25 @@ def test_the_unfolding_engine_certifies_a_violation(tmp_path: Path,
     assert json.loads(cert.read_text())["producer"]["engine"] == "ltl-unfold"
 
 
+@pytest.mark.parametrize("engine", ["explicit", "unfold"])
+def test_a_safety_violation_under_weak_fairness_has_a_fair_loop(
+        engine: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cert = tmp_path / "f.json"
+    code, out, _ = _ltl(capsys, LOCK, "-f", "G (X == 0)", "-k", "2", "--fairness", "weak",
+                        "--engine", engine, "--json", "-o", str(cert))
+    doc = json.loads(out)
+    assert code == 1 and doc["checker"]["status"] == "valid"
+    assert json.loads(cert.read_text())["ltl"]["fairness"] == "weak"
+
+
 def test_the_unfolding_engine_gives_a_bounded_hold(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = _ltl(capsys, LOCK, "-f", "G (done(main) <= 2)", "-k", "2",
                         "--engine", "unfold")
     assert code == 0 and "bounded claim" in out and "unfolding prefix of" in out
 
 
-@pytest.mark.parametrize("args", [["-f", LIVE], ["-f", "G (X == 0)", "--fairness", "weak"],
-                                  ["-f", "F (X == 1)"]])
+@pytest.mark.parametrize("args", [["-f", LIVE], ["-f", "F (X == 1)"],
+                                  ["-f", "G (X == 0 U X == 1)"]])
 def test_the_unfolding_engine_refuses_what_it_cannot_decide(
         args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = _ltl(capsys, LOCK, *args, "-k", "2", "--engine", "unfold")

@@ -15,11 +15,11 @@ from prover.certificate.write import dump_certificate
 from prover.errors import SerError
 from prover.frontend.load import LoadedModel, load_model, load_source
 from prover.ltl.certify import violation_certificate
-from prover.ltl.explore import System, search
+from prover.ltl.explore import LtlResult, System, search
 from prover.ltl.formula import Unary, parse_formula
 from prover.ltl.lasso import ser_globals
 from prover.ltl.pdnet import PDNet
-from prover.ltl.replay import violation
+from prover.ltl.replay import fairly, violation
 from prover.ltl.unfold import unfold_safety
 from tests.frontend.strategies import PRELUDES, PROGRAMS
 
@@ -50,12 +50,31 @@ def _agree(model: LoadedModel, text: str, k: int) -> str:
     expected = search(ns, formula, k, max_states=200_000).verdict
     assert found.verdict == expected, (text, k)
     if found.verdict == "violated":
-        result = violation(net, System(ns, k, symmetric=False), found.run, formula,
-                           found.events)
-        cert = violation_certificate(model, text, k, "none", result, engine="ltl-unfold")
-        report = check_certificate(dump_certificate(cert))
-        assert report.status == "valid", report
+        for fair in (False, True):
+            result = violation(net, System(ns, k, symmetric=False), found.run, formula,
+                               found.events, fair=fair)
+            _certified(model, text, k, "weak" if fair else "none", result)
     return found.verdict
+
+
+def _certified(model: LoadedModel, text: str, k: int, fairness: str,
+               result: LtlResult) -> None:
+    cert = violation_certificate(model, text, k, fairness, result, engine="ltl-unfold")
+    report = check_certificate(dump_certificate(cert))
+    assert report.status == "valid", report
+
+
+def _weakly_fair(model: LoadedModel, text: str, k: int) -> None:
+    """`G p` under weak fairness: the fair search's verdict is the one without fairness,
+    and a violation found without fairness, continued fairly, is a certified fair lasso."""
+    ns = model.ns
+    formula = parse_formula(text, ser_globals(ns), frozenset(ns.request_names))
+    fair = search(ns, formula, k, fairness="weak", max_states=200_000)
+    free = search(ns, formula, k, max_states=200_000, symmetry=False)
+    assert fair.verdict == free.verdict, (text, k)
+    if free.verdict == "violated":
+        _certified(model, text, k, "weak", fairly(System(ns, k, symmetric=False), free,
+                                                  formula))
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
@@ -63,6 +82,9 @@ def test_the_same_verdicts_as_the_explicit_search_on_the_examples(path: Path) ->
     model = load_model(path)
     verdicts = {_agree(model, text, k) for k in (1, 2) for text in _formulas(model, k)}
     assert verdicts <= {"holds", "violated"}
+    for k in (1, 2):
+        for text in _formulas(model, k):
+            _weakly_fair(model, text, k)
 
 
 def test_both_verdicts_occur() -> None:
@@ -88,6 +110,7 @@ def test_the_same_verdicts_on_random_programs(prelude: str,
             _system_views(System(model.ns, k, symmetric=False))
         for text in _formulas(model, k):
             _agree(model, text, k)
+            _weakly_fair(model, text, k)
 
 
 def test_a_step_touches_only_the_globals_it_reads_or_writes() -> None:
