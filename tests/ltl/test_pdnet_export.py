@@ -12,6 +12,7 @@ from prover.frontend.load import load_model
 from prover.ltl.pdnet import PDNet
 from prover.petri.dynamic_slice import PTNet
 from prover.petri.read import read_net_file
+from tests.ltl.test_unfold import pdnet_markings
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -36,21 +37,6 @@ def _markings(net: PTNet) -> int:
     return len(seen)
 
 
-def _pdnet_markings(net: PDNet) -> int:
-    start = tuple(sorted(net.initial))
-    seen, todo = {start}, [start]
-    while todo:
-        m = dict(todo.pop())
-        for i in range(net.k):
-            for step in net.steps_of((net.slot_var(i), m[net.slot_var(i)])):
-                if all(m[var] == value for var, value in step.pre):
-                    key = tuple(sorted({**m, **dict(step.post)}.items(), key=repr))
-                    if key not in seen:
-                        seen.add(key)
-                        todo.append(key)
-    return len(seen)
-
-
 @pytest.mark.parametrize("fmt", ["net", "pnml"])
 @pytest.mark.parametrize("name", ["intro-lock.ser", "bank-overdraft.ser", "semaphore-try.ser"])
 def test_the_exported_pdnet_has_the_pdnets_markings(tmp_path: Path, fmt: str,
@@ -60,7 +46,7 @@ def test_the_exported_pdnet_has_the_pdnets_markings(tmp_path: Path, fmt: str,
     assert main(["export", str(model), "--what", "pdnet", "--requests", "2", "--format", fmt,
                  "-o", str(out)]) == 0
     read = read_net_file(out)
-    assert _markings(read) == _pdnet_markings(PDNet(load_model(model).ns, 2))
+    assert _markings(read) == len(pdnet_markings(PDNet(load_model(model).ns, 2)))
 
 
 @pytest.mark.parametrize("args", [["--what", "pdnet", "--format", "net"],

@@ -154,16 +154,15 @@ def test_concurrent_steps_are_not_interleaved() -> None:
     assert found.events < full.states
 
 
-def _pdnet_views(net: PDNet) -> set[tuple[object, ...]]:
-    """What the atoms can see in each reachable marking of the PDNet, by firing its
-    steps one at a time (no unfolding)."""
+def pdnet_markings(net: PDNet) -> list[dict[int, object]]:
+    """The reachable markings of the PDNet (variable -> value), by firing its steps one
+    at a time (no unfolding)."""
     start = dict(net.initial)
     seen = {tuple(sorted(start.items(), key=repr))}
-    todo = [start]
-    views = set()
+    todo, out = [start], []
     while todo:
         m = todo.pop()
-        views.add(_view(net, m))
+        out.append(m)
         for i in range(net.k):
             for step in net.steps_of((net.slot_var(i), m[net.slot_var(i)])):
                 if all(m[var] == value for var, value in step.pre):
@@ -172,7 +171,12 @@ def _pdnet_views(net: PDNet) -> set[tuple[object, ...]]:
                     if key not in seen:
                         seen.add(key)
                         todo.append(nxt)
-    return views
+    return out
+
+
+def _pdnet_views(net: PDNet) -> set[tuple[object, ...]]:
+    """What the atoms can see in each reachable marking of the PDNet."""
+    return {_view(net, m) for m in pdnet_markings(net)}
 
 
 def _view(net: PDNet, m: dict[int, object]) -> tuple[object, ...]:
