@@ -76,6 +76,7 @@ class _Unfolding:
         self.place: list[Place] = []  # per condition
         self.maker: list[int] = []  # per condition: the event that produced it, or -1
         self.co: list[int] = []  # per condition: the conditions concurrent with it
+        self.seen: list[object] = []  # per condition: what the atoms see of it
         self.by_place: dict[Place, int] = {}
         self.by_var: dict[int, int] = {}
         self.dead = 0  # conditions produced by cut-off events
@@ -90,6 +91,7 @@ class _Unfolding:
         self.depth: list[int] = []  # per event: its level in the Foata normal form
         self.queued: set[tuple[Step, tuple[int, ...]]] = set()
         self.marks: dict[tuple[object, ...], Order] = {}
+        self.truth: dict[tuple[object, ...], bool] = {}  # p on a view of the watched
         globs, reqs = visible(p)
         slots = [net.slot_var(i) for i in range(net.k)] if reqs else []
         self.watched = [i for i, n in enumerate(net.names) if n in globs] + slots
@@ -146,6 +148,7 @@ class _Unfolding:
         self.place.append(place)
         self.maker.append(maker)
         self.co.append(0)
+        self.seen.append(self._view(place))
         self.by_place[place] = self.by_place.get(place, 0) | 1 << c
         self.by_var[place[0]] = self.by_var.get(place[0], 0) | 1 << c
         return c
@@ -246,20 +249,38 @@ class _Unfolding:
             return None
         return self._search({self.place[c][0]: c}, self.co[c])
 
-    def _search(self, chosen: dict[int, int], allowed: int) -> tuple[Step, ...] | None:
-        """Extend `chosen` (variable -> condition) over the watched variables with
-        conditions in `allowed`, pairwise concurrent; the run of the first where p fails."""
-        j = next((j for j, v in enumerate(self.watched) if v not in chosen), None)
-        if j is None:
-            if holds(self.p, [self._observe(chosen)], 0):
-                return None
-            return self._run(chosen)
-        v = self.watched[j]
-        for b in _bits(self.by_var.get(v, 0) & allowed):
-            self._spend()
-            found = self._search({**chosen, v: b}, allowed & self.co[b])
-            if found is not None:
-                return found
+    def _search(self, fixed: dict[int, int], allowed: int) -> tuple[Step, ...] | None:
+        """Extend `fixed` (variable -> condition) over the watched variables with
+        conditions in `allowed`, pairwise concurrent; the run of the first where p fails.
+        p is evaluated once per distinct view of the watched variables."""
+        chosen = dict(fixed)
+
+        def extend(j: int, allowed: int, view: tuple[object, ...]) -> tuple[Step, ...] | None:
+            if j == len(self.watched):
+                if view not in self.truth:
+                    self.truth[view] = holds(self.p, [self._observe(chosen)], 0)
+                return None if self.truth[view] else self._run(chosen)
+            v = self.watched[j]
+            if v in fixed:
+                return extend(j + 1, allowed, (*view, self.seen[fixed[v]]))
+            for b in _bits(self.by_var.get(v, 0) & allowed):
+                self._spend()
+                chosen[v] = b
+                found = extend(j + 1, allowed & self.co[b], (*view, self.seen[b]))
+                if found is not None:
+                    return found
+            return None
+
+        return extend(0, allowed, ())
+
+    def _view(self, place: Place) -> object:
+        """What the atoms see of a variable's value: a slot only as its request in
+        flight, or its request and answer."""
+        var, value = place
+        if var < self.net.width:
+            return value
+        if isinstance(value, tuple) and value[0] in ("flying", "answered"):
+            return value[:2] if value[0] == "flying" else value
         return None
 
     def _observe(self, chosen: dict[int, int]) -> Observation:
