@@ -227,7 +227,7 @@ def _report(args: argparse.Namespace, verdict: str, why: str, searched: Searched
         return
     if verdict == "violated" and searched is not None and searched.certificate is not None:
         print(f"{args.model}: {args.formula} is VIOLATED by an execution with at most "
-              f"{args.requests} requests\n")
+              f"{args.requests} request{'s' if args.requests > 1 else ''}\n")
         print("\n".join(_rows(searched.certificate)))
         print(f"\ncertificate: {dest} (checked: {checked['message'] if checked else ''})")
         return

@@ -53,7 +53,7 @@ def ser_globals(ns: NetworkSystem) -> frozenset[str]:
     return frozenset(k for s in ns.global_states for k in global_values(s)) | named
 
 
-_GLOBAL_NAME = re.compile(r"(?<![A-Za-z0-9_])[A-Z][A-Za-z0-9_]*")
+_GLOBAL_NAME = re.compile(r"(?<![A-Za-z0-9_])[A-Z_][A-Za-z0-9_]*")
 
 
 @dataclass(frozen=True)

@@ -155,3 +155,18 @@ def test_the_unfolding_engine_refuses_what_it_cannot_decide(
         args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = _ltl(capsys, LOCK, *args, "-k", "2", "--engine", "unfold")
     assert code == 2 and "--engine unfold decides G p" in err and "Traceback" not in err
+
+
+def test_a_global_named_with_an_underscore_first(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """Names starting with `_` are globals (docs/language.md): formulas can name them, in
+    the prover's grammar and in the checker's."""
+    model = tmp_path / "u.ser"
+    model.write_text("request a { _Q := 1 - _Q; yield; _Q := 1 - _Q; 0 }\n")
+    cert = tmp_path / "u.json"
+    code, out, _ = _ltl(capsys, str(model), "-f", "G _Q == 0", "-k", "1", "--json",
+                        "-o", str(cert))
+    assert code == 1 and json.loads(out)["checker"]["status"] == "valid"
+    code, out, _ = _ltl(capsys, str(model), "-f", "G (_Q <= 1)", "-k", "1", "--json",
+                        "-o", str(cert))
+    assert code == 0 and json.loads(out)["bounded"] is False
