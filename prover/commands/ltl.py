@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from prover.ltl.formula import Formula
 
 MAX_STATES = 500_000  # default --max-states of the explicit engine: product states
-UNFOLD_WORK = 10_000_000  # and of the unfolding: events added and co-set search steps
+UNFOLD_WORK = 3_000_000  # and of the unfolding: events added and co-set search steps
 MAX_REQUESTS = 200  # as for the Promela export: beyond this no search is of any use
 EXIT = {"holds": 0, "always": 0, "violated": 1, "undecided": 3, "rejected": 4}
 
@@ -47,7 +47,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-states", type=int, default=None, metavar="N",
                         help="undecided beyond N product states (default 500,000), or for "
                         "--engine unfold N units of work: events added and co-set search "
-                        "steps (default 10,000,000)")
+                        "steps (default 3,000,000)")
     parser.add_argument("--engine", choices=("explicit", "unfold"), default="explicit",
                         help="explicit: the product with the Büchi automaton of ¬φ, with "
                         "request symmetry and ample sets (default); unfold: for G p, p "
@@ -65,6 +65,7 @@ class Searched:
     states: int  # product states, or for the unfolding its events
     certificate: dict[str, Any] | None = None
     cutoffs: int | None = None  # the unfolding's cut-off events
+    why: str = ""  # undecided: which bound
 
 
 def _search(args: argparse.Namespace) -> Searched:
@@ -122,13 +123,15 @@ def _unfold(args: argparse.Namespace, model: LoadedModel, formula: Formula) -> S
     from prover.ltl.formula import Unary
     from prover.ltl.pdnet import PDNet
     from prover.ltl.replay import violation
-    from prover.ltl.unfold import unfold_safety
+    from prover.ltl.unfold import MAX_CONDITIONS, unfold_safety
 
     net = PDNet(model.ns, args.requests)
     assert isinstance(formula, Unary)
     found = unfold_safety(net, formula.arg, args.max_states, _progress(args))
     if found.verdict != "violated":
-        return Searched(found.verdict, found.events, cutoffs=found.cutoffs)
+        why = f"more than {MAX_CONDITIONS:,} conditions in the prefix" \
+            if found.limit == "conditions" else ""
+        return Searched(found.verdict, found.events, cutoffs=found.cutoffs, why=why)
     result = violation(net, System(model.ns, args.requests, symmetric=False), found.run,
                        formula, found.events, fair=args.fairness == "weak")
     cert = violation_certificate(model, args.formula, args.requests, args.fairness, result,
@@ -189,9 +192,9 @@ def run(args: argparse.Namespace) -> int:
         if status != "valid":
             verdict, why = "rejected", f"the checker rejected our lasso: {message}"
     if searched is not None and verdict == "undecided" and not why:
-        why = f"more than {args.max_states:,} " + ("units of work (events and co-set search "
-                                                   "steps)" if args.engine == "unfold"
-                                                   else "product states")
+        unit = "units of work (events and co-set search steps)" if args.engine == "unfold" \
+            else "product states"
+        why = searched.why or f"more than {args.max_states:,} {unit}"
     _report(args, verdict, why, searched, dest, checked)
     return EXIT[verdict]
 

@@ -14,6 +14,8 @@ lies in a reachable cut) assigns the variables p reads values where p is false. 
 co-sets are searched as conditions appear, each containing the newest. A violation's run
 is the configuration below such a co-set, in the order its events were added (causes
 first). `budget` bounds events plus co-set search nodes: a deterministic unit of work.
+The concurrency relation takes memory quadratic in the conditions: past MAX_CONDITIONS
+the prefix is given up on as well (about 450 MB of bit sets), deterministically.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ from prover.ltl.lasso import Observation, holds
 from prover.ltl.pdnet import PDNet, Place, Step
 from prover.ltl.reduce import visible
 
+MAX_CONDITIONS = 60_000
+
 
 @dataclass(frozen=True)
 class Unfolded:
@@ -35,6 +39,7 @@ class Unfolded:
     cutoffs: int
     conditions: int
     run: tuple[Step, ...] = ()  # violated: steps of a run to a state where p is false
+    limit: str = ""  # undecided: "work" or "conditions"
 
 
 def unfold_safety(net: PDNet, p: Formula, budget: int,
@@ -65,7 +70,7 @@ def _bits(x: int) -> Iterator[int]:
 
 
 class _OutOfBudget(Exception):
-    pass
+    """`args[0]`: which bound, "work" or "conditions"."""
 
 
 class _Unfolding:
@@ -99,13 +104,14 @@ class _Unfolding:
     def _spend(self) -> None:
         self.work += 1
         if self.work > self.budget:
-            raise _OutOfBudget
+            raise _OutOfBudget("work")
 
     def decide(self) -> Unfolded:
         try:
             return self._decide()
-        except _OutOfBudget:
-            return self._result("undecided")
+        except _OutOfBudget as exc:
+            return Unfolded("undecided", len(self.steps), self.cutoffs, len(self.place),
+                            limit=str(exc.args[0]))
 
     def _result(self, verdict: str, run: tuple[Step, ...] = ()) -> Unfolded:
         return Unfolded(verdict, len(self.steps), self.cutoffs, len(self.place), run)
@@ -145,6 +151,8 @@ class _Unfolding:
 
     def _condition(self, place: Place, maker: int) -> int:
         c = len(self.place)
+        if c >= MAX_CONDITIONS:
+            raise _OutOfBudget("conditions")
         self.place.append(place)
         self.maker.append(maker)
         self.co.append(0)
