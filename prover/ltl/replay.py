@@ -58,7 +58,7 @@ def fairly(system: System, found: LtlResult, formula: Formula) -> LtlResult:
 
 def _lasso(system: System, states: list[SysState], movers: list[int], formula: Formula,
            explored: int, fair: bool) -> LtlResult:
-    loop = (_fair_loop if fair else _loop)(system, states, movers)
+    loop = _continue(system, states, movers, fair)
     word = [system.observe(s) for s in states]
     if holds(formula, word, loop):
         raise AssertionError("internal error: the violation's lasso satisfies the formula")
@@ -96,25 +96,9 @@ def _stop(states: list[SysState], movers: list[int]) -> SysState:
     return cur
 
 
-def _loop(system: System, states: list[SysState], movers: list[int]) -> int:
-    """Extend `states` to a lasso (in place); the index where its loop starts."""
-    cur = _stop(states, movers)
-    seen = {cur: len(states) - 1}
-    while True:
-        moves = system.raw_moves(cur)
-        if not moves:
-            movers.append(STUTTER)
-            return len(states) - 1
-        process, cur = moves[0]
-        movers.append(process)
-        if cur in seen:
-            return seen[cur]
-        seen[cur] = len(states)
-        states.append(cur)
-
-
-def _fair_loop(system: System, states: list[SysState], movers: list[int]) -> int:
-    """As `_loop`, the requests taking turns: a weakly fair loop."""
+def _continue(system: System, states: list[SysState], movers: list[int], fair: bool) -> int:
+    """Extend `states` to a lasso (in place); the index where its loop starts. Each move
+    is the first one, or under `fair` the first of the next request in turn."""
     cur, turn = _stop(states, movers), 0
     seen = {(cur, turn): len(states) - 1}
     while True:
@@ -122,9 +106,12 @@ def _fair_loop(system: System, states: list[SysState], movers: list[int]) -> int
         if not moves:
             movers.append(STUTTER)
             return len(states) - 1
-        first = min((p for p, _ in moves), key=lambda p: (p - turn) % system.k)
-        process, cur = next(m for m in moves if m[0] == first)
-        turn = (first + 1) % system.k
+        if fair:
+            first = min((p for p, _ in moves), key=lambda p: (p - turn) % system.k)
+            process, cur = next(m for m in moves if m[0] == first)
+            turn = (first + 1) % system.k
+        else:
+            process, cur = moves[0]
         movers.append(process)
         if (cur, turn) in seen:
             return seen[(cur, turn)]
