@@ -47,14 +47,11 @@ sys.path.insert(0, str(ROOT))
 from checker.api import check_certificate  # noqa: E402
 from prover.certificate.write import dump_certificate  # noqa: E402
 from prover.frontend.load import LoadedModel, load_model  # noqa: E402
-from prover.ltl.certify import violation_certificate  # noqa: E402
-from prover.ltl.explore import System, search  # noqa: E402
+from prover.ltl.certify import by_unfolding, violation_certificate  # noqa: E402
+from prover.ltl.explore import search  # noqa: E402
 from prover.ltl.formula import Formula, is_safety, parse_formula  # noqa: E402
 from prover.ltl.lasso import ser_globals  # noqa: E402
-from prover.ltl.pdnet import PDNet  # noqa: E402
 from prover.ltl.promela import to_promela  # noqa: E402
-from prover.ltl.replay import violation  # noqa: E402
-from prover.ltl.unfold import unfold_safety  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "benchmarks"
 SMALL_SCALE = ("counter-03", "flipwait-03", "locked-02", "ring-03", "twophase-01",
@@ -110,15 +107,10 @@ def _unfold(loaded: LoadedModel, text: str, phi: Formula, k: int, budget: int
     if not is_safety(phi):
         return NO_UNFOLD
     start = time.monotonic()
-    net = PDNet(loaded.ns, k)
-    found = unfold_safety(net, phi.arg, budget)
+    found, made = by_unfolding(loaded, text, phi, k, "none", budget)
     seconds = time.monotonic() - start
-    cert = "-"
-    if found.verdict == "violated":
-        result = violation(net, System(loaded.ns, k, symmetric=False), found.run, phi,
-                           found.events)
-        cert = check_certificate(dump_certificate(violation_certificate(
-            loaded, text, k, "none", result, engine="ltl-unfold")), timeout_s=60).status
+    cert = "-" if made is None else check_certificate(dump_certificate(made),
+                                                       timeout_s=60).status
     return {"unfold": found.verdict, "unfold_events": found.events,
             "unfold_s": round(seconds, 3), "unfold_cert": cert}
 

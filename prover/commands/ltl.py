@@ -22,7 +22,7 @@ from prover.errors import FormulaError, SerError, UsageError
 
 if TYPE_CHECKING:
     from prover.frontend.load import LoadedModel
-    from prover.ltl.formula import Formula
+    from prover.ltl.formula import Unary
 
 MAX_STATES = 500_000  # default --max-states of the explicit engine: product states
 UNFOLD_WORK = 3_000_000  # and of the unfolding: events added and co-set search steps
@@ -88,9 +88,9 @@ def _search(args: argparse.Namespace) -> Searched:
     proof = always_certificate(args.model, args.formula, formula, args.state_bound)
     if proof is not None:
         return Searched("always", 0, proof)
-    if args.engine == "unfold":
+    if is_safety(formula) and args.engine == "unfold":
         return _unfold(args, model, formula)
-    if args.fairness == "weak" and is_safety(formula):
+    if is_safety(formula) and args.fairness == "weak":
         return _safety_fairly(args, model, formula)
     result = search(ns, formula, args.requests, fairness=args.fairness,
                     max_states=args.max_states, progress=_progress(args))
@@ -100,43 +100,23 @@ def _search(args: argparse.Namespace) -> Searched:
     return Searched("violated", result.states, cert)
 
 
-def _safety_fairly(args: argparse.Namespace, model: LoadedModel, formula: Formula) -> Searched:
-    """`G p` under weak fairness: the search without fairness (with ample sets; exact
-    states, for the fair continuation), a violation continued fairly (prover/ltl/
-    replay.py: every finite execution has a weakly fair continuation)."""
-    from prover.ltl.certify import violation_certificate
-    from prover.ltl.explore import System, search
-    from prover.ltl.replay import fairly
+def _safety_fairly(args: argparse.Namespace, model: LoadedModel, formula: Unary) -> Searched:
+    from prover.ltl.certify import safety_fairly
 
-    result = search(model.ns, formula, args.requests, max_states=args.max_states,
-                    symmetry=False, progress=_progress(args))
-    if result.verdict != "violated":
-        return Searched(result.verdict, result.states)
-    fair = fairly(System(model.ns, args.requests, symmetric=False), result, formula)
-    cert = violation_certificate(model, args.formula, args.requests, "weak", fair)
-    return Searched("violated", result.states, cert)
+    result, cert = safety_fairly(model, args.formula, formula, args.requests, args.max_states,
+                                 _progress(args))
+    return Searched(result.verdict, result.states, cert)
 
 
-def _unfold(args: argparse.Namespace, model: LoadedModel, formula: Formula) -> Searched:
-    from prover.ltl.certify import violation_certificate
-    from prover.ltl.explore import System
-    from prover.ltl.formula import Unary
-    from prover.ltl.pdnet import PDNet
-    from prover.ltl.replay import violation
-    from prover.ltl.unfold import MAX_CONDITIONS, unfold_safety
+def _unfold(args: argparse.Namespace, model: LoadedModel, formula: Unary) -> Searched:
+    from prover.ltl.certify import by_unfolding
+    from prover.ltl.unfold import MAX_CONDITIONS
 
-    net = PDNet(model.ns, args.requests)
-    assert isinstance(formula, Unary)
-    found = unfold_safety(net, formula.arg, args.max_states, _progress(args))
-    if found.verdict != "violated":
-        why = f"more than {MAX_CONDITIONS:,} conditions in the prefix" \
-            if found.limit == "conditions" else ""
-        return Searched(found.verdict, found.events, cutoffs=found.cutoffs, why=why)
-    result = violation(net, System(model.ns, args.requests, symmetric=False), found.run,
-                       formula, found.events, fair=args.fairness == "weak")
-    cert = violation_certificate(model, args.formula, args.requests, args.fairness, result,
-                                 engine="ltl-unfold")
-    return Searched("violated", found.events, cert, found.cutoffs)
+    found, cert = by_unfolding(model, args.formula, formula, args.requests, args.fairness,
+                               args.max_states, _progress(args))
+    why = f"more than {MAX_CONDITIONS:,} conditions in the prefix" \
+        if found.limit == "conditions" else ""
+    return Searched(found.verdict, found.events, cert, found.cutoffs, why)
 
 
 def _progress(args: argparse.Namespace) -> Progress | None:

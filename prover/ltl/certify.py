@@ -10,13 +10,17 @@ that the atoms and the future can see; under fairness the states are exact).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from prover.certificate.write import event_json, make_certificate, producer
 from prover.engines import Event
 from prover.frontend.load import LoadedModel
-from prover.ltl.explore import DONE, ENV, STUTTER, LtlResult, SysState, System, system_for
+from prover.ltl.explore import DONE, ENV, STUTTER, LtlResult, SysState, System, search, system_for
+from prover.ltl.formula import Unary
+from prover.ltl.pdnet import PDNet
+from prover.ltl.replay import fairly, violation
+from prover.ltl.unfold import Unfolded, unfold_safety
 
 
 def _moved(before: SysState, after: SysState, process: int) -> int | None:
@@ -84,3 +88,31 @@ def violation_certificate(model: LoadedModel, formula: str, k: int, fairness: st
     evidence = {"formula": formula, "requests": k, "fairness": fairness, "prefix": prefix,
                 "loop": loop}
     return make_certificate(model, "ltl_violated", "ltl", evidence, producer(engine))
+
+
+def by_unfolding(model: LoadedModel, text: str, formula: Unary, k: int, fairness: str,
+                 budget: int, progress: Callable[[str], None] | None = None
+                 ) -> tuple[Unfolded, dict[str, Any] | None]:
+    """`G p` (`formula`, written `text`) decided on the unfolding of the PDNet, and a
+    violation's certificate (under weak fairness, with a fair loop)."""
+    net = PDNet(model.ns, k)
+    found = unfold_safety(net, formula.arg, budget, progress)
+    if found.verdict != "violated":
+        return found, None
+    result = violation(net, System(model.ns, k, symmetric=False), found.run, formula,
+                       found.events, fair=fairness == "weak")
+    return found, violation_certificate(model, text, k, fairness, result, engine="ltl-unfold")
+
+
+def safety_fairly(model: LoadedModel, text: str, formula: Unary, k: int, max_states: int,
+                  progress: Callable[[str], None] | None = None
+                  ) -> tuple[LtlResult, dict[str, Any] | None]:
+    """`G p` under weak fairness, by the search without fairness (ample sets, exact
+    states for the fair continuation); a violation continued fairly (prover/ltl/
+    replay.py: every finite execution has a weakly fair continuation), certified."""
+    result = search(model.ns, formula, k, max_states=max_states, symmetry=False,
+                    progress=progress)
+    if result.verdict != "violated":
+        return result, None
+    fair = fairly(System(model.ns, k, symmetric=False), result, formula)
+    return result, violation_certificate(model, text, k, "weak", fair)

@@ -6,6 +6,7 @@ budget."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -14,12 +15,11 @@ from checker.api import check_certificate
 from prover.certificate.write import dump_certificate
 from prover.errors import SerError
 from prover.frontend.load import LoadedModel, load_model, load_source
-from prover.ltl.certify import violation_certificate
-from prover.ltl.explore import LtlResult, System, search
+from prover.ltl.certify import by_unfolding, safety_fairly
+from prover.ltl.explore import System, search
 from prover.ltl.formula import Unary, parse_formula
 from prover.ltl.lasso import ser_globals
 from prover.ltl.pdnet import PDNet
-from prover.ltl.replay import fairly, violation
 from prover.ltl.unfold import unfold_safety
 from tests.frontend.strategies import PRELUDES, PROGRAMS
 
@@ -40,26 +40,22 @@ def _formulas(model: LoadedModel, k: int) -> list[str]:
 
 
 def _agree(model: LoadedModel, text: str, k: int) -> str:
-    """Both engines' verdict on `text` (asserted equal); a violation's certificate is
-    checked too."""
+    """Both engines' verdict on `text` (asserted equal); a violation's certificate, with
+    and without weak fairness, is checked too."""
     ns = model.ns
     formula = parse_formula(text, ser_globals(ns), frozenset(ns.request_names))
     assert isinstance(formula, Unary)
-    net = PDNet(ns, k)
-    found = unfold_safety(net, formula.arg, 200_000)
     expected = search(ns, formula, k, max_states=200_000).verdict
-    assert found.verdict == expected, (text, k)
-    if found.verdict == "violated":
-        for fair in (False, True):
-            result = violation(net, System(ns, k, symmetric=False), found.run, formula,
-                               found.events, fair=fair)
-            _certified(model, text, k, "weak" if fair else "none", result)
-    return found.verdict
+    for fairness in ("none", "weak"):
+        found, cert = by_unfolding(model, text, formula, k, fairness, 200_000)
+        assert found.verdict == expected, (text, k, fairness)
+        assert (cert is not None) == (found.verdict == "violated")
+        if cert is not None:
+            _certified(cert)
+    return expected
 
 
-def _certified(model: LoadedModel, text: str, k: int, fairness: str,
-               result: LtlResult) -> None:
-    cert = violation_certificate(model, text, k, fairness, result, engine="ltl-unfold")
+def _certified(cert: dict[str, Any]) -> None:
     report = check_certificate(dump_certificate(cert))
     assert report.status == "valid", report
 
@@ -69,12 +65,14 @@ def _weakly_fair(model: LoadedModel, text: str, k: int) -> None:
     and a violation found without fairness, continued fairly, is a certified fair lasso."""
     ns = model.ns
     formula = parse_formula(text, ser_globals(ns), frozenset(ns.request_names))
+    assert isinstance(formula, Unary)
     fair = search(ns, formula, k, fairness="weak", max_states=200_000)
-    free = search(ns, formula, k, max_states=200_000, symmetry=False)
+    free, cert = safety_fairly(model, text, formula, k, 200_000)
     assert fair.verdict == free.verdict, (text, k)
-    if free.verdict == "violated":
-        _certified(model, text, k, "weak", fairly(System(ns, k, symmetric=False), free,
-                                                  formula))
+    assert (cert is not None) == (free.verdict == "violated")
+    if cert is not None:
+        assert cert["ltl"]["fairness"] == "weak"
+        _certified(cert)
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
