@@ -84,6 +84,7 @@ class _Unfolding:
         self.seen: list[object] = []  # per condition: what the atoms see of it
         self.by_place: dict[Place, int] = {}
         self.by_var: dict[int, int] = {}
+        self.slot_conditions = 0  # the conditions of every slot variable
         self.dead = 0  # conditions produced by cut-off events
         self.steps: list[Step] = []  # per event
         self.below: list[int] = []  # per event: its local configuration
@@ -110,11 +111,10 @@ class _Unfolding:
         try:
             return self._decide()
         except _OutOfBudget as exc:
-            return Unfolded("undecided", len(self.steps), self.cutoffs, len(self.place),
-                            limit=str(exc.args[0]))
+            return self._result("undecided", limit=str(exc.args[0]))
 
-    def _result(self, verdict: str, run: tuple[Step, ...] = ()) -> Unfolded:
-        return Unfolded(verdict, len(self.steps), self.cutoffs, len(self.place), run)
+    def _result(self, verdict: str, run: tuple[Step, ...] = (), limit: str = "") -> Unfolded:
+        return Unfolded(verdict, len(self.steps), self.cutoffs, len(self.place), run, limit)
 
     def _decide(self) -> Unfolded:
         net = self.net
@@ -159,6 +159,8 @@ class _Unfolding:
         self.seen.append(self._view(place))
         self.by_place[place] = self.by_place.get(place, 0) | 1 << c
         self.by_var[place[0]] = self.by_var.get(place[0], 0) | 1 << c
+        if self.net.width <= place[0] < self.net.width + self.net.k:
+            self.slot_conditions |= 1 << c
         return c
 
     def _marking(self, cut: tuple[int, ...]) -> tuple[object, ...]:
@@ -196,10 +198,8 @@ class _Unfolding:
             for step in self.net.steps_of(self.place[c]):
                 self._complete(step, {0: c}, self.co[c])
             return
-        slots = 0  # a step holds exactly one slot place: look among theirs
-        for i in range(self.net.k):
-            slots |= self.by_var.get(self.net.slot_var(i), 0)
-        for s in _bits(slots & self.co[c] & ~self.dead):
+        # a step holds exactly one slot place: look among the slot conditions
+        for s in _bits(self.slot_conditions & self.co[c] & ~self.dead):
             for step in self.net.steps_of(self.place[s]):
                 if self.place[c] in step.pre:
                     self._complete(step, {0: s, step.pre.index(self.place[c]): c},
