@@ -181,8 +181,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _report(args: argparse.Namespace, verdict: str, why: str, searched: Searched | None,
             dest: str | None, checked: dict[str, str] | None) -> None:
-    bound = f"every execution with at most {args.requests} request" + \
-        ("s" if args.requests > 1 else "") + \
+    requests = f"{args.requests} request" + ("s" if args.requests > 1 else "")
+    bound = f"every execution with at most {requests}" + \
         (" (weakly fair ones)" if args.fairness == "weak" else "")
     unfolded = args.engine == "unfold"
     if args.json:
@@ -210,7 +210,7 @@ def _report(args: argparse.Namespace, verdict: str, why: str, searched: Searched
         return
     if verdict == "violated" and searched is not None and searched.certificate is not None:
         print(f"{args.model}: {args.formula} is VIOLATED by an execution with at most "
-              f"{args.requests} request{'s' if args.requests > 1 else ''}\n")
+              f"{requests}\n")
         print("\n".join(_rows(searched.certificate)))
         print(f"\ncertificate: {dest} (checked: {checked['message'] if checked else ''})")
         return
