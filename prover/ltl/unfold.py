@@ -292,19 +292,20 @@ class _Unfolding:
         return None
 
     def _observe(self, chosen: dict[int, int]) -> Observation:
+        """The atoms' observation of a co-set, from the views of its conditions alone
+        (so that p's truth may be kept per view)."""
         globals_: dict[str, int] = {}
         inflight: dict[str, int] = {}
         answered: dict[tuple[str, str], int] = {}
         for v, c in chosen.items():
-            value = self.place[c][1]
+            view = self.seen[c]
             if v < self.net.width:
-                assert isinstance(value, int)
-                globals_[self.net.names[v]] = value
-            elif isinstance(value, tuple) and value[0] == "flying":
-                inflight[value[1]] = inflight.get(value[1], 0) + 1
-            elif isinstance(value, tuple) and value[0] == "answered":
-                key = (value[1], value[2])
-                answered[key] = answered.get(key, 0) + 1
+                assert isinstance(view, int)
+                globals_[self.net.names[v]] = view
+            elif isinstance(view, tuple) and view[0] == "flying":
+                inflight[view[1]] = inflight.get(view[1], 0) + 1
+            elif isinstance(view, tuple):
+                answered[(view[1], view[2])] = answered.get((view[1], view[2]), 0) + 1
         return Observation(globals_, inflight, answered)
 
     def _run(self, chosen: dict[int, int]) -> tuple[Step, ...]:
