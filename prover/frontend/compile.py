@@ -1,17 +1,18 @@
-"""Compiler Ser -> network system (ser-reference §2).
+"""The step function of Ser (ser-reference §2.2): one atomic step of a residual program.
 
 `run` executes a residual expression from a (local env, global env) pair up to the
 next `yield` or to its end and returns every outcome (`?` forks). One outcome is one
-atomic NS transition. The NS is the reference's closure: every seen local state is
-paired with every seen global state (§2.4), so that sizes match the reference.
+atomic step. Programs are stepped through prover/frontend/steps.py, which evaluates a
+step on the globals of its footprint only; the network systems are built from that
+(prover/frontend/closure.py, the reference's closure; prover/frontend/reachable.py).
 
 Deliberate differences from the reference (DESIGN.md):
 * a `while` whose condition yields resumes the condition and then re-tests the
   ORIGINAL condition on the next iteration (the reference keeps the residual: Q2);
 * reaching `exit` raises `ExitReachedError`;
-* more than `state_bound` local x global pairs (or loop-head states inside one
-  atomic step, or outcomes of one step) raises `StateBoundError` naming the request
-  and the variables that keep growing, instead of running forever.
+* more than `state_bound` loop-head states inside one atomic step, or outcomes of one
+  step, raises `StateBoundError` naming the request and the variables that keep
+  growing, instead of running forever.
 """
 
 from __future__ import annotations
@@ -28,9 +29,8 @@ from prover.errors import (
     StateBoundError,
 )
 from prover.frontend import ast
-from prover.frontend.ast import Expr, env_text, is_local_name, local_text
+from prover.frontend.ast import Expr, is_local_name, local_text
 from prover.frontend.parser import location
-from prover.ns import NetworkSystem, RequestEntry, ResponseEntry, StepOrigin, Transition
 
 DEFAULT_STATE_BOUND = 100_000
 
@@ -67,6 +67,12 @@ class _Bound(Exception):
         self.states = list(states)
 
 
+class FootprintError(Exception):
+    """A step touched a global outside the footprint read off its syntax: a bug of the
+    footprint analysis, never a property of the model (the step is not evaluated on a
+    silent 0)."""
+
+
 class _ExitHit(Exception):
     def __init__(self, node: Expr) -> None:
         super().__init__("exit")
@@ -81,6 +87,10 @@ class _Runner:
     bound: int
     source: str = ""
     path: str = "<string>"
+    # The footprint of the step being run (prover/frontend/footprint.py): the globals it
+    # may read and those it may write. None: every global (a full valuation is given).
+    readable: frozenset[str] | None = None
+    writable: frozenset[str] | None = None
 
     def run(self, e: Expr, loc: Env, glo: Env, lines: Lines) -> list[Outcome]:
         if e.line and e.line not in lines:
@@ -88,8 +98,11 @@ class _Runner:
         if isinstance(e, ast.Num):
             return [(None, e.value, loc, glo, lines)]
         if isinstance(e, ast.Var):
-            env = loc if is_local_name(e.name) else glo
-            return [(None, env_get(env, e.name), loc, glo, lines)]
+            if is_local_name(e.name):
+                return [(None, env_get(loc, e.name), loc, glo, lines)]
+            if self.readable is not None and e.name not in self.readable:
+                raise FootprintError(f"reads {e.name} outside its footprint")
+            return [(None, env_get(glo, e.name), loc, glo, lines)]
         if isinstance(e, ast.Nondet):
             return [(None, 0, loc, glo, lines), (None, 1, loc, glo, lines)]
         if isinstance(e, ast.Yield):
@@ -154,6 +167,8 @@ class _Runner:
     def _assign(self, e: ast.Assign, loc: Env, glo: Env, lines: Lines) -> list[Outcome]:
         out: list[Outcome] = []
         local = is_local_name(e.name)
+        if not local and self.writable is not None and e.name not in self.writable:
+            raise FootprintError(f"writes {e.name} outside its footprint")
         for r, v, l2, g2, ln in self.run(e.value, loc, glo, lines):
             if r is not None:
                 out.append((ast.mk_assign(e.name, r, e.line, e.col), 0, l2, g2, ln))
@@ -344,83 +359,3 @@ def step_local(
         raise DivisionByZeroError(f"request '{cur.request}': {exc.message}", exc.location) from None
     except RecursionError:
         raise CompileError(f"request '{cur.request}' is nested too deeply") from None
-
-
-def compile_program(
-    program: ast.Program,
-    *,
-    source: str = "",
-    path: str = "<string>",
-    state_bound: int = DEFAULT_STATE_BOUND,
-) -> NetworkSystem:
-    """The NS of a Ser program: closure over seen local states x seen global states."""
-    runner = _Runner(state_bound, source, path)
-    initial: Env = program.initial
-    requests: list[RequestEntry] = []
-    responses: list[ResponseEntry] = []
-    transitions: list[Transition] = []
-    origins: dict[Transition, set[int]] = {}
-    seen_locals: dict[str, _Local] = {}
-    seen_globals: dict[Env, str] = {initial: env_text(initial)}
-    stack: list[tuple[_Local, Env]] = []
-
-    for start in request_starts(program):
-        requests.append(RequestEntry(start.request, start.text))
-        seen_locals.setdefault(start.text, start)
-        stack.append((start, initial))
-
-    while stack:
-        cur, glo = stack.pop()
-        gtext = seen_globals[glo]
-        if isinstance(cur.expr, ast.Num):
-            responses.append(ResponseEntry(cur.text, str(cur.expr.value)))
-            continue
-        outcomes = step_local(runner, cur, glo, source=source, path=path)
-        new_globals: list[Env] = []
-        new_locals: list[_Local] = []
-        for resid, value, l2, g2, lines in outcomes:
-            expr = resid if resid is not None else ast.Num(value)
-            ltext = local_text(l2, expr)
-            g2text = seen_globals.get(g2)
-            if g2text is None:
-                g2text = env_text(g2)
-                seen_globals[g2] = g2text
-                new_globals.append(g2)
-            if ltext not in seen_locals:
-                nl = _Local(l2, expr, ltext, cur.request)
-                seen_locals[ltext] = nl
-                new_locals.append(nl)
-            t = Transition(cur.text, gtext, ltext, g2text)
-            if t not in origins:
-                transitions.append(t)
-                origins[t] = set()
-            origins[t].update(lines)
-        if new_globals or new_locals:
-            if len(seen_locals) * len(seen_globals) > state_bound:
-                states = [(lo.env, g) for lo in seen_locals.values() for g in (EMPTY,)]
-                states += [(EMPTY, g) for g in seen_globals]
-                raise bound_error(
-                    cur.request,
-                    f"{len(seen_locals)} local states x {len(seen_globals)} global states",
-                    states,
-                    state_bound,
-                )
-            # Every new global is paired with every local seen so far (incl. new ones
-            # not yet: those are paired below with all globals, the new ones included).
-            new_texts = {nl.text for nl in new_locals}
-            for g in new_globals:
-                for lo in seen_locals.values():
-                    if lo.text not in new_texts:
-                        stack.append((lo, g))
-            for nl in new_locals:
-                for g in seen_globals:
-                    stack.append((nl, g))
-
-    return NetworkSystem.make(
-        initial_global=env_text(initial),
-        requests=requests,
-        responses=responses,
-        transitions=transitions,
-        kind="ser",
-        origins={t: StepOrigin(tuple(sorted(ls))) for t, ls in origins.items()},
-    )

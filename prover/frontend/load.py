@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Literal
 
 from prover.errors import InputFileError
-from prover.frontend.compile import DEFAULT_STATE_BOUND, compile_program
+from prover.frontend.closure import compile_program
+from prover.frontend.compile import DEFAULT_STATE_BOUND
 from prover.frontend.nsjson import load_ns_json
 from prover.frontend.parser import parse, ser_warnings
 from prover.frontend.reachable import compile_reachable, restrict_ns

@@ -18,17 +18,9 @@ from collections.abc import Callable, Sequence
 
 from prover.coverability import Coverability, CoverabilityBound, coverability_set, restrict
 from prover.frontend import ast
-from prover.frontend.ast import env_text, local_text
-from prover.frontend.compile import (
-    DEFAULT_STATE_BOUND,
-    EMPTY,
-    Env,
-    _Local,
-    _Runner,
-    bound_error,
-    request_starts,
-    step_local,
-)
+from prover.frontend.ast import env_text
+from prover.frontend.compile import DEFAULT_STATE_BOUND, EMPTY, Env, bound_error
+from prover.frontend.steps import ProgramSteps
 from prover.ns import (
     NetworkSystem,
     RequestEntry,
@@ -49,31 +41,20 @@ def compile_reachable(
     state_bound: int = DEFAULT_STATE_BOUND,
 ) -> NetworkSystem:
     """The restricted NS of a Ser program."""
-    runner = _Runner(state_bound, source, path)
+    steps = ProgramSteps(program, source=source, path=path, state_bound=state_bound)
     g0: Env = program.initial  # the declared initial values of the globals
-    locals_: dict[str, _Local] = {}
     globals_: dict[str, Env] = {env_text(g0): g0}
     cache: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}
     lines: dict[Transition, set[int]] = {}
-    requests: list[RequestEntry] = []
-    for start in request_starts(program):
-        requests.append(RequestEntry(start.request, start.text))
-        locals_.setdefault(start.text, start)
+    requests = [RequestEntry(r, loc) for r, loc in steps.entries]
 
     def step(ltext: str, gtext: str) -> tuple[tuple[str, str], ...]:
         key = (ltext, gtext)
         got = cache.get(key)
         if got is not None:
             return got
-        cur = locals_[ltext]
         out: list[tuple[str, str]] = []
-        for resid, value, l2, g2, ln in step_local(
-            runner, cur, globals_[gtext], source=source, path=path
-        ):
-            expr = resid if resid is not None else ast.Num(value)
-            l2text = local_text(l2, expr)
-            if l2text not in locals_:
-                locals_[l2text] = _Local(l2, expr, l2text, cur.request)
+        for l2text, g2, ln in steps.step_global(ltext, globals_[gtext]):
             g2text = env_text(g2)
             globals_.setdefault(g2text, g2)
             out.append((l2text, g2text))
@@ -83,22 +64,21 @@ def compile_reachable(
         return got
 
     def is_final(ltext: str) -> bool:
-        return isinstance(locals_[ltext].expr, ast.Num)
+        return steps.response(ltext) is not None
 
     initial = env_text(g0)
     starts = [r.local for r in requests]
     try:
         cov = coverability_set(initial, starts, step, is_final, bound=state_bound)
     except CoverabilityBound as exc:
-        cur = locals_[exc.local]
-        states = [(locals_[name].env, EMPTY) for name in exc.locals]
+        states = [(steps.local(name).env, EMPTY) for name in exc.locals]
         states += [(EMPTY, globals_[g]) for g in exc.globals]
-        raise bound_error(cur.request, exc.what, states, state_bound) from None
+        raise bound_error(steps.request_of(exc.local), exc.what, states, state_bound) from None
     res = restrict(initial, starts, cov.pairs, step)
     responses = [
-        ResponseEntry(name, str(expr.value))
+        ResponseEntry(name, str(answer))
         for name in res.locals
-        if isinstance(expr := locals_[name].expr, ast.Num)
+        if (answer := steps.response(name)) is not None
     ]
     transitions = [Transition(*t) for t in res.steps]
     return NetworkSystem.make(
