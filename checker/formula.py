@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 from checker.certificate import integer
 from checker.errors import LimitError, SchemaError, Undecided
-from checker.net import Place
 
 if TYPE_CHECKING:
     from pysmt.fnode import FNode
@@ -40,7 +39,8 @@ def solver_modules() -> Any:
     return sys.modules["pysmt"]
 
 Json = Any
-Resolve = Callable[[Json], Place]  # place JSON -> net place, raises Invalid(E-NAME)
+Place = tuple[str, ...]  # a counter or variable an invariant names (checker/net.py's places)
+Resolve = Callable[[Json], Place]  # place JSON -> place, raises Invalid(E-NAME)
 
 
 def check_shape(inv: Json, declared: Sequence[str], max_nodes: int, max_vars: int) -> None:

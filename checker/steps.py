@@ -1,0 +1,168 @@
+"""The checker's own per-variable steps of a Ser program (DESIGN.md, "Per-variable steps
+and reduction proofs"), written from the design, not from the prover.
+
+The footprint of a local state is read off its residual program up to the next `yield`
+on every path: R, the globals it may read or writes on some paths only, and W, those it
+writes on every path. A step is run on a valuation of R alone, under a scope that fails
+on any read outside R and any write outside R ∪ W (never a silent 0); a must-write of W
+that a run skips is caught by a marker value no program can hold. From the requests'
+initial local states, every local state is stepped at every valuation of R within the
+certificate's domains: the outcomes are the transitions, or escapes when a written
+value leaves its domain.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from math import prod
+
+from checker.certificate import Limits
+from checker.errors import CheckerError, LimitError, ModelError
+from checker.model import Env, Expr, _get, local_text, run
+
+Local = tuple[str, str]  # (request, canonical local text)
+Values = tuple[int, ...]
+UNWRITTEN = 2**63  # outside signed 64 bits: a must-write not yet done
+Must = frozenset[str] | None  # globals surely written on the paths; None: no such path
+
+
+@dataclass(frozen=True)
+class Foot:
+    reads: tuple[str, ...]  # R, sorted
+    touched: tuple[str, ...]  # R ∪ W, sorted
+    writes: frozenset[str]  # W
+
+
+@dataclass(frozen=True)
+class Step:
+    src: Local
+    reads: Values  # the values of src's R
+    dst: Local
+    after: Values  # the values of src's R ∪ W after the step
+
+
+@dataclass(frozen=True)
+class Steps:
+    entries: tuple[Local, ...]
+    foot: dict[Local, Foot]  # every local state that can step
+    final: dict[Local, int]  # every local state that answers, with its answer
+    moves: tuple[Step, ...]  # outcomes inside the domains
+    escapes: tuple[Step, ...]  # outcomes that leave a domain
+
+
+# --------------------------------------------------------------------------- footprints
+
+
+def _meet(a: Must, b: Must) -> Must:
+    return b if a is None else a if b is None else a & b
+
+
+def _glob(name: str) -> frozenset[str]:
+    return frozenset() if "a" <= name[0] <= "z" else frozenset({name})
+
+
+def _walk(e: Expr, acc: frozenset[str]) -> tuple[frozenset[str], frozenset[str], Must, Must]:
+    """(reads, possible writes, must-writes of paths stopping at a yield, of paths that
+    run to the end of `e`), `e` entered with `acc` surely written."""
+    none: frozenset[str] = frozenset()
+    tag = e[0]
+    if tag == "yield":
+        return none, none, acc, None
+    if tag == "exit":
+        return none, none, None, None
+    if tag in ("int", "nd", "var"):
+        return (_glob(e[1]) if tag == "var" else none), none, None, acc
+    if tag == "assign":
+        r, w, ended, falls = _walk(e[2], acc)
+        return r, w | _glob(e[1]), ended, None if falls is None else falls | _glob(e[1])
+    if tag in ("not", "neg"):
+        return _walk(e[1], acc)
+    first, rest = (e[2], e[3]) if tag == "bin" else (e[1], e[2])
+    r, w, ended, falls = _walk(first, acc)
+    if falls is None:
+        return r, w, ended, falls
+    if tag == "if":
+        r1, w1, e1, f1 = _walk(e[2], falls)
+        r2, w2, e2, f2 = _walk(e[3], falls)
+        return r | r1 | r2, w | w1 | w2, _meet(ended, _meet(e1, e2)), _meet(f1, f2)
+    r2, w2, e2, f2 = _walk(rest, falls)
+    if tag == "while":  # later rounds surely write more; the loop ends after a false test
+        f2 = falls
+    elif tag == "bin" and e[1] in ("&&", "||"):  # the right operand may be skipped
+        f2 = _meet(falls, f2)
+    return r | r2, w | w2, _meet(ended, e2), f2
+
+
+def footprint(e: Expr) -> Foot:
+    r, w, ended, falls = _walk(e, frozenset())
+    must = _meet(ended, falls) or frozenset()
+    reads = r | (w - must)
+    return Foot(tuple(sorted(reads)), tuple(sorted(reads | must)), must)
+
+
+# --------------------------------------------------------------------------- enumeration
+
+
+def enumerate_steps(blocks: list[tuple[str, Expr]], domains: dict[str, tuple[int, ...]],
+                    limits: Limits) -> Steps:
+    """Every local state the requests reach through steps inside the domains, and the
+    outcomes of each at every valuation of its reads within the domains."""
+    states: dict[Local, tuple[Env, Expr]] = {}
+    texts: dict[str, tuple[Env, Expr]] = {}
+
+    def state(request: str, env: Env, e: Expr) -> Local:
+        text = local_text(env, e)
+        if texts.setdefault(text, (env, e)) != (env, e):
+            raise ModelError(f"two distinct local states print as {text!r}")
+        loc = (request, text)
+        if loc not in states:
+            if len(states) >= limits.max_locals:
+                raise LimitError(f"more than {limits.max_locals} local states")
+            states[loc] = (env, e)
+            todo.append(loc)
+        return loc
+
+    todo: list[Local] = []
+    entries = tuple(state(r, (), body) for r, body in blocks)
+    allowed = {x: frozenset(d) for x, d in domains.items()}
+    foot: dict[Local, Foot] = {}
+    final: dict[Local, int] = {}
+    moves: list[Step] = []
+    escapes: list[Step] = []
+    evaluated = 0
+    while todo:
+        loc = todo.pop()
+        env, e = states[loc]
+        if e[0] == "int":
+            final[loc] = e[1]
+            continue
+        foot[loc] = fp = footprint(e)
+        missing = [x for x in fp.touched if x not in domains]
+        if missing:
+            raise CheckerError(f"global {missing[0]} has no domain", code="E-DOMAIN")
+        evaluated += prod(len(domains[x]) for x in fp.reads)
+        if evaluated > limits.max_valuations:
+            raise LimitError(f"more than {limits.max_valuations} (local state, valuation) "
+                             "pairs to step")  # fmt: skip
+        scope = (frozenset(fp.reads), frozenset(fp.touched))
+        blank = tuple((x, UNWRITTEN) for x in fp.writes if x not in scope[0])
+        for vals in itertools.product(*(domains[x] for x in fp.reads)):
+            glo = tuple(sorted([(x, v) for x, v in zip(fp.reads, vals, strict=True) if v]
+                               + list(blank)))  # fmt: skip
+            for y, v, l2, g2 in run(e, env, glo, scope):
+                after = tuple(_get(g2, x) for x in fp.touched)
+                if UNWRITTEN in after:
+                    raise CheckerError(f"a step of {loc[1]} skips a write its footprint says "
+                                       "is certain", code="E-FOOTPRINT")  # fmt: skip
+                step = Step(loc, vals, state(loc[0], l2, v if y else ("int", v)), after)
+                inside = all(a in allowed[x] for x, a in zip(fp.touched, after, strict=True))
+                (moves if inside else escapes).append(step)
+                if len(moves) + len(escapes) > limits.max_valuations:
+                    raise LimitError(f"more than {limits.max_valuations} transitions")
+    return Steps(entries, foot, final, tuple(moves), tuple(escapes))
+
+
+def is_stutter(s: Step, fp: Foot) -> bool:
+    """Changes nothing: the same local state, every touched global read and unchanged."""
+    return s.dst == s.src and len(fp.touched) == len(fp.reads) and s.after == s.reads

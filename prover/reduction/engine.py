@@ -1,0 +1,179 @@
+"""The reduction engine: domains, invariant, movers, labels, and the certificate member.
+
+Labels give every request the shape (R|B)* N? (L|B)*. A request's local states before
+its commit are in phase 0, after it in phase 1: phase 1 holds the targets of the steps
+that are not right movers, and everything those reach. A step in phase 0 is labelled R
+when it is a right mover, else N (the commit); a step in phase 1 must be a left mover
+and is labelled L. This is the least assignment of phases, so when it fails no labelling
+of these steps passes.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from prover.frontend.steps import ProgramSteps
+from prover.reduction.invariant import Linear, Solver, candidates, houdini
+from prover.reduction.movers import Movers, co_reachable
+from prover.reduction.table import Limits, Local, Move, Table, TableTooLarge, grow_domains
+
+RLIMIT = 50_000_000  # z3 resource units per query (a count: the same on any machine)
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """A reduction proof (`evidence`, the certificate's `reduction` member, and what the
+    explanation shows), or why there is none."""
+
+    evidence: dict[str, Any] | None
+    reason: str
+    stats: dict[str, int] = field(default_factory=dict)
+    explanation: dict[str, Any] = field(default_factory=dict)
+
+
+Group = tuple[Local, tuple[int, ...]]  # a local state's steps at one valuation of its reads
+
+
+def prove_by_reduction(steps: ProgramSteps, *, deadline: float | None = None,
+                       limits: Limits | None = None) -> Attempt:  # fmt: skip
+    try:
+        t = grow_domains(steps, limits or Limits())
+    except TableTooLarge as exc:
+        return Attempt(None, f"reduction: {exc}")
+    live = [m for m in t.moves if not t.is_stutter(m)]
+    stats = {"local_states": len(t.locals), "transitions": len(t.moves),
+             "stutters": len(t.moves) - len(live), "escapes": len(t.escapes)}
+    solver = Solver(t, deadline, RLIMIT)
+    inv = houdini(t, live, candidates(t, live), solver, deadline)
+    if inv is None:
+        return Attempt(None, "reduction: out of time finding the invariant", stats)
+    stats["conjuncts"] = len(inv)
+    escaped = _escaping(t, inv, solver)
+    if escaped is not None:
+        return Attempt(None, f"reduction: {escaped}", stats)
+    labels = _labels(t, live, Movers(t, live, inv, solver), deadline)
+    stats["solver_queries"] = solver.queries
+    if isinstance(labels, str):
+        return Attempt(None, f"reduction: {labels}", stats)
+    evidence = {"domains": _domains_json(t), "invariant": _invariant_json(inv),
+                "labels": _labels_json(t, live, labels)}
+    return Attempt(evidence, "", stats, _explain(steps, t, live, labels, inv))
+
+
+def _escaping(t: Table, inv: list[Linear], solver: Solver) -> str | None:
+    """Why some escape is not shown dead by the invariant, or None."""
+    s = solver.solver(inv)
+    for m in t.escapes:
+        s.push()
+        s.add(solver.pre(m.src, 1, dict(zip(t.reads[m.src], m.reads, strict=True))))
+        r = solver.check(s)
+        s.pop()
+        if r != z3_unsat():
+            x = next(x for x, v in zip(t.touched[m.src], m.after, strict=True)
+                     if v not in t.domains[x])  # fmt: skip
+            return f"request {m.src[0]} can take {x} outside {_span(t.domains[x])} " \
+                f"(no invariant found that rules it out)"
+    return None
+
+
+def z3_unsat() -> Any:
+    import z3
+
+    return z3.unsat
+
+
+def _span(d: tuple[int, ...]) -> str:
+    return f"{d[0]}..{d[-1]}" if len(d) == d[-1] - d[0] + 1 else "{" + ", ".join(map(str, d)) + "}"
+
+
+def _labels(t: Table, live: list[Move], movers: Movers,
+            deadline: float | None) -> dict[Group, str] | str:  # fmt: skip
+    co = co_reachable(t, live)
+    groups: dict[Group, list[Move]] = {}
+    for m in live:
+        groups.setdefault((m.src, m.reads), []).append(m)
+    right: dict[Group, bool] = {}
+    for g, ms in groups.items():
+        if deadline is not None and time.monotonic() > deadline:
+            return "out of time checking movers"
+        right[g] = g[0] not in co or all(movers.mover(m, True) for m in ms)
+    phase1: set[Local] = set()
+    todo = [m.dst for g, ms in groups.items() if not right[g] for m in ms if m.dst in co]
+    succ: dict[Local, list[Local]] = {}
+    for m in live:
+        if m.dst in co:
+            succ.setdefault(m.src, []).append(m.dst)
+    while todo:
+        loc = todo.pop()
+        if loc not in phase1:
+            phase1.add(loc)
+            todo.extend(succ.get(loc, ()))
+    labels: dict[Group, str] = {}
+    for g, ms in groups.items():
+        if g[0] not in phase1:
+            labels[g] = "R" if right[g] else "N"
+        elif all(movers.mover(m, False) for m in ms):
+            labels[g] = "L"
+        else:
+            return f"request {g[0][0]}: a step after its commit point is not a left mover " \
+                f"(at {g[0][1]})"
+    return labels
+
+
+def _domains_json(t: Table) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for x, d in sorted(t.domains.items()):
+        dense = len(d) == d[-1] - d[0] + 1
+        out.append({"global": x, "range": [d[0], d[-1]]} if dense
+                   else {"global": x, "values": list(d)})  # fmt: skip
+    return out
+
+
+def _invariant_json(inv: list[Linear]) -> Any:
+    parts = [c.json() for c in inv]
+    return True if not parts else parts[0] if len(parts) == 1 else {"and": parts}
+
+
+def _labels_json(t: Table, live: list[Move], labels: dict[Group, str]) -> list[dict[str, Any]]:
+    by_local: dict[Local, dict[tuple[int, ...], str]] = {}
+    for (loc, reads), lab in labels.items():
+        by_local.setdefault(loc, {})[reads] = lab
+    out: list[dict[str, Any]] = []
+    for loc in sorted(by_local):
+        kinds = set(by_local[loc].values())
+        if len(kinds) == 1:
+            out.append({"local": list(loc), "label": kinds.pop()})
+            continue
+        for reads, lab in sorted(by_local[loc].items()):
+            out.append({"local": list(loc), "reads": dict(zip(t.reads[loc], reads, strict=True)),
+                        "label": lab})
+    return out
+
+
+def _explain(steps: ProgramSteps, t: Table, live: list[Move], labels: dict[Group, str],
+             inv: list[Linear]) -> dict[str, Any]:  # fmt: skip
+    """Per request, its steps with their source lines and labels; the invariant's
+    conjuncts with the globals and local states they name."""
+    rows: dict[str, dict[tuple[tuple[int, ...], str], None]] = {}
+    for m in live:
+        lines = set()
+        for o in steps.step(m.src[1], m.reads):
+            if o.local == m.dst[1]:
+                lines |= o.lines
+        key = (tuple(sorted(lines)), labels[(m.src, m.reads)])
+        rows.setdefault(m.src[0], {})[key] = None
+    requests = [{"request": r, "steps": [{"lines": list(ln), "label": lab}
+                                         for ln, lab in sorted(rows.get(r, {}))]}
+                for r in dict.fromkeys(loc[0] for loc in t.entries)]  # fmt: skip
+    return {"requests": requests, "invariant": [_conjunct_text(c) for c in inv]}
+
+
+def _conjunct_text(c: Linear) -> str:
+    terms = []
+    for key, k in c.coeffs:
+        name = key[1] if key[0] == "value" else f"#[{key[1]}: {key[2]}]"
+        terms.append(f"{'+' if k > 0 else '-'} {abs(k) if abs(k) != 1 else ''}{name}".strip())
+    lhs = " ".join(terms).lstrip("+ ") or "0"
+    return f"{lhs} {'=' if c.op == '=' else c.op} {-c.const}"

@@ -1,0 +1,251 @@
+"""The invariant of a reduction proof: Houdini over linear candidates read off the table.
+
+The invariant I ranges over the counters M(l) of local states and the values of the
+globals (with their domains assumed, as the checker conjoins them). Candidates:
+
+- conservation laws: for a global X, weights w(l) with w = 0 at the requests' initial and
+  answering local states and X - Σ w(l)·M(l) unchanged by every step, found by pushing
+  each step's change of X along the requests' graphs (a step that writes X without
+  reading it is read as ending with X at its written value: a lock's release). A lock L
+  gets `L = Σ holders`;
+- bounds: X + Σ u(l)·M(l) ≤ max D(X), u(l) the largest increase of X that the next step
+  of l makes (its pending increments: `A1 := A1 + 1` after a checked `yield`), and the
+  lower bound with the decreases.
+
+Houdini (Flanagan and Leino) drops every candidate that some step can break until what
+is left is inductive; most steps change a linear candidate by a constant, which settles
+it without the solver. All queries run in one z3 context with a resource-unit cap.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import z3
+
+from prover.reduction.table import Local, Move, Table
+from prover.smt.invariant import bound_query
+
+Key = tuple[str, ...]  # ("local", request, text) or ("value", global)
+Delta = dict[Key, int | None]  # a step's change of each atom (None: not a constant)
+
+
+@dataclass(frozen=True, order=True)
+class Linear:
+    """Σ c·atom + const  OP  0, OP one of "=", "<=", ">="."""
+
+    coeffs: tuple[tuple[Key, int], ...]
+    const: int
+    op: str
+
+    def delta(self, d: Delta) -> int | None:
+        total = 0
+        for key, c in self.coeffs:
+            change = d.get(key, 0)
+            if change is None:
+                return None
+            total += c * change
+        return total
+
+    def kept(self, d: Delta) -> bool:
+        """Sure to hold after a step with changes `d` when it held before."""
+        v = self.delta(d)
+        return v is not None and (v == 0 if self.op == "=" else v <= 0 if self.op == "<="
+                                  else v >= 0)  # fmt: skip
+
+    def value(self, atoms: Callable[[Key], int]) -> bool:
+        s = self.const + sum(c * atoms(k) for k, c in self.coeffs)
+        return s == 0 if self.op == "=" else s <= 0 if self.op == "<=" else s >= 0
+
+    def z3(self, atoms: Callable[[Key], Any], ctx: z3.Context) -> z3.BoolRef:
+        s = z3.Sum([z3.IntVal(self.const, ctx)] + [c * atoms(k) for k, c in self.coeffs])
+        return s == 0 if self.op == "=" else s <= 0 if self.op == "<=" else s >= 0
+
+    def json(self) -> dict[str, Any]:
+        terms = [[c, {"place": {"local": list(k[1:])} if k[0] == "local"
+                                else {"value": k[1]}}] for k, c in self.coeffs]  # fmt: skip
+        op = {"=": "=", "<=": "<=", ">=": ">="}[self.op]
+        return {"cmp": op, "lhs": {"sum": terms}, "rhs": {"const": -self.const}}
+
+
+def linear(coeffs: dict[Key, int], const: int, op: str) -> Linear:
+    return Linear(tuple(sorted((k, c) for k, c in coeffs.items() if c)), const, op)
+
+
+@dataclass(frozen=True)
+class Change:
+    """A transition of the counter abstraction: a step, an arrival or an answer."""
+
+    what: str
+    src: Local
+    low: int  # M(src) ≥ low before
+    fixed: dict[str, int]  # globals read, with their values
+    delta: Delta
+    after: dict[str, int]  # globals touched, with their values after
+
+
+def step_change(t: Table, m: Move) -> Change:
+    before = dict(zip(t.reads[m.src], m.reads, strict=True))
+    after = dict(zip(t.touched[m.src], m.after, strict=True))
+    d: Delta = {("local", *m.src): -1}
+    d[("local", *m.dst)] = (d.get(("local", *m.dst)) or 0) + 1
+    for x, v in after.items():
+        d[("value", x)] = v - before[x] if x in before else None
+    return Change(f"step of {m.src[1]}", m.src, 1, before, d, after)
+
+
+def changes(t: Table, live: list[Move]) -> Iterator[Change]:
+    for m in live:
+        yield step_change(t, m)
+    for loc in t.entries:
+        yield Change(f"arrival of {loc[0]}", loc, 0, {}, {("local", *loc): 1}, {})
+    for loc in t.final:
+        yield Change(f"answer at {loc[1]}", loc, 1, {}, {("local", *loc): -1}, {})
+
+
+# --------------------------------------------------------------------------- candidates
+
+
+def candidates(t: Table, live: list[Move]) -> list[Linear]:
+    initial = t.initial
+    out: list[Linear] = []
+    for x in sorted(t.domains):
+        w = _weights(t, live, x)
+        if w:
+            coeffs = {("local", *loc): -c for loc, c in w.items()}
+            coeffs[("value", x)] = 1
+            out.append(linear(coeffs, -initial.get(x, 0), "="))
+        for sign in (1, -1):
+            for pick in (min, max):
+                bound = max(t.domains[x]) if sign > 0 else min(t.domains[x])
+                pending = _pending(t, live, x, sign, pick)
+                if pending:
+                    coeffs: dict[Key, int] = {("local", *loc): sign * v
+                                              for loc, v in pending.items()}
+                    coeffs[("value", x)] = 1
+                    out.append(linear(coeffs, -bound, "<=" if sign > 0 else ">="))
+    return sorted(set(out))
+
+
+def _pending(t: Table, live: list[Move], x: str, sign: int,
+             pick: Callable[[list[int]], int]) -> dict[Local, int]:
+    """Per local state, the increase (sign 1) or decrease (-1) of X its next step makes:
+    the least one over its steps (what it surely adds), or the largest."""
+    found: dict[Local, list[int]] = {}
+    for m in live:
+        if x in t.reads[m.src] and x in t.touched[m.src]:
+            i, j = t.reads[m.src].index(x), t.touched[m.src].index(x)
+            found.setdefault(m.src, []).append(sign * (m.after[j] - m.reads[i]))
+    return {loc: v for loc, vs in found.items() if (v := pick(vs)) > 0}
+
+
+def _weights(t: Table, live: list[Move], x: str) -> dict[Local, int] | None:
+    """w(l) with X - Σ w·M conserved by every step (None if there is none but 0)."""
+    w: dict[Local, int] = dict.fromkeys(t.entries, 0)
+    out: dict[Local, list[Move]] = {}
+    for m in live:
+        out.setdefault(m.src, []).append(m)
+    todo = list(t.entries)
+    while todo:
+        src = todo.pop()
+        for m in out.get(src, ()):
+            touched = t.touched[src]
+            if x not in touched:
+                new = w[src]
+            else:
+                v = m.after[touched.index(x)]
+                new = w[src] + v - m.reads[t.reads[src].index(x)] if x in t.reads[src] else v
+            if m.dst not in w:
+                w[m.dst] = new
+                todo.append(m.dst)
+            elif w[m.dst] != new:
+                return None
+    if any(w.get(loc, 0) for loc in t.final) or not any(w.values()):
+        return None
+    return {loc: c for loc, c in w.items() if c}
+
+
+# --------------------------------------------------------------------------- z3
+
+
+class Solver:
+    """z3 queries over the counters and globals of one table, in a private context."""
+
+    def __init__(self, t: Table, deadline: float | None, rlimit: int) -> None:
+        self.ctx = z3.Context()
+        self.table, self.deadline, self.rlimit = t, deadline, rlimit
+        self.vars: dict[Key, z3.ArithRef] = {}
+        self.base: list[z3.BoolRef] = [self.atom(("local", *loc)) >= 0 for loc in t.locals]
+        for x, d in sorted(t.domains.items()):
+            xv = self.atom(("value", x))
+            self.base += [xv >= d[0], xv <= d[-1]]
+            if len(d) != d[-1] - d[0] + 1:
+                self.base.append(z3.Or([xv == v for v in d]))
+        self.queries = 0
+
+    def atom(self, key: Key) -> z3.ArithRef:
+        if key not in self.vars:
+            self.vars[key] = z3.Int(f"v{len(self.vars)}", self.ctx)
+        return self.vars[key]
+
+    def solver(self, inv: list[Linear]) -> z3.Solver:
+        s = z3.Solver(ctx=self.ctx)
+        s.add(*self.base)
+        s.add(*[c.z3(self.atom, self.ctx) for c in inv])
+        return s
+
+    def check(self, s: z3.Solver) -> z3.CheckSatResult:
+        self.queries += 1
+        bound_query(s, self.deadline, self.rlimit)
+        return s.check()
+
+    def pre(self, src: Local, low: int, fixed: dict[str, int]) -> z3.BoolRef:
+        parts = [self.atom(("local", *src)) >= low]
+        parts += [self.atom(("value", x)) == v for x, v in sorted(fixed.items())]
+        return z3.And(parts)
+
+    def post(self, ch: Change) -> Callable[[Key], Any]:
+        def atom(key: Key) -> Any:
+            if key[0] == "value" and key[1] in ch.after:
+                return z3.IntVal(ch.after[key[1]], self.ctx)
+            d = ch.delta.get(key) or 0
+            return self.atom(key) + d if d else self.atom(key)
+        return atom
+
+
+def houdini(t: Table, live: list[Move], cands: list[Linear], solver: Solver,
+            deadline: float | None) -> list[Linear] | None:  # fmt: skip
+    """The largest inductive subset of `cands` (None when the deadline passes)."""
+    initial = t.initial
+    active = [c for c in cands if c.value(lambda k: initial.get(k[1], 0) if k[0] == "value"
+                                           else 0)]  # fmt: skip
+    steps = list(changes(t, live))
+    while True:
+        s = solver.solver(active)
+        dropped: set[Linear] = set()
+        for ch in steps:
+            if deadline is not None and time.monotonic() > deadline:
+                return None
+            open_ = [c for c in active if c not in dropped and not c.kept(ch.delta)]
+            while open_:
+                s.push()
+                s.add(solver.pre(ch.src, ch.low, ch.fixed))
+                post = solver.post(ch)
+                after = [c.z3(post, solver.ctx) for c in open_]
+                s.add(z3.Not(z3.And(after)))
+                r = solver.check(s)
+                if r == z3.unsat:
+                    s.pop()
+                    break
+                failing = set(open_) if r != z3.sat else {
+                    c for c, f in zip(open_, after, strict=True)
+                    if not z3.is_true(s.model().eval(f, model_completion=True))}
+                s.pop()
+                dropped |= failing
+                open_ = [c for c in open_ if c not in failing]
+        if not dropped:
+            return active
+        active = [c for c in active if c not in dropped]

@@ -1,0 +1,136 @@
+"""Finite domains and the transitions of every local state on them.
+
+The domains grow from the initial values by the program's own steps: every value a step
+writes joins its global's domain, as long as it lies within the program's constants (the
+smallest and largest integer literal or initial value). A value outside stays an
+*escape*: a step the invariant will have to show dead (locked-K: `A1 := A1 + 1` after a
+`yield`, at A1 = 2, where the guard before the `yield` keeps A1 below 2).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from math import prod
+
+from prover.frontend import ast
+from prover.frontend.steps import ProgramSteps, Values
+
+Local = tuple[str, str]  # (request, canonical local text)
+Domains = dict[str, tuple[int, ...]]
+
+
+class TableTooLarge(Exception):
+    """More local states, valuations or domain values than the engine's limits."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_locals: int = 20_000
+    max_valuations: int = 400_000  # (local state, valuation of its reads) pairs stepped
+    max_domain: int = 4_096  # values of one global
+
+
+@dataclass(frozen=True)
+class Move:
+    """A transition: local state `src` at the values `reads` of its footprint's reads
+    goes to `dst` with the values `after` of its touched globals."""
+
+    src: Local
+    reads: Values
+    dst: Local
+    after: Values
+
+
+@dataclass(frozen=True)
+class Table:
+    domains: Domains
+    initial: dict[str, int]  # the globals' initial values (0 when not listed)
+    entries: tuple[Local, ...]
+    final: dict[Local, int]  # local states that answer, with the answer
+    reads: dict[Local, tuple[str, ...]]  # every local state that steps: its footprint
+    touched: dict[Local, tuple[str, ...]]
+    writes: dict[Local, frozenset[str]]  # must-writes
+    moves: tuple[Move, ...]  # inside the domains
+    escapes: tuple[Move, ...]  # a written value outside its domain
+
+    def is_stutter(self, m: Move) -> bool:
+        return m.dst == m.src and len(self.touched[m.src]) == len(m.reads) \
+            and m.after == m.reads
+
+    @property
+    def locals(self) -> list[Local]:
+        return [*self.reads, *self.final]
+
+
+def constants(program: ast.Program) -> tuple[int, int]:
+    """The smallest and largest integer the program writes down (0 included)."""
+    values = {0} | {v for _, v in program.initial}
+    stack: list[ast.Expr] = [r.body for r in program.requests]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Num):
+            values.add(node.value)
+        stack.extend(c for c in vars(node).values() if isinstance(c, ast.Expr))
+    return min(values), max(values)
+
+
+def build_table(steps: ProgramSteps, domains: Domains, limits: Limits) -> Table:
+    """The transitions of every local state reached from the requests' initial ones."""
+    entries = tuple((r, loc) for r, loc in steps.entries)
+    seen = dict.fromkeys(entries)
+    todo = list(entries)
+    allowed = {x: frozenset(d) for x, d in domains.items()}
+    final: dict[Local, int] = {}
+    reads: dict[Local, tuple[str, ...]] = {}
+    touched: dict[Local, tuple[str, ...]] = {}
+    writes: dict[Local, frozenset[str]] = {}
+    moves: list[Move] = []
+    escapes: list[Move] = []
+    stepped = 0
+    while todo:
+        src = todo.pop()
+        answer = steps.response(src[1])
+        if answer is not None:
+            final[src] = answer
+            continue
+        fp = steps.footprint(src[1])
+        reads[src], touched[src], writes[src] = fp.read_names, fp.touched_names, fp.writes
+        stepped += prod(len(domains[x]) for x in fp.read_names)
+        if stepped > limits.max_valuations:
+            raise TableTooLarge(f"more than {limits.max_valuations} (local state, valuation) "
+                                "pairs")  # fmt: skip
+        for vals in itertools.product(*(domains[x] for x in fp.read_names)):
+            for o in steps.step(src[1], vals):
+                dst = (src[0], o.local)
+                m = Move(src, vals, dst, o.values)
+                inside = all(v in allowed[x] for x, v in zip(fp.touched_names, o.values,
+                                                              strict=True))  # fmt: skip
+                (moves if inside else escapes).append(m)
+                if dst not in seen:
+                    if len(seen) >= limits.max_locals:
+                        raise TableTooLarge(f"more than {limits.max_locals} local states")
+                    seen[dst] = None
+                    todo.append(dst)
+    return Table(dict(domains), dict(steps.initial), entries, final, reads, touched, writes, tuple(moves),
+                 tuple(escapes))  # fmt: skip
+
+
+def grow_domains(steps: ProgramSteps, limits: Limits) -> Table:
+    """Domains closed under the steps within the program's constants, and their table."""
+    lo, hi = constants(steps.program)
+    initial = dict(steps.initial)
+    domains: dict[str, set[int]] = {x: {initial.get(x, 0)} for x in steps.globals}
+    while True:
+        table = build_table(steps, {x: tuple(sorted(d)) for x, d in domains.items()}, limits)
+        grown = False
+        for m in table.escapes:
+            for x, v in zip(table.touched[m.src], m.after, strict=True):
+                if lo <= v <= hi and v not in domains[x]:
+                    domains[x].add(v)
+                    grown = True
+                    if len(domains[x]) > limits.max_domain:
+                        raise TableTooLarge(f"global {x} takes more than {limits.max_domain}"
+                                            " values")  # fmt: skip
+        if not grown:
+            return table
