@@ -158,7 +158,7 @@ def _explain(steps: ProgramSteps, t: Table, live: list[Move], labels: dict[Group
     conjuncts with the globals and local states they name."""
     rows: dict[str, dict[tuple[tuple[int, ...], str], None]] = {}
     for m in live:
-        lines = set()
+        lines: set[int] = set()
         for o in steps.step(m.src[1], m.reads):
             if o.local == m.dst[1]:
                 lines |= o.lines

@@ -115,9 +115,9 @@ def candidates(t: Table, live: list[Move]) -> list[Linear]:
     for x in sorted(t.domains):
         w = _weights(t, live, x)
         if w:
-            coeffs = {("local", *loc): -c for loc, c in w.items()}
-            coeffs[("value", x)] = 1
-            out.append(linear(coeffs, -initial.get(x, 0), "="))
+            law: dict[Key, int] = {("local", *loc): -c for loc, c in w.items()}
+            law[("value", x)] = 1
+            out.append(linear(law, -initial.get(x, 0), "="))
         for sign in (1, -1):
             for pick in (min, max):
                 bound = max(t.domains[x]) if sign > 0 else min(t.domains[x])

@@ -12,6 +12,7 @@ linear conjuncts when that suffices, else by one z3 query per transition and dir
 from __future__ import annotations
 
 import itertools
+
 import z3
 
 from prover.reduction.invariant import Key, Linear, Solver

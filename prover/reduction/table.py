@@ -112,8 +112,8 @@ def build_table(steps: ProgramSteps, domains: Domains, limits: Limits) -> Table:
                         raise TableTooLarge(f"more than {limits.max_locals} local states")
                     seen[dst] = None
                     todo.append(dst)
-    return Table(dict(domains), dict(steps.initial), entries, final, reads, touched, writes, tuple(moves),
-                 tuple(escapes))  # fmt: skip
+    return Table(dict(domains), dict(steps.initial), entries, final, reads, touched, writes,
+                 tuple(moves), tuple(escapes))
 
 
 def grow_domains(steps: ProgramSteps, limits: Limits) -> Table:
