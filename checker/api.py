@@ -14,8 +14,8 @@ from typing import Any
 
 from checker import certificate
 from checker.certificate import Limits
-from checker.errors import CheckerError, Invalid, LimitError, SchemaError, Undecided
-from checker.model import semantics
+from checker.errors import CheckerError, Invalid, LimitError, Undecided
+from checker.model import explore, semantics
 
 EXIT_CODES = {"valid": 0, "invalid": 1, "unusable": 2, "undecided": 3}
 _RESULT = {"invalid": "failed", "undecided": "undecided"}  # an obligation's result by status
@@ -157,7 +157,6 @@ def _obligations(cert: dict[str, Any] | str | bytes, model_text: str | bytes | N
         return digest
 
     def build() -> str:
-        from checker.model import explore
         from checker.obligations import make_model
 
         cert, m = state["cert"], state["cert"]["model"]
@@ -174,10 +173,12 @@ def _obligations(cert: dict[str, Any] | str | bytes, model_text: str | bytes | N
     yield "certificate", _guard(read)
     yield "model-hash", _guard(model_hash)
     data = state["cert"]
-    if "reduction" in data:
-        yield from _reduction(data, limits, deadline)
-        return
-    yield "model", _guard(build)
+    if "reduction" in data:  # checked on its own per-variable steps: no NS, no "model"
+        from checker.reduction import reduction
+
+        steps = reduction(data["model"], data["reduction"], limits, deadline.remaining)
+    else:
+        yield "model", _guard(build)
     if "counterexample" in data:
         from checker.obligations import counterexample
 
@@ -186,23 +187,11 @@ def _obligations(cert: dict[str, Any] | str | bytes, model_text: str | bytes | N
         from checker.temporal import temporal
 
         steps = temporal(state["sem"], data["model"]["kind"], data)
-    else:
+    elif "proof" in data:
         from checker.obligations import proof
 
         steps = proof(state["model"], data["proof"], deadline.remaining, state["sem"])
     for name, thunk in steps:
-        yield name, _guard(thunk)
-
-
-def _reduction(data: dict[str, Any], limits: Limits, deadline: Deadline
-               ) -> Iterator[tuple[str, Callable[[], str]]]:  # fmt: skip
-    """A reduction proof: on the checker's own per-variable steps of the Ser program."""
-    if data["model"]["kind"] != "ser":
-        raise SchemaError("a reduction proof is for a Ser program, not an NS in JSON")
-    from checker.reduction import reduction
-
-    for name, thunk in reduction(data["model"]["source"], data["reduction"], limits,
-                                 deadline.remaining):  # fmt: skip
         yield name, _guard(thunk)
 
 

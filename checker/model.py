@@ -22,12 +22,12 @@ from checker.errors import CheckerError, Invalid, ModelError, invalid
 Expr = tuple[Any, ...]
 Env = tuple[tuple[str, int], ...]  # sorted (name, value) pairs, zero values dropped
 Outcome = tuple[bool, Any, Env, Env]  # (yielded, residual Expr or returned int, L, G)
-Scope = tuple[frozenset[str], frozenset[str]]  # (globals a step may read, may write)
 
 I64_MIN, I64_MAX = -(2**63), 2**63 - 1
 STATE_BOUND = 20_000  # locals + globals of one compilation (DESIGN: a state bound, not divergence)
 PAIR_BOUND = 1_000_000  # (local, global) pairs explored by the closure of §2.4
 ZERO: Expr = ("int", 0)
+POISON = 2**63  # outside signed 64 bits: no variable holds it, and reading it is an error
 
 
 @dataclass(frozen=True)
@@ -193,17 +193,18 @@ def _set(env: Env, name: str, value: int) -> Env:
 
 
 def _get(env: Env, name: str) -> int:
-    return next((v for k, v in env if k == name), 0)
+    v = next((v for k, v in env if k == name), 0)
+    if v == POISON:  # checker/steps.py: a global outside the step's footprint
+        raise CheckerError(f"a step reads {name} outside its footprint", code="E-FOOTPRINT")
+    return v
 
 
-def run(e: Expr, loc: Env, glo: Env, scope: Scope | None = None) -> list[Outcome]:
-    """All outcomes of running `e` up to its next yield or its end (one atomic NS step).
-    `scope`: the globals the step may read and write (its footprint); None: all."""
+def run(e: Expr, loc: Env, glo: Env) -> list[Outcome]:
+    """All outcomes of running `e` up to its next yield or its end (one atomic NS step)."""
     tag = e[0]
     if tag == "int":
         return [(False, e[1], loc, glo)]
     if tag == "var":
-        _allowed(e[1], scope, 0)
         return [(False, _get(loc if _is_local(e[1]) else glo, e[1]), loc, glo)]
     if tag == "nd":
         return [(False, 0, loc, glo), (False, 1, loc, glo)]
@@ -213,8 +214,7 @@ def run(e: Expr, loc: Env, glo: Env, scope: Scope | None = None) -> list[Outcome
         raise ModelError("`exit` is reachable (not supported)")
     out: list[Outcome] = []
     if tag == "assign":
-        _allowed(e[1], scope, 1)
-        for y, v, l2, g2 in run(e[2], loc, glo, scope):
+        for y, v, l2, g2 in run(e[2], loc, glo):
             if y:
                 out.append((True, ("assign", e[1], v), l2, g2))
             elif _is_local(e[1]):
@@ -223,46 +223,40 @@ def run(e: Expr, loc: Env, glo: Env, scope: Scope | None = None) -> list[Outcome
                 out.append((False, v, l2, _set(g2, e[1], v)))
     elif tag == "bin":
         op = e[1]
-        for y, v, l2, g2 in run(e[2], loc, glo, scope):
+        for y, v, l2, g2 in run(e[2], loc, glo):
             if y:
                 out.append((True, mk_bin(op, v, e[3]), l2, g2))
             elif (op == "&&" and v == 0) or (op == "||" and v != 0):
                 out.append((False, int(op == "||"), l2, g2))
             else:
-                for y2, w, l3, g3 in run(e[3], l2, g2, scope):
+                for y2, w, l3, g3 in run(e[3], l2, g2):
                     if y2:  # quirk Q3: a yielding right operand of &&/|| drops the wrapper
                         res = w if op in ("&&", "||") else mk_bin(op, ("int", v), w)
                         out.append((True, res, l3, g3))
                     else:
                         out.append((False, _apply(op, v, w), l3, g3))
     elif tag in ("not", "neg"):  # the smart constructor computes the value of a literal
-        for y, v, l2, g2 in run(e[1], loc, glo, scope):
+        for y, v, l2, g2 in run(e[1], loc, glo):
             out.append((y, mk_un(tag, v) if y else mk_un(tag, ("int", v))[1], l2, g2))
     elif tag == "seq":
-        first = run(e[1], loc, glo, scope)
+        first = run(e[1], loc, glo)
         out.extend((True, mk_seq(v, e[2]), l2, g2) for y, v, l2, g2 in first if y)
         # the value of a finished first part is dropped: continue once per distinct state,
         # so `?; ?; ...; ?` costs linear, not exponential, time
         for l2, g2 in dict.fromkeys((l2, g2) for y, _, l2, g2 in first if not y):
-            out.extend(run(e[2], l2, g2, scope))
+            out.extend(run(e[2], l2, g2))
     elif tag == "if":
-        for y, v, l2, g2 in run(e[1], loc, glo, scope):
+        for y, v, l2, g2 in run(e[1], loc, glo):
             if y:
                 out.append((True, mk_if(v, e[2], e[3]), l2, g2))
             else:
-                out.extend(run(e[2] if v != 0 else e[3], l2, g2, scope))
+                out.extend(run(e[2] if v != 0 else e[3], l2, g2))
     else:
-        out.extend(_run_while(e, loc, glo, scope))
+        out.extend(_run_while(e, loc, glo))
     return list(dict.fromkeys(out))  # duplicates only cost time (outcomes are a set)
 
 
-def _allowed(name: str, scope: Scope | None, how: int) -> None:
-    if scope is not None and not _is_local(name) and name not in scope[how]:
-        raise CheckerError(f"a step {('reads', 'writes')[how]} {name} outside its footprint",
-                           code="E-FOOTPRINT")
-
-
-def _run_while(e: Expr, loc: Env, glo: Env, scope: Scope | None) -> list[Outcome]:
+def _run_while(e: Expr, loc: Env, glo: Env) -> list[Outcome]:
     (_, cond, body), stack, seen = e, [(loc, glo)], set()
     out: list[Outcome] = []
     while stack:
@@ -272,13 +266,13 @@ def _run_while(e: Expr, loc: Env, glo: Env, scope: Scope | None) -> list[Outcome
         seen.add(state)
         if len(seen) > STATE_BOUND:
             raise ModelError(f"a yield-free loop exceeds {STATE_BOUND} states: {expr_text(e)}")
-        for y, v, l2, g2 in run(cond, *state, scope):
+        for y, v, l2, g2 in run(cond, *state):
             if y:  # DESIGN: test the original condition again next time (not the residual)
                 out.append((True, mk_if(v, mk_seq(body, e), ZERO), l2, g2))
             elif v == 0:
                 out.append((False, 0, l2, g2))
             else:
-                for y2, w, l3, g3 in run(body, l2, g2, scope):
+                for y2, w, l3, g3 in run(body, l2, g2):
                     if y2:
                         out.append((True, mk_seq(w, e), l3, g3))
                     else:

@@ -11,7 +11,6 @@ import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
-from math import gcd
 from typing import Any, cast
 
 from checker.certificate import Limits, integer
@@ -19,7 +18,7 @@ from checker.errors import LimitError, SchemaError, invalid
 from checker.formula import Backend, Query, Resolve, Smt, Translator, check_shape
 from checker.model import NS, Run, Semantics, Vector, apply
 from checker.net import Net, Place, TKey, build_net, place_text, transition_text
-from checker.serial import Edge, Serial, build_serial, is_serial
+from checker.serial import Serial, build_serial, is_serial
 
 Json = Any
 Thunk = Callable[[], str]
@@ -44,7 +43,7 @@ def make_model(ns: NS) -> Model:
                  frozenset(r for r, _ in ns.requests), frozenset(v for _, v in ns.responses))
 
 
-def _known(kind: str, name: str, pool: frozenset[str], where: str) -> None:
+def known(kind: str, name: str, pool: frozenset[str], where: str) -> None:
     if name not in pool:
         raise invalid("E-NAME", f"{where}: unknown {kind} {name!r}")
 
@@ -121,13 +120,13 @@ def counterexample(sem: Semantics, ce: Json) -> Iterator[tuple[str, Thunk]]:
     def completed() -> str:
         claimed = vector(ce["completed"], "completed")
         if claimed != done:
-            raise invalid("E-COMPLETED", f"claimed {_vtext(claimed)}, replay gives {_vtext(done)}")
-        return _vtext(done)
+            raise invalid("E-COMPLETED", f"claimed {vtext(claimed)}, replay gives {vtext(done)}")
+        return vtext(done)
 
     def not_serial() -> str:
         if is_serial(sem, done):
-            raise invalid("E-SERIAL", f"{_vtext(done)} is produced by a serial execution")
-        return f"no serial walk produces {_vtext(done)}"
+            raise invalid("E-SERIAL", f"{vtext(done)} is produced by a serial execution")
+        return f"no serial walk produces {vtext(done)}"
 
     yield "replay", replay
     yield "quiescent", quiescent
@@ -135,142 +134,8 @@ def counterexample(sem: Semantics, ce: Json) -> Iterator[tuple[str, Thunk]]:
     yield "not-serial", not_serial
 
 
-def _vtext(v: Vector) -> str:
+def vtext(v: Vector) -> str:
     return " ".join(f"{r}/{s}^{c}" for (r, s), c in sorted(v.items())) or "(empty)"
-
-
-# --------------------------------------------------------------------------- serial set
-
-
-def _rows(periods: list[Vector], coords: list[tuple[str, str]]) -> list[dict[int, int]]:
-    """Periods as sparse integer rows over the positions of coords (zeros dropped)."""
-    pos = {k: j for j, k in enumerate(coords)}
-    return [{pos[k]: c for k, c in p.items() if k in pos and c} for p in periods]
-
-
-def _reduce(rows: list[dict[int, int]]) -> list[tuple[int, dict[int, int]]]:
-    """Fraction-free Gauss-Jordan on sparse integer rows: (pivot column, row) for each
-    independent row, each zero at every other pivot. Columns are taken in ascending order,
-    so column j is a pivot iff it is not in the span of the columns before it."""
-    todo = [r for r in rows if r]
-    done: list[tuple[int, dict[int, int]]] = []
-    for col in sorted({j for r in rows for j in r}):
-        if not todo:
-            break
-        # rows never hold a zero entry, so `col in row` means row[col] != 0; only those
-        # rows change (in place: the order of the others is the order of the rows)
-        hits = [i for i, row in enumerate(todo) if col in row]
-        if hits:
-            piv = todo.pop(hits[0])
-            for i in hits[1:]:
-                todo[i - 1] = _cancel(todo[i - 1], piv, col)
-            if len(hits) > 1:
-                todo = [row for row in todo if row]
-            for n in [n for n, (_, row) in enumerate(done) if col in row]:
-                done[n] = (done[n][0], _cancel(done[n][1], piv, col))
-            done.append((col, piv))
-    return done
-
-
-def _cancel(row: dict[int, int], piv: dict[int, int], col: int) -> dict[int, int]:
-    """piv[col]·row − row[col]·piv (zero at col, no division), divided by its content."""
-    if not row.get(col):
-        return row
-    a, f = piv[col], row[col]
-    new = {j: a * row.get(j, 0) - f * piv.get(j, 0) for j in row.keys() | piv.keys()}
-    g = gcd(*new.values())  # 0 only if every entry is, and then none is divided
-    return {j: x // g for j, x in new.items() if x}
-
-
-def _inverse(a: list[dict[int, int]]) -> list[tuple[dict[int, int], int]]:
-    """Rows of a⁻¹ (a invertible, k x k) as (L, D): row i is L / D with D > 0 minimal."""
-    k = len(a)
-    out: list[tuple[dict[int, int], int]] = []
-    for i, row in _reduce([r | {k + j: 1} for j, r in enumerate(a)]):
-        g = gcd(*row.values()) * (-1 if row[i] < 0 else 1)
-        out.append(({j - k: x // g for j, x in row.items() if j >= k}, row[i] // g))
-    return out
-
-
-def _resolve_edges(m: Model, part: Json, where: str) -> dict[Edge, int]:
-    flow: dict[Edge, int] = {}
-    for e in part["edges"]:
-        g, r, v, g2 = edge = tuple(e["edge"])
-        for s in (g, g2):
-            _known("state", s, frozenset(m.aut.states), where)
-        _known("request", r, m.requests, where)
-        _known("response", v, m.responses, where)
-        if edge not in m.aut.edges:
-            raise invalid("E-WITNESS", f"{where}: {list(edge)} is not a serial-automaton edge")
-        flow[edge] = integer(e["count"], where)
-    return flow
-
-
-def _labels(flow: dict[Edge, int]) -> Vector:
-    out: Vector = {}
-    for (_, r, v, _), c in flow.items():
-        out[(r, v)] = out.get((r, v), 0) + c
-    return out
-
-
-def _imbalance(flow: dict[Edge, int]) -> dict[str, int]:
-    """out-degree minus in-degree, per state, zeros dropped."""
-    bal: dict[str, int] = {}
-    for (g, _, _, g2), c in flow.items():
-        bal[g] = bal.get(g, 0) + c
-        bal[g2] = bal.get(g2, 0) - c
-    return {s: d for s, d in bal.items() if d != 0}
-
-
-def _components(flow: dict[Edge, int]) -> list[set[str]]:
-    """Weakly connected components of the support, by union-find."""
-    parent: dict[str, str] = {}
-
-    def find(s: str) -> str:
-        while parent.setdefault(s, s) != s:
-            s = parent[s]
-        return s
-
-    for g, _, _, g2 in flow:
-        parent[find(g)] = find(g2)
-    groups: dict[str, set[str]] = {}
-    for s in list(parent):
-        groups.setdefault(find(s), set()).add(s)
-    return list(groups.values())
-
-
-def check_component(m: Model, i: int, comp: Json) -> str:
-    where = f"component {i}"
-    keys = {(p[1], p[2]) for p in m.net.places if p[0] == "response"}
-    vecs = [vector(comp["base"], where)] + [vector(p, where) for p in comp["periods"]]
-    for k in (k for v in vecs for k in v):
-        if k not in keys:
-            raise invalid("E-NAME", f"{where}: {k[0]}/{k[1]} is not a Response place")
-    base, periods = vecs[0], vecs[1:]
-    if len(_reduce(_rows(periods, sorted(keys)))) < len(periods):
-        raise invalid("E-WITNESS", f"{where}: periods are linearly dependent")
-    init = m.aut.initial
-    end = comp["walk"]["end"]
-    _known("state", end, frozenset(m.aut.states), where)
-    walk = _resolve_edges(m, comp["walk"], f"{where} walk")
-    if _labels(walk) != base:
-        raise invalid("E-WITNESS", f"{where}: walk labels {_vtext(_labels(walk))} != base")
-    want = {} if end == init else {init: 1, end: -1}
-    if _imbalance(walk) != want:
-        raise invalid("E-WITNESS", f"{where}: walk is not balanced as a walk {init} -> {end}")
-    parts = _components(walk)
-    if walk and (len(parts) != 1 or init not in parts[0]):
-        raise invalid("E-WITNESS", f"{where}: walk support not connected to the initial state")
-    anchor = {init}.union(*parts)
-    for j, (p, circ) in enumerate(zip(periods, comp["circulations"], strict=True)):
-        flow = _resolve_edges(m, circ, f"{where} circulation {j}")
-        if _labels(flow) != p:
-            raise invalid("E-WITNESS", f"{where}: circulation {j} labels != period {j}")
-        if _imbalance(flow):
-            raise invalid("E-WITNESS", f"{where}: circulation {j} is not balanced")
-        if any(not (c & anchor) for c in _components(flow)):
-            raise invalid("E-WITNESS", f"{where}: circulation {j} does not touch the walk")
-    return f"{len(periods)} independent periods, witnesses check"
 
 
 # --------------------------------------------------------------------------- invariant
@@ -333,7 +198,9 @@ def proof(m: Model, pf: Json, remaining: Callable[[], float],
                 raise invalid("E-HINT", f"hint for {transition_text(key)}: no such conjunct")
             hints[key] = h["checks"]
         if "walk" in pf:
-            state["walk"] = _walk(m, pf["walk"], smt, mvar, xvar)
+            from checker.walk import walk_constraints
+
+            state["walk"] = walk_constraints(m, pf["walk"], smt, mvar, xvar)
         return f"{len(net.places)} places, {len(updates)} updates, {len(hints)} hints resolved"
 
     def initiation() -> str:
@@ -407,7 +274,7 @@ def proof(m: Model, pf: Json, remaining: Callable[[], float],
             claims, where = [smt.neg(state["walk"])], "walks of the serial automaton"
         else:
             resp = [p for p in net.places if p[0] == "response"]
-            claims = [_not_member(smt, mvar, resp, comps, i) for i in range(len(comps))]
+            claims = [not_member(smt, mvar, resp, comps, i) for i in range(len(comps))]
             where = f"{len(comps)} linear sets S"
         model = query(fresh=True).unsat(smt.conj(zero + claims), shown)
         if model is not None:
@@ -427,6 +294,8 @@ def proof(m: Model, pf: Json, remaining: Callable[[], float],
 
         return run
 
+    if comps:
+        from checker.linear_sets import check_component, not_member
     for i, comp in enumerate(comps):
         yield f"serial-set[{i}]", partial(check_component, m, i, comp)
     yield "names", names
@@ -456,53 +325,6 @@ def _consecutive(q: Query, smt: Smt, key: TKey, assumed: list[Any], after: list[
                                        f"pre-state: {model}")
 
 
-def _walk(m: Model, w: Json, smt: Smt, mvar: dict[Place, Any], xvar: dict[str, Any]) -> Any:
-    """Walk(y, z, d) ∧ π(M) = labels(y) over the variables the certificate names, written
-    from the checker's own automaton (docs/certificates.md, walk-labelled proofs); an edge,
-    end or rank it does not name is 0 (a walk that avoids them is still a walk)."""
-    aut, init = m.aut, m.aut.initial
-    y: dict[Edge, Any] = {}
-    for e in w["edges"]:
-        if (edge := tuple(e["edge"])) not in aut.edges:
-            raise invalid("E-NAME", f"walk: {list(edge)} is not a serial-automaton edge")
-        y[edge] = xvar[e["aux"]]
-    z, d = ({s["state"]: xvar[s["aux"]] for s in w.get(k, [])} for k in ("ends", "ranks"))
-    for s in [*z, *d]:
-        _known("state", s, aut.states, "walk")
-    zero, one = smt.const(0), smt.const(1)
-
-    def used(vs: list[Any]) -> Any:
-        return smt.cmp(">=", smt.lin([(1, v) for v in vs]), one)
-
-    parts = [smt.cmp(">=", v, zero) for v in [*y.values(), *z.values()]]  # with Σ z = 1: z ≤ 1
-    parts.append(smt.cmp("=", smt.lin([(1, v) for v in z.values()]), one))
-    out: dict[str, list[Edge]] = {}
-    into: dict[str, list[Edge]] = {}
-    for e in y:
-        out.setdefault(e[0], []).append(e)
-        into.setdefault(e[3], []).append(e)
-    for s in sorted({init, *z, *out, *into}):  # out − in = [s = init] − z_s
-        flow = [(1, y[e]) for e in out.get(s, [])] + [(-1, y[e]) for e in into.get(s, [])]
-        parts.append(smt.cmp("=", smt.lin([*flow, (1, z.get(s, zero))]), smt.const(int(s == init))))
-    # Connectivity: a state a used edge touches is init or entered by a used edge from a
-    # state of smaller rank; on acyclic named edges the ranks are a topological order.
-    order = _topological({(e[0], e[3]) for e in y if e[0] != e[3]})
-    if order is not None:
-        d = {s: smt.const(i) for i, s in enumerate(order)}
-    for s in sorted({*out, *into} - {init}):
-        touch = [y[e] for e in out.get(s, []) + into.get(s, [])]
-        opts = [smt.conj([used([y[e]]), smt.cmp("<", d.get(e[0], zero), d.get(s, zero))])
-                for e in into.get(s, []) if e[0] != s]
-        parts.append(smt.disj([smt.neg(used(touch)), *opts]))
-    labels: dict[tuple[str, str], list[tuple[int, Any]]] = {}
-    for e, v in y.items():
-        labels.setdefault((e[1], e[2]), []).append((1, v))
-    resp = {(p[1], p[2]): mvar[p] for p in m.net.places if p[0] == "response"}
-    for k in sorted(labels.keys() | resp.keys()):
-        parts.append(smt.cmp("=", resp.get(k, zero), smt.lin(labels.get(k, []))))
-    return smt.conj(parts)
-
-
 def _shift(t: Json, a: str, resolve: Resolve) -> int | None:
     """k when the update term of `a` is `a + k` (no ite, reads only `a`), else None."""
     if not _names(t, resolve) <= {a}:
@@ -524,22 +346,6 @@ def _kept(c: Json, names: set[Any], delta: dict[Any, int | None], resolve: Resol
 
     d = side({v: delta.get(v, 0) for v in names}) - side(dict.fromkeys(names, 0))
     return {"<=": d <= 0, "<": d <= 0, "=": d == 0, ">=": d >= 0, ">": d >= 0}[c["cmp"]]
-
-
-def _topological(arcs: set[tuple[str, str]]) -> list[str] | None:
-    """The nodes of the arcs in a topological order (Kahn), or None if there is a cycle."""
-    indeg: dict[str, int] = {}
-    succ: dict[str, list[str]] = {}
-    for a, b in sorted(arcs):
-        indeg[b] = indeg.get(b, 0) + 1
-        succ.setdefault(a, []).append(b)
-    order = [a for a in succ if a not in indeg]
-    for a in order:  # grows while it is read
-        for b in succ.get(a, []):
-            indeg[b] -= 1
-            if not indeg[b]:
-                order.append(b)
-    return None if any(indeg.values()) else order
 
 
 def _names(f: Json, resolve: Callable[[Json], Place]) -> set[Any]:
@@ -570,40 +376,3 @@ def _is_zero(c: Json) -> bool:
             and set(rhs) == {"const"} and type(rhs["const"]) is int and rhs["const"] == 0)
 
 
-def _not_member(smt: Smt, mvar: dict[Place, Any], resp: list[Place], comps: Json, c: int) -> Any:
-    """π(M) ∉ b + N·p1 + … + N·pk, quantifier-free (periods independent, checked before).
-
-    n = B⁻¹ (v − b)_R on k independent coordinates R; n_i = L_i / D_i with integer L_i;
-    fresh q_i, r_i: L_i = D_i q_i + r_i, 0 ≤ r_i < D_i fix q_i = ⌊L_i / D_i⌋ uniquely, so
-    membership ⟺ all r_i = 0 ∧ q ≥ 0 ∧ v − b = P q, and its negation needs no quantifier.
-    Where D_i = 1, q_i is the term L_i itself (no r_i): fewer variables for the solver.
-    """
-    comp = comps[c]
-    coords = [(p[1], p[2]) for p in resp]
-    b = vector(comp["base"], "base")
-    periods = [vector(p, "period") for p in comp["periods"]]
-    diff = [smt.lin([(1, mvar[p]), (-b.get((p[1], p[2]), 0), smt.const(1))]) for p in resp]
-    if not periods:
-        return smt.disj([smt.neg(smt.cmp("=", d, smt.const(0))) for d in diff])
-    rows = _rows(periods, coords)
-    pivots = [j for j, _ in _reduce(rows)]
-    inv = _inverse([{i: r[j] for i, r in enumerate(rows) if j in r} for j in pivots])
-    cons, bad, q = [], [], []
-    for i, (row, d) in enumerate(inv):
-        li = smt.lin([(row.get(n, 0), diff[j]) for n, j in enumerate(pivots)])
-        if d == 1:  # n_i = L_i is an integer term already: no fresh variables needed
-            bad.append(smt.cmp("<", li, smt.const(0)))
-            q.append(li)
-            continue
-        qi, ri = smt.var(f"q_{c}_{i}"), smt.var(f"r_{c}_{i}")
-        cons.append(smt.cmp("=", li, smt.lin([(d, qi), (1, ri)])))
-        cons += [smt.cmp(">=", ri, smt.const(0)), smt.cmp("<", ri, smt.const(d))]
-        bad += [smt.neg(smt.cmp("=", ri, smt.const(0))), smt.cmp("<", qi, smt.const(0))]
-        q.append(qi)
-    cols: dict[tuple[str, str], list[tuple[int, Any]]] = {}  # (P q)_k: its terms, sparse
-    for p, qi in zip(periods, q, strict=True):
-        for k, n in p.items():
-            cols.setdefault(k, []).append((n, qi))
-    for j, k in enumerate(coords):
-        bad.append(smt.neg(smt.cmp("=", diff[j], smt.lin(cols.get(k, [])))))
-    return smt.conj([*cons, smt.disj(bad)])

@@ -118,7 +118,7 @@ def _false(lo: int | None, hi: int | None, op: str) -> bool:
     return above or below if op == "=" else above if op in ("<=", "<") else below
 
 
-def reduction(source: str, claim: Json, limits: Limits, remaining: Callable[[], float]
+def reduction(model: Json, claim: Json, limits: Limits, remaining: Callable[[], float]
               ) -> Iterator[tuple[str, Thunk]]:  # fmt: skip
     st: dict[str, Any] = {}
     init: dict[str, int] = {}
@@ -144,8 +144,10 @@ def reduction(source: str, claim: Json, limits: Limits, remaining: Callable[[], 
     def formula(f: Json, places: Callable[[Key], Any]) -> Any:
         return Translator(smt, places, {}, resolve).form(f)
 
-    def model() -> str:
-        init_env, st["blocks"] = parse_program(source)
+    def program() -> str:
+        if model["kind"] != "ser":
+            raise SchemaError("a reduction proof is for a Ser program, not an NS in JSON")
+        init_env, st["blocks"] = parse_program(model["source"])
         init.update(init_env)
         names.update(init)
         for _, body in st["blocks"]:
@@ -302,7 +304,7 @@ def reduction(source: str, claim: Json, limits: Limits, remaining: Callable[[], 
     def movers() -> str:
         return _movers(st, query, at, lin, smt)
 
-    yield "model", model
+    yield "model", program
     yield "reduction-domains", domains
     yield "reduction-steps", steps
     yield "reduction-labels", labels

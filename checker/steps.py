@@ -3,12 +3,12 @@ and reduction proofs"), written from the design, not from the prover.
 
 The footprint of a local state is read off its residual program up to the next `yield`
 on every path: R, the globals it may read or writes on some paths only, and W, those it
-writes on every path. A step is run on a valuation of R alone, under a scope that fails
-on any read outside R and any write outside R ∪ W (never a silent 0); a must-write of W
-that a run skips is caught by a marker value no program can hold. From the requests'
-initial local states, every local state is stepped at every valuation of R within the
-certificate's domains: the outcomes are the transitions, or escapes when a written
-value leaves its domain.
+writes on every path. A step is run on a valuation of R alone: every other global holds
+a value no program can hold (model.POISON), whose read is an error (never a silent 0),
+and which must be gone from W after the step and still there outside R ∪ W. From the
+requests' initial local states, every local state is stepped at every valuation of R
+within the certificate's domains: the outcomes are the transitions, or escapes when a
+written value leaves its domain.
 """
 
 from __future__ import annotations
@@ -19,11 +19,10 @@ from math import prod
 
 from checker.certificate import Limits
 from checker.errors import CheckerError, LimitError, ModelError
-from checker.model import Env, Expr, _get, local_text, run
+from checker.model import POISON, Env, Expr, local_text, run
 
 Local = tuple[str, str]  # (request, canonical local text)
 Values = tuple[int, ...]
-UNWRITTEN = 2**63  # outside signed 64 bits: a must-write not yet done
 Must = frozenset[str] | None  # globals surely written on the paths; None: no such path
 
 
@@ -145,16 +144,17 @@ def enumerate_steps(blocks: list[tuple[str, Expr]], domains: dict[str, tuple[int
         if evaluated > limits.max_valuations:
             raise LimitError(f"more than {limits.max_valuations} (local state, valuation) "
                              "pairs to step")  # fmt: skip
-        scope = (frozenset(fp.reads), frozenset(fp.touched))
-        blank = tuple((x, UNWRITTEN) for x in fp.writes if x not in scope[0])
+        others = [(x, POISON) for x in domains if x not in fp.reads]
         for vals in itertools.product(*(domains[x] for x in fp.reads)):
             glo = tuple(sorted([(x, v) for x, v in zip(fp.reads, vals, strict=True) if v]
-                               + list(blank)))  # fmt: skip
-            for y, v, l2, g2 in run(e, env, glo, scope):
-                after = tuple(_get(g2, x) for x in fp.touched)
-                if UNWRITTEN in after:
-                    raise CheckerError(f"a step of {loc[1]} skips a write its footprint says "
-                                       "is certain", code="E-FOOTPRINT")  # fmt: skip
+                               + others))  # fmt: skip
+            for y, v, l2, g2 in run(e, env, glo):
+                end = dict(g2)
+                after = tuple(end.get(x, 0) for x in fp.touched)
+                if POISON in after or any(end.get(x) != POISON for x, _ in others
+                                          if x not in fp.touched):  # fmt: skip
+                    raise CheckerError(f"a step of {loc[1]} writes outside its footprint, or "
+                                       "skips a write it says is certain", code="E-FOOTPRINT")
                 step = Step(loc, vals, state(loc[0], l2, v if y else ("int", v)), after)
                 inside = all(a in allowed[x] for x, a in zip(fp.touched, after, strict=True))
                 (moves if inside else escapes).append(step)

@@ -105,8 +105,11 @@ def _main(argv: Sequence[str] | None, started: float | None) -> int:
         with interruptible():  # SIGINT/SIGTERM: one line, exit 130/143, no partial file
             code: int = args._run(args)
         return code
-    except SerError as exc:
-        print(exc.render(), file=sys.stderr)
+    except SerError as exc:  # an error without a position still names its model file
+        text, model = exc.render(), getattr(args, "model", None)
+        if exc.location is None and isinstance(model, str) and model not in text:
+            text = f"{model}: {text}"
+        print(text, file=sys.stderr)
         return EXIT_USAGE
     except Interrupted as exc:
         print("ser-prove: interrupted", file=sys.stderr)

@@ -9,8 +9,9 @@ and S is what costs most on lock-based models (locked-06: more than 21,000 compo
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from typing import TYPE_CHECKING
 
 from prover.ns import NetworkSystem
@@ -24,7 +25,18 @@ if TYPE_CHECKING:  # built lazily: their modules are imported when first needed
 
 @dataclass(frozen=True)
 class RunContext:
-    ns: NetworkSystem
+    """`ns` is built by `build` when first read (a Ser program's engines that read its
+    per-variable steps never read it)."""
+
+    build: Callable[[], NetworkSystem]
+
+    @cached_property
+    def ns(self) -> NetworkSystem:
+        return self.build()
+
+    @property
+    def ns_built(self) -> bool:
+        return "ns" in self.__dict__
 
     @classmethod
     def of(
@@ -38,8 +50,8 @@ class RunContext:
     ) -> RunContext:
         """A context whose objects are the given ones where given (a caller that built
         some already, e.g. a test or a benchmark), built on demand otherwise."""
-        run = cls(ns)
-        given = {"net": net, "automaton": automaton, "serial_set": serial_set,
+        run = cls(partial(_given, ns))
+        given = {"ns": ns, "net": net, "automaton": automaton, "serial_set": serial_set,
                  "target": target}
         run.__dict__.update({k: v for k, v in given.items() if v is not None})
         return run
@@ -71,3 +83,7 @@ class RunContext:
         from prover.target import build_target
 
         return build_target(self.net, self.serial_set, split=False)
+
+
+def _given(ns: NetworkSystem) -> NetworkSystem:
+    return ns

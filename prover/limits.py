@@ -22,8 +22,10 @@ from __future__ import annotations
 import json
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from prover.errors import CheckerLimitError, InputFileError
 
@@ -124,23 +126,33 @@ def check_source_fits(source: str, path: str) -> None:
         )
 
 
-def preflight(
+def preflight(kind: str, source: str, path: str) -> None:
+    """Refuse a model the checker's own front end would refuse to read
+    (`CheckerLimitError`): its size, and the checker's parser (or NS JSON loader)."""
+    check_source_fits(source, path)
+    _as_checker(path, lambda semantics, explore: semantics(kind, source))
+
+
+def preflight_ns(
     kind: str, source: str, path: str, pairs: frozenset[tuple[str, str]] | None = None
 ) -> None:
-    """Refuse a model the checker's own front end would refuse (`CheckerLimitError`).
+    """Refuse a network system the checker could not explore (`CheckerLimitError`): the
+    checker's exploration of the NS a proof certificate will name, the closure or the
+    restricted NS of `pairs` (cheap next to the engines: 0.04 s for all 47 paper models
+    together). Reduction proofs and counterexamples need no NS."""
+    _as_checker(path, lambda semantics, explore: explore(semantics(kind, source), pairs))
 
-    Runs the checker's parser and its exploration of the NS the certificate will name: the
-    closure, or the restricted NS of `pairs` (cheap next to the engines: 0.04 s for all 47
-    paper models together). Without the checker installed nothing is checked later
-    either, so nothing is refused here."""
-    check_source_fits(source, path)
+
+def _as_checker(path: str, work: Callable[[Any, Any], object]) -> None:
+    """Run `work(semantics, explore)` with the checker's front end; its refusal is ours.
+    Without the checker installed nothing is checked later either: nothing is refused."""
     try:
         from checker.errors import CheckerError
         from checker.model import explore, semantics
     except ImportError:
         return
     try:
-        explore(semantics(kind, source), pairs)
+        work(semantics, explore)
     except CheckerError as exc:
         raise CheckerLimitError(
             f"{path}: the certificate checker would reject this model: {exc.message}"

@@ -57,7 +57,9 @@ from prover.deadline import MEMORY_LIMIT_BYTES, ChildOutcome, run_isolated_many
 from prover.engines import Counterexample
 from prover.engines.explicit import SearchResult, find_counterexample
 from prover.errors import CertificateError, SerError, UsageError
+from prover.frontend.steps import ProgramSteps
 from prover.ns import NetworkSystem
+from prover.serial.ondemand import SoloTooLarge
 
 if TYPE_CHECKING:  # the front end is imported inside the child, when it runs
     from prover.frontend.load import LoadedModel
@@ -394,8 +396,9 @@ class _Run:
         self.times["total_s"] = time.monotonic() - self.start
         return ProveResult(self.path, status, reason, kw.pop("cert_path", None),
                            kw.pop("engine", None), kw.pop("cex", None), kw.pop("check", None),
-                           kw.pop("message", ""), self.times, self.stats, self.ctx.ns,
-                           self.sizes, warnings=self.model.warnings, **kw)
+                           kw.pop("message", ""), self.times, self.stats,
+                           self.ctx.ns if self.ctx.ns_built else None, self.sizes,
+                           warnings=self.model.warnings, **kw)
 
     def undecided(self, why: str, parts: tuple[str, ...] = ()) -> _Decided:
         return _Decided(self.result("undecided", why, reasons=parts), None, None)
@@ -419,7 +422,9 @@ def _decide(
     certificate and its check."""
     run = _load(path, timeout_s, progress, state_bound, ns_choice, data)
     cex = _first_search(run)
-    cert = None if cex is not None or not use_proofs else _proof(run)
+    cert = None
+    if cex is None and use_proofs:
+        cert = _reduction(run) or _proof(run)
     if cex is None and cert is None:
         cex = _second_search(run)
     if cex is None and cert is None:
@@ -439,37 +444,68 @@ def _decide(
 
 def _load(path: str, timeout_s: float, progress: Callable[[str], None] | None,
           state_bound: int | None, ns_choice: str, data: bytes | None) -> _Run:
-    """Read and compile the model, refuse what the checker could not check, and make the
-    run's context; its net is built when an engine first reads it (its sizes, which are
-    reported, are counted without it)."""
+    """Read and parse the model, refuse what the checker could not read, and make the
+    run's context. A Ser program's network system is built only when an engine reads it
+    (the explicit search and the reduction engine read its per-variable steps)."""
     from prover.frontend.load import NsChoice, load_model
     from prover.limits import preflight
-    from prover.petri.build import interleaving_net_sizes
 
     start = time.monotonic()
     ns_kind: NsChoice = "closure" if ns_choice == "closure" else "reachable"
-    model = (load_model(path, ns=ns_kind, data=data) if state_bound is None
-             else load_model(path, state_bound=state_bound, ns=ns_kind, data=data))
-    restriction = model.ns.restriction
-    preflight(model.kind, model.source, path,
-              None if restriction is None else frozenset(restriction.pairs))
+    model = (load_model(path, ns=ns_kind, data=data, lazy=True) if state_bound is None
+             else load_model(path, state_bound=state_bound, ns=ns_kind, data=data, lazy=True))
+    preflight(model.kind, model.source, path)
     loaded = time.monotonic() - start
-    ctx = RunContext(model.ns)
-    sizes = {"network_system": model.ns.sizes(), "petri_net": interleaving_net_sizes(model.ns)}
+    ctx = RunContext(lambda: model.ns)
     run = _Run(path, model, ctx, start, start + max(0.0, timeout_s),
                start + ENGINE_SHARE * max(0.0, timeout_s),
-               progress if progress is not None else (lambda msg: None), sizes)
+               progress if progress is not None else (lambda msg: None), {})
     run.times["load_s"] = loaded
     return run
 
 
+def _network_system(run: _Run) -> NetworkSystem | None:
+    """The model's network system for the engines that read it, built on first use; None
+    (with the reason recorded) when it cannot be built or the checker could not explore
+    it. Its sizes are reported."""
+    from prover.limits import preflight_ns
+    from prover.petri.build import interleaving_net_sizes
+
+    if "ns_error" in run.stats:
+        return None
+    try:
+        ns = run.ctx.ns
+        restriction = ns.restriction
+        preflight_ns(run.model.kind, run.model.source, run.path,
+                     None if restriction is None else frozenset(restriction.pairs))
+    except SerError as exc:
+        run.stats["ns_error"] = exc.message
+        run.reasons.append(f"network system: {exc.message}")
+        return None
+    run.sizes.update(network_system=ns.sizes(), petri_net=interleaving_net_sizes(ns))
+    return ns
+
+
+def _search_view(run: _Run) -> NetworkSystem | ProgramSteps | None:
+    """What the explicit search steps: a Ser program's per-variable steps (on demand),
+    else the network system."""
+    return run.model.steps if run.model.steps is not None else _network_system(run)
+
+
 def _first_search(run: _Run) -> Counterexample | None:
     """Explicit search, shortest first, with a budget of states (not seconds)."""
+    view = _search_view(run)
+    if view is None:
+        return None
     t0 = time.monotonic()
-    res = find_counterexample(
-        run.ctx.ns, automaton=run.ctx.automaton, deadline=run.deadline, progress=run.say,
-        max_states=FIRST_EXPLICIT_STATES, minimise_deadline=run.deadline,
-    )
+    try:
+        res = find_counterexample(
+            view, deadline=run.deadline, progress=run.say,
+            max_states=FIRST_EXPLICIT_STATES, minimise_deadline=run.deadline,
+        )
+    except SoloTooLarge as exc:
+        run.reasons.append(f"explicit: {exc}")
+        return None
     run.times["explicit_s"] = time.monotonic() - t0
     _record(run.stats, res)
     run.first_states = res.states
@@ -480,9 +516,31 @@ def _first_search(run: _Run) -> Counterexample | None:
     return res.counterexample
 
 
+def _reduction(run: _Run) -> dict[str, Any] | None:
+    """A reduction proof on the per-variable steps of a Ser program (no network system)."""
+    steps = run.model.steps
+    if steps is None or not run.left():
+        return None
+    from prover.reduction.engine import prove_by_reduction
+
+    t0 = time.monotonic()
+    run.say("reduction")
+    attempt = prove_by_reduction(steps, deadline=t0 + 0.5 * (run.deadline - t0))
+    run.times["reduction_s"] = time.monotonic() - t0
+    run.sizes["per_variable"] = {k: v for k, v in attempt.stats.items()
+                                 if k in ("local_states", "transitions", "escapes")}
+    if attempt.evidence is None:
+        run.reasons.append(attempt.reason)
+        return None
+    run.stats["reduction"] = attempt.stats
+    run.stats["reduction_explanation"] = attempt.explanation
+    return make_certificate(run.model, "serializable", "reduction", attempt.evidence,
+                            producer("reduction", solver="z3", solver_version=_z3_version()))
+
+
 def _proof(run: _Run) -> dict[str, Any] | None:
     """The proof portfolio with most of what is left; the certificate, or None."""
-    if not run.left():
+    if not run.left() or _network_system(run) is None:
         return None
     t0 = time.monotonic()
     run.say("proof engines")
@@ -498,14 +556,18 @@ def _proof(run: _Run) -> dict[str, Any] | None:
 
 def _second_search(run: _Run) -> Counterexample | None:
     """The explicit search again with 70 % of what is left and a larger state budget."""
-    if not run.left(0.05):
+    view = _search_view(run) if run.left(0.05) else None
+    if view is None:
         return None
     t0 = time.monotonic()
-    res = find_counterexample(
-        run.ctx.ns, automaton=run.ctx.automaton, deadline=t0 + 0.7 * (run.deadline - t0),
-        progress=run.say, initial_states=max(20_000, 4 * run.first_states),
-        minimise_deadline=run.deadline,
-    )
+    try:
+        res = find_counterexample(
+            view, deadline=t0 + 0.7 * (run.deadline - t0), progress=run.say,
+            initial_states=max(20_000, 4 * run.first_states), minimise_deadline=run.deadline,
+        )
+    except SoloTooLarge as exc:
+        run.reasons.append(f"explicit: {exc}")
+        return None
     run.times["explicit2_s"] = time.monotonic() - t0
     _record(run.stats, res)
     if res.counterexample is None:
@@ -516,7 +578,7 @@ def _second_search(run: _Run) -> Counterexample | None:
 
 def _bmc(run: _Run) -> Counterexample | None:
     """Symbolic BMC with whatever remains, for deep violations."""
-    if not run.left(0.05):
+    if not run.left(0.05) or _network_system(run) is None:
         return None
     from prover.engines.bmc import find_counterexample_bmc
 
@@ -561,17 +623,29 @@ def _certify(run: _Run, dest: str, cert: dict[str, Any], engine: str,
                f"certificate kept at {saved}")
         return _Decided(run.result("error", why, engine=engine, cex=cex, check=status,
                                    message=message), text, saved)
-    expl = _explanation(run.ctx.ns, cex) if cex is not None else None
+    expl = _explanation(run, cex) if cex is not None else _proof_explanation(run)
     verdict: Status = "serializable" if cert["verdict"] == "serializable" else "not_serializable"
     return _Decided(run.result(verdict, cert_path=dest, engine=engine, cex=cex, check=status,
                                message=message, explanation=expl), text, dest)
 
 
-def _explanation(ns: NetworkSystem, cex: Counterexample) -> tuple[str, dict[str, Any]]:
+def _explanation(run: _Run, cex: Counterexample) -> tuple[str, dict[str, Any]]:
     from prover.certificate.explain import explain, explanation_json, render_text
 
-    expl = explain(ns, cex)
+    view = run.model.steps if run.model.steps is not None and not run.ctx.ns_built \
+        else run.ctx.ns
+    expl = explain(view, cex)
     return render_text(expl), explanation_json(expl)
+
+
+def _proof_explanation(run: _Run) -> tuple[str, dict[str, Any]] | None:
+    """Why a reduction proof holds, in the program's terms (None for other proofs)."""
+    data = run.stats.pop("reduction_explanation", None)
+    if data is None:
+        return None
+    from prover.certificate.reduction_text import render_reduction
+
+    return render_reduction(data), data
 
 
 def _record(stats: dict[str, Any], res: SearchResult) -> None:

@@ -9,13 +9,18 @@ replayed, and never decides anything.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from prover.engines import Counterexample, Event
+from prover.frontend.ast import env_text
+from prover.frontend.compile import Env
+from prover.frontend.steps import ProgramSteps
 from prover.ns import NetworkSystem, Transition
 from prover.serial.automaton import SerialAutomaton, build_serial_automaton
 from prover.serial.membership import Multiset, SerialMembership
+from prover.serial.ondemand import SerialOnDemand
 
 
 @dataclass(frozen=True)
@@ -54,6 +59,7 @@ class Explanation:
     best_serial_prefix: tuple[tuple[str, str], ...]
     stuck_at: str
     left_over: Multiset
+    within: int | None = None  # serial executions explored up to this many requests
 
 
 def response_key(response: str) -> tuple[int, int, str]:
@@ -79,12 +85,34 @@ def _fmt_ms(ms: Multiset) -> str:
     return ", ".join(parts) if parts else "(nothing)"
 
 
-def build_rows(ns: NetworkSystem, events: tuple[Event, ...]) -> tuple[Row, ...]:
+def _ns_lines(ns: NetworkSystem) -> Callable[[Transition], tuple[int, ...]]:
     origin: dict[Transition, tuple[int, ...]] = {}
     if ns.origins is not None:
         origin = {t: o.lines for t, o in zip(ns.transitions, ns.origins, strict=False)}
+    return lambda t: origin.get(t, ())
+
+
+def _program_lines(steps: ProgramSteps) -> Callable[[Transition], tuple[int, ...]]:
+    envs: dict[str, Env] = {env_text(steps.initial): steps.initial}
+
+    def lines(t: Transition) -> tuple[int, ...]:
+        for l2, g2, ln in steps.step_global(t.from_local, envs.get(t.from_global, ())):
+            text = env_text(g2)
+            envs.setdefault(text, g2)
+            if (l2, text) == (t.to_local, t.to_global):
+                return tuple(sorted(ln))
+        return ()
+
+    return lines
+
+
+def build_rows(source: NetworkSystem | ProgramSteps, events: tuple[Event, ...]
+               ) -> tuple[Row, ...]:  # fmt: skip
+    if isinstance(source, ProgramSteps):
+        lines_of, glob = _program_lines(source), env_text(source.initial)
+    else:
+        lines_of, glob = _ns_lines(source), source.initial_global
     rows: list[Row] = []
-    glob = ns.initial_global
     pending_spawn: set[int] = set()
     i = 0
     while i < len(events):
@@ -107,7 +135,7 @@ def build_rows(ns: NetworkSystem, events: tuple[Event, ...]) -> tuple[Row, ...]:
             rows.append(
                 Row(
                     len(rows) + 1, ev.instance, ev.request, arrives, "step", ev.local,
-                    ev.to_local or "", origin.get(t, ()), before, glob, response,
+                    ev.to_local or "", lines_of(t), before, glob, response,
                 )
             )
         else:
@@ -122,16 +150,29 @@ def build_rows(ns: NetworkSystem, events: tuple[Event, ...]) -> tuple[Row, ...]:
 
 
 def explain(
-    ns: NetworkSystem,
+    source: NetworkSystem | ProgramSteps,
     cex: Counterexample,
     *,
     automaton: SerialAutomaton | None = None,
     membership: SerialMembership | None = None,
 ) -> Explanation:
-    aut = automaton or (membership.automaton if membership else build_serial_automaton(ns))
-    oracle = membership or SerialMembership(aut)
+    """The explanation of `cex` on a network system, or on a Ser program's per-variable
+    steps: then serial executions are explored only as far as the counterexample's
+    number of requests (the statements about them say so)."""
+    within: int | None = None
+    if isinstance(source, ProgramSteps):
+        within = sum(n for _, n in cex.completed)
+        oracle = membership or SerialOnDemand(source).membership(within)
+        names = list(dict.fromkeys(r for r, _ in source.entries))
+    else:
+        aut = automaton or (membership.automaton if membership
+                            else build_serial_automaton(source))  # fmt: skip
+        oracle = membership or SerialMembership(aut)
+        names = list(source.request_names)
+    serially = "serial execution" if within is None else \
+        f"serial execution of at most {within} requests"
     producible = oracle.producible_from_initial()
-    by_request: dict[str, list[str]] = {r: [] for r in ns.request_names}
+    by_request: dict[str, list[str]] = {r: [] for r in names}
     for r, v in sorted(producible, key=pair_key):
         by_request.setdefault(r, []).append(v)
     serial_answers = tuple((r, tuple(vs)) for r, vs in by_request.items())
@@ -141,12 +182,12 @@ def explain(
         answers = by_request.get(r, [])
         if answers:
             reasons.append(
-                f"no serial execution answers {r} with {v}: run one at a time from the "
+                f"no {serially} answers {r} with {v}: run one at a time from the "
                 f"initial state, {r} only answers {', '.join(answers)}"
             )
         else:
             reasons.append(
-                f"no serial execution answers {r} at all: run alone from any global state "
+                f"no {serially} answers {r} at all: run alone from any global state "
                 f"a serial execution reaches, {r} never finishes"
             )
     prefix = oracle.longest_serial_prefix(cex.completed)
@@ -156,7 +197,7 @@ def explain(
     left = tuple(
         (p, n - used.get(p, 0)) for p, n in cex.completed if n - used.get(p, 0) > 0
     )
-    stuck = prefix[-1].target if prefix else aut.initial
+    stuck = prefix[-1].target if prefix else oracle.automaton.initial
     if not never:
         done = ", ".join(f"{e.request}/{e.response}" for e in prefix) or "nothing"
         reasons.append(
@@ -165,7 +206,7 @@ def explain(
             f"request can answer what is left ({_fmt_ms(left)})"
         )
     return Explanation(
-        rows=build_rows(ns, cex.events),
+        rows=build_rows(source, cex.events),
         completed=cex.completed,
         requests=cex.requests,
         minimal=cex.minimal,
@@ -175,6 +216,7 @@ def explain(
         best_serial_prefix=tuple((e.request, e.response) for e in prefix),
         stuck_at=stuck,
         left_over=left,
+        within=within,
     )
 
 
@@ -225,7 +267,9 @@ def render_text(expl: Explanation, *, width: int = 48) -> str:
     answers = "; ".join(
         f"{r}: {', '.join(vs) if vs else 'never finishes'}" for r, vs in expl.serial_answers
     )
-    out.append(f"Serial executions from the initial state can answer: {answers}")
+    which = "Serial executions" if expl.within is None else \
+        f"Serial executions of at most {expl.within} requests"
+    out.append(f"{which} from the initial state can answer: {answers}")
     return "\n".join(out)
 
 

@@ -1,12 +1,12 @@
 """Writing `ser-certificate/1` certificates (docs/certificates.md).
 
 The envelope (format, model, verdict, producer) is shared by every engine:
-`make_certificate` builds it around one evidence member (`counterexample` or `proof`),
-`dump_certificate` serialises it deterministically. The same model and evidence give the
-same bytes on every run: keys are written in the contract's order, lists in the stated
-orders, and nothing run-dependent is included unless the caller asks for it
-(`producer(..., wall_time_ms=...)` is optional and off by default for that reason; it is
-an integer, since certificates hold integer literals only).
+`make_certificate` builds it around one evidence member (`counterexample`, `proof`,
+`reduction`, ...), `dump_certificate` serialises it deterministically. The same model and
+evidence give the same bytes on every run: keys are written in the contract's order,
+lists in the stated orders, and nothing run-dependent is included unless the caller asks
+for it (`producer(..., wall_time_ms=...)` is optional and off by default for that reason;
+it is an integer, since certificates hold integer literals only).
 """
 
 from __future__ import annotations
@@ -25,9 +25,10 @@ from prover.serial.membership import Multiset
 FORMAT = "ser-certificate/1"
 
 Verdict = Literal["serializable", "not_serializable", "ltl_violated", "ltl_holds"]
-EvidenceName = Literal["counterexample", "proof", "ltl", "always"]
-EVIDENCE: dict[str, str] = {"not_serializable": "counterexample", "serializable": "proof",
-                            "ltl_violated": "ltl", "ltl_holds": "always"}
+EvidenceName = Literal["counterexample", "proof", "reduction", "ltl", "always"]
+EVIDENCE: dict[str, tuple[str, ...]] = {
+    "not_serializable": ("counterexample",), "serializable": ("proof", "reduction"),
+    "ltl_violated": ("ltl",), "ltl_holds": ("always",)}
 
 
 class ModelLike(Protocol):
@@ -84,8 +85,8 @@ def make_certificate(
 ) -> dict[str, Any]:
     """The full certificate. `model` is a loaded model or an already built model section."""
     expected = EVIDENCE[verdict]
-    if evidence_name != expected:
-        raise CertificateError(f"verdict {verdict} needs evidence {expected!r}")
+    if evidence_name not in expected:
+        raise CertificateError(f"verdict {verdict} needs evidence {' or '.join(expected)}")
     if isinstance(model, Mapping):
         section = model_section(model["kind"], model.get("path"), model["source"])
     else:

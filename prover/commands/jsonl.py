@@ -16,8 +16,8 @@ from prover.pipeline import EXIT_INTERNAL, EXIT_USAGE, ProveResult
 SCHEMA_ID = "prove-result/1"
 
 # Wall-clock seconds per stage, in pipeline order; a stage that did not run is null.
-TIME_KEYS = ("load_s", "explicit_s", "proof_s", "explicit2_s", "bmc_s", "engines_s",
-             "check_s", "total_s")
+TIME_KEYS = ("load_s", "explicit_s", "reduction_s", "proof_s", "explicit2_s", "bmc_s",
+             "engines_s", "check_s", "total_s")
 # Search statistics; the counterexample ones are null for a proof or no verdict.
 STAT_KEYS = ("explicit_states", "exhausted_requests", "requests", "lower_bound", "events")
 
@@ -50,12 +50,14 @@ def _base(model: str, verdict: str, exit_code: int) -> dict[str, Any]:
         "stats": _fixed({}, STAT_KEYS, None),
         "sizes": None,
         "counterexample": None,
+        "reduction": None,
     }
 
 
 def result_record(result: ProveResult, *, warnings: tuple[str, ...] = (),
-                  sizes: dict[str, dict[str, int]] | None = None,
-                  counterexample: dict[str, Any] | None = None) -> dict[str, Any]:
+                  sizes: dict[str, dict[str, int] | None] | None = None,
+                  counterexample: dict[str, Any] | None = None,
+                  reduction: dict[str, Any] | None = None) -> dict[str, Any]:
     """The record of a model that loaded (decided, undecided or an internal error)."""
     out = _base(result.model_path, _VERDICT[result.status], result.exit_code)
     out.update(
@@ -69,6 +71,7 @@ def result_record(result: ProveResult, *, warnings: tuple[str, ...] = (),
         stats=_fixed(result.stats, STAT_KEYS, None),
         sizes=sizes,
         counterexample=counterexample,
+        reduction=reduction,
     )
     return out
 

@@ -52,18 +52,41 @@ _WORDS = {"serializable": "serializable", "not_serializable": "not serializable"
           "internal_error": "internal error"}
 
 
-def sizes_of(result: ProveResult) -> dict[str, dict[str, int]] | None:
-    """NS and interleaving-net sizes of a loaded model (for the summary and --json),
-    computed in the model's own run, under its deadline (prover/pipeline.py)."""
-    return result.sizes
+SIZE_KEYS = ("network_system", "petri_net", "per_variable")
+
+
+def sizes_of(result: ProveResult) -> dict[str, dict[str, int] | None] | None:
+    """NS and interleaving-net sizes, when an engine built the NS, and the per-variable
+    sizes, when the reduction engine ran (for the summary and --json), computed in the
+    model's own run, under its deadline (prover/pipeline.py)."""
+    if result.sizes is None:
+        return None
+    return {k: result.sizes.get(k) for k in SIZE_KEYS}
 
 
 def explanation_of(result: ProveResult) -> tuple[str, dict[str, Any] | None]:
-    """(text, JSON) of a counterexample's explanation, computed in the model's own run;
-    ("", None) without one."""
-    if result.status != "not_serializable" or result.explanation is None:
+    """(text, JSON) of a verdict's explanation, computed in the model's own run: a
+    counterexample's, or a reduction proof's; ("", None) without one."""
+    if result.status not in ("not_serializable", "serializable") or result.explanation is None:
         return "", None
     return result.explanation
+
+
+def size_lines(sizes: dict[str, dict[str, int] | None] | None) -> list[str]:
+    """The `model:` line of the NS and its net, and the `steps:` line of the per-variable
+    steps, for those the run built."""
+    out = []
+    ns, net, per = (sizes or {}).get("network_system"), (sizes or {}).get("petri_net"), \
+        (sizes or {}).get("per_variable")
+    if ns is not None and net is not None:
+        out.append(f"model: NS {ns['globals']} globals, {ns['locals']} locals, "
+                   f"{ns['requests']} requests, {ns['responses']} responses, "
+                   f"{ns['transitions']} transitions; Petri net {net['places']} places, "
+                   f"{net['transitions']} transitions")
+    if per is not None:
+        out.append(f"steps: {per['local_states']} local states, {per['transitions']} "
+                   f"transitions on finite domains, {per['escapes']} escapes")
+    return out
 
 
 def with_path(path: str, message: str) -> str:
@@ -137,8 +160,10 @@ class Reporter:
         if isinstance(outcome, str):
             return jsonl.crash_record(path, outcome)
         data = explanation_of(outcome)[1] if self.json else None
+        proved = outcome.status == "serializable"
         return jsonl.result_record(outcome, warnings=outcome.warnings, sizes=sizes_of(outcome),
-                                   counterexample=data)
+                                   counterexample=None if proved else data,
+                                   reduction=data if proved else None)
 
     def _text(self, path: str, outcome: Outcome) -> None:
         if isinstance(outcome, InputFailure):
@@ -166,15 +191,7 @@ class Reporter:
             if text:
                 lines += ["", text, ""]
             lines.append(f"engine: {outcome.engine}; time: {describe_times(outcome.times)}")
-            sizes = sizes_of(outcome)
-            if sizes is not None:
-                ns, net = sizes["network_system"], sizes["petri_net"]
-                lines.append(
-                    f"model: NS {ns['globals']} globals, {ns['locals']} locals, "
-                    f"{ns['requests']} requests, {ns['responses']} responses, "
-                    f"{ns['transitions']} transitions; Petri net {net['places']} places, "
-                    f"{net['transitions']} transitions"
-                )
+            lines += size_lines(sizes_of(outcome))
             lines.append(f"certificate: {outcome.certificate_path} "
                          f"(checked: {outcome.check_message})")
         self._write(self.out, "\n".join(lines) + "\n")

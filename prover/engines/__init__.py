@@ -8,10 +8,14 @@ before a certificate is written; the checker replays it again independently).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
 from prover.errors import CertificateError
+from prover.frontend.ast import env_text
+from prover.frontend.compile import Env
+from prover.frontend.steps import ProgramSteps
 from prover.ns import NetworkSystem, Transition
 from prover.serial.membership import Multiset, Pair, make_multiset
 
@@ -63,10 +67,38 @@ def replay(ns: NetworkSystem, events: tuple[Event, ...]) -> Multiset:
     Returns the completed multiset; raises `CertificateError` if any event is not
     enabled or something is left in flight at the end.
     """
-    request_entries = {(r.request, r.local) for r in ns.requests}
     response_entries = {(r.local, r.response) for r in ns.responses}
     transitions = set(ns.transitions)
-    glob = ns.initial_global
+    return _replay(ns.initial_global, {(r.request, r.local) for r in ns.requests},
+                   lambda loc, v: (loc, v) in response_entries,
+                   lambda t: t in transitions, events)  # fmt: skip
+
+
+def replay_program(steps: ProgramSteps, events: tuple[Event, ...]) -> Multiset:
+    """`replay` on a Ser program's per-variable steps (no network system)."""
+    envs: dict[str, Env] = {env_text(steps.initial): steps.initial}
+
+    def enabled(t: Transition) -> bool:
+        if t.from_global not in envs:
+            return False
+        for l2, g2, _ in steps.step_global(t.from_local, envs[t.from_global]):
+            text = env_text(g2)
+            envs.setdefault(text, g2)
+            if (l2, text) == (t.to_local, t.to_global):
+                return True
+        return False
+
+    def answers(loc: str, v: str) -> bool:
+        answer = steps.response(loc)
+        return answer is not None and str(answer) == v
+
+    return _replay(env_text(steps.initial), set(steps.entries), answers, enabled, events)
+
+
+def _replay(initial: str, request_entries: set[tuple[str, str]],
+            answers: Callable[[str, str], bool], enabled: Callable[[Transition], bool],
+            events: tuple[Event, ...]) -> Multiset:  # fmt: skip
+    glob = initial
     inflight: dict[int, tuple[str, str]] = {}
     used: set[int] = set()
     done: list[Pair] = []
@@ -85,12 +117,12 @@ def replay(ns: NetworkSystem, events: tuple[Event, ...]) -> Multiset:
             raise CertificateError(f"{where}: instance not in flight at {ev.local!r}")
         if ev.kind == "step":
             t = Transition(ev.local, ev.global_ or "", ev.to_local or "", ev.to_global or "")
-            if ev.global_ != glob or t not in transitions:
+            if ev.global_ != glob or not enabled(t):
                 raise CertificateError(f"{where}: not an enabled NS transition")
             inflight[ev.instance] = (ev.request, t.to_local)
             glob = t.to_global
         else:
-            if (ev.local, ev.response) not in response_entries or ev.response is None:
+            if ev.response is None or not answers(ev.local, ev.response):
                 raise CertificateError(f"{where}: not a response entry")
             del inflight[ev.instance]
             done.append((ev.request, ev.response))

@@ -58,10 +58,14 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from prover.engines import Counterexample, Event, replay
+from prover.engines import Counterexample, Event, replay, replay_program
+from prover.frontend.ast import env_text
+from prover.frontend.compile import Env
+from prover.frontend.steps import ProgramSteps
 from prover.ns import NetworkSystem
 from prover.serial.automaton import SerialAutomaton, build_serial_automaton
 from prover.serial.membership import Multiset, SerialMembership
+from prover.serial.ondemand import SerialOnDemand
 
 # Move kinds (stored in the parent map, turned into events by `_trace`).
 _STEP = 0  # an in-flight token steps (then maybe responds)
@@ -97,13 +101,51 @@ class SearchResult:
     stop_reason: str
 
 
-class _Tables:
+class _Ids:
+    """Integer ids of tokens (request, local id) and completed pairs (request, response)."""
+
+    def __init__(self) -> None:
+        self.tokens: list[tuple[str, int]] = []
+        self.tid: dict[tuple[str, int], int] = {}
+        self.pairs: list[tuple[str, str]] = []
+        self.pid: dict[tuple[str, str], int] = {}
+
+    def token(self, request: str, local: int) -> int:
+        key = (request, local)
+        t = self.tid.get(key)
+        if t is None:
+            t = len(self.tokens)
+            self.tid[key] = t
+            self.tokens.append(key)
+        return t
+
+    def pair(self, request: str, response: str) -> int:
+        key = (request, response)
+        p = self.pid.get(key)
+        if p is None:
+            p = len(self.pairs)
+            self.pid[key] = p
+            self.pairs.append(key)
+        return p
+
+    def multiset(self, completed: tuple[int, ...]) -> Multiset:
+        counts: dict[tuple[str, str], int] = {}
+        for p in completed:
+            key = self.pairs[p]
+            counts[key] = counts.get(key, 0) + 1
+        return tuple(sorted(counts.items()))
+
+
+class _Tables(_Ids):
     """Integer-indexed view of an NS for fast successor generation."""
 
-    def __init__(self, ns: NetworkSystem) -> None:
+    def __init__(self, ns: NetworkSystem, membership: SerialMembership | None = None) -> None:
+        super().__init__()
         self.ns = ns
+        self.membership = membership
         self.globals = list(ns.global_states)
         self.gid = {g: i for i, g in enumerate(self.globals)}
+        self.initial = self.gid[ns.initial_global]
         self.locals = list(ns.local_states)
         self.lid = {s: i for i, s in enumerate(self.locals)}
         # steps[(local id, global id)] -> ((to local id, to global id), ...)
@@ -136,37 +178,97 @@ class _Tables:
         self.keep = frozenset(
             a for a, bs in succ.items() if any(b in can_finish for b in bs)
         )
-        # Tokens: (request name, local id) -> token id; pairs: (request, response) -> id.
-        self.tokens: list[tuple[str, int]] = []
-        self.tid: dict[tuple[str, int], int] = {}
-        self.pairs: list[tuple[str, str]] = []
-        self.pid: dict[tuple[str, str], int] = {}
         self.entries = [(r.request, self.lid[r.local]) for r in ns.requests]
 
-    def token(self, request: str, local: int) -> int:
-        key = (request, local)
-        t = self.tid.get(key)
-        if t is None:
-            t = len(self.tokens)
-            self.tid[key] = t
-            self.tokens.append(key)
-        return t
+    def step(self, loc: int, g: int) -> tuple[tuple[int, int], ...]:
+        return self.steps.get((loc, g), ())
 
-    def pair(self, request: str, response: str) -> int:
-        key = (request, response)
-        p = self.pid.get(key)
-        if p is None:
-            p = len(self.pairs)
-            self.pid[key] = p
-            self.pairs.append(key)
-        return p
+    def answers(self, loc: int) -> tuple[str, ...]:
+        return self.responses.get(loc, ())
 
-    def multiset(self, completed: tuple[int, ...]) -> Multiset:
-        counts: dict[tuple[str, str], int] = {}
-        for p in completed:
-            key = self.pairs[p]
-            counts[key] = counts.get(key, 0) + 1
-        return tuple(sorted(counts.items()))
+    def keeps(self, loc: int) -> bool:
+        return loc in self.keep
+
+    def is_serial(self, ms: Multiset) -> bool:
+        if self.membership is None:
+            self.membership = SerialMembership(build_serial_automaton(self.ns))
+        return self.membership.is_serial(ms)
+
+    def replay(self, trace: tuple[Event, ...]) -> Multiset:
+        return replay(self.ns, trace)
+
+
+class _ProgramTables(_Ids):
+    """The same view of a Ser program, stepped on demand through its per-variable steps
+    (prover/frontend/steps.py): no network system is built, so no bound on the number of
+    global states stops the search; only the states it visits are ever computed."""
+
+    def __init__(self, steps: ProgramSteps, serial: SerialOnDemand | None = None) -> None:
+        super().__init__()
+        self.source = steps
+        self.serial = serial or SerialOnDemand(steps)
+        self.genv: list[Env] = []
+        self.globals: list[str] = []
+        self.gid: dict[str, int] = {}
+        self.locals: list[str] = []
+        self.lid: dict[str, int] = {}
+        self.initial = self._global(steps.initial)
+        self.entries = [(r, self._local(loc)) for r, loc in steps.entries]
+        self._steps: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {}
+
+    def _global(self, env: Env) -> int:
+        text = env_text(env)
+        g = self.gid.get(text)
+        if g is None:
+            g = self.gid[text] = len(self.globals)
+            self.globals.append(text)
+            self.genv.append(env)
+        return g
+
+    def _local(self, text: str) -> int:
+        loc = self.lid.get(text)
+        if loc is None:
+            loc = self.lid[text] = len(self.locals)
+            self.locals.append(text)
+        return loc
+
+    def step(self, loc: int, g: int) -> tuple[tuple[int, int], ...]:
+        got = self._steps.get((loc, g))
+        if got is None:
+            text = self.locals[loc]
+            got = () if self.source.response(text) is not None else tuple(dict.fromkeys(
+                (self._local(l2), self._global(g2))
+                for l2, g2, _ in self.source.step_global(text, self.genv[g])))
+            self._steps[(loc, g)] = got
+        return got
+
+    def answers(self, loc: int) -> tuple[str, ...]:
+        v = self.source.response(self.locals[loc])
+        return () if v is None else (str(v),)
+
+    def keeps(self, loc: int) -> bool:
+        return self.source.response(self.locals[loc]) is None
+
+    def is_serial(self, ms: Multiset) -> bool:
+        return self.serial.is_serial(ms)
+
+    def replay(self, trace: tuple[Event, ...]) -> Multiset:
+        return replay_program(self.source, trace)
+
+
+Tables = _Tables | _ProgramTables
+
+
+def tables(source: NetworkSystem | ProgramSteps | Tables, automaton: SerialAutomaton | None = None,
+           membership: SerialMembership | None = None) -> Tables:  # fmt: skip
+    """The search's view of a network system or of a program's per-variable steps."""
+    if isinstance(source, (_Tables, _ProgramTables)):
+        return source
+    if isinstance(source, ProgramSteps):
+        return _ProgramTables(source)
+    if membership is None and automaton is not None:
+        membership = SerialMembership(automaton)
+    return _Tables(source, membership)
 
 
 def _insert(items: tuple[int, ...], x: int) -> tuple[int, ...]:
@@ -189,7 +291,7 @@ def _remove(items: tuple[int, ...], x: int) -> tuple[int, ...]:
 
 
 def search(
-    ns: NetworkSystem,
+    ns: NetworkSystem | ProgramSteps | Tables,
     *,
     automaton: SerialAutomaton | None = None,
     membership: SerialMembership | None = None,
@@ -202,15 +304,14 @@ def search(
 ) -> SearchResult:
     """Layered breadth-first search for a counterexample (see the module docstring).
 
-    `deadline` is a `time.monotonic()` value. `lower_bound_known` is a number of requests
-    below which no counterexample exists (from an earlier exhaustive search); it only
-    feeds the reported lower bound.
+    `ns`: a network system, a Ser program's per-variable steps (stepped on demand), or
+    their tables. `deadline` is a `time.monotonic()` value. `lower_bound_known` is a
+    number of requests below which no counterexample exists (from an earlier exhaustive
+    search); it only feeds the reported lower bound.
     """
-    if membership is None:
-        membership = SerialMembership(automaton or build_serial_automaton(ns))
-    tab = _Tables(ns)
+    tab = tables(ns, automaton, membership)
     serial_cache: dict[tuple[int, ...], bool] = {}
-    start: State = (tab.gid[ns.initial_global], (), ())
+    start: State = (tab.initial, (), ())
     parent: dict[State, tuple[State, Move] | None] = {start: None}
     layer: deque[State] = deque([start])
     k = 0  # requests spawned in the current layer
@@ -234,7 +335,7 @@ def search(
             if not inflight and completed:
                 ok = serial_cache.get(completed)
                 if ok is None:
-                    ok = membership.is_serial(tab.multiset(completed))
+                    ok = tab.is_serial(tab.multiset(completed))
                     serial_cache[completed] = ok
                 if not ok:
                     lb = k if not bounded else lower_bound_known
@@ -247,18 +348,18 @@ def search(
                     continue
                 prev = tok
                 req, loc = tab.tokens[tok]
-                targets = tab.steps.get((loc, g), ())
+                targets = tab.step(loc, g)
                 if not targets:
                     continue
                 rest = _remove(inflight, tok)
                 for ti, (l2, g2) in enumerate(targets):
-                    for resp in tab.responses.get(l2, ()):
+                    for resp in tab.answers(l2):
                         p = tab.pair(req, resp)
                         s2: State = (g2, rest, _insert(completed, p))
                         if s2 not in parent:
                             parent[s2] = (state, (_STEP, tok, ti, p))
                             layer.append(s2)
-                    if l2 in tab.keep and len(rest) < cap:
+                    if tab.keeps(l2) and len(rest) < cap:
                         s2 = (g2, _insert(rest, tab.token(req, l2)), completed)
                         if s2 not in parent:
                             parent[s2] = (state, (_STEP, tok, ti, -1))
@@ -267,20 +368,20 @@ def search(
             if k >= max_requests:
                 continue
             for ei, (req, l0) in enumerate(tab.entries):
-                for resp in tab.responses.get(l0, ()):
+                for resp in tab.answers(l0):
                     p = tab.pair(req, resp)
                     s2 = (g, inflight, _insert(completed, p))
                     if s2 not in parent:
                         parent[s2] = (state, (_SPAWN_RESPOND, ei, -1, p))
                         nxt_layer.append(s2)
-                for ti, (l2, g2) in enumerate(tab.steps.get((l0, g), ())):
-                    for resp in tab.responses.get(l2, ()):
+                for ti, (l2, g2) in enumerate(tab.step(l0, g)):
+                    for resp in tab.answers(l2):
                         p = tab.pair(req, resp)
                         s2 = (g2, inflight, _insert(completed, p))
                         if s2 not in parent:
                             parent[s2] = (state, (_SPAWN, ei, ti, p))
                             nxt_layer.append(s2)
-                    if l2 in tab.keep and len(inflight) < cap:
+                    if tab.keeps(l2) and len(inflight) < cap:
                         s2 = (g2, _insert(inflight, tab.token(req, l2)), completed)
                         if s2 not in parent:
                             parent[s2] = (state, (_SPAWN, ei, ti, -1))
@@ -291,7 +392,7 @@ def search(
 
 
 def _trace(
-    tab: _Tables,
+    tab: Tables,
     parent: dict[State, tuple[State, Move] | None],
     final: State,
     lower_bound: int,
@@ -322,7 +423,7 @@ def _trace(
             next_instance += 1
             events.append(Event("spawn", inst, req, tab.locals[loc]))
         if kind != _SPAWN_RESPOND:
-            l2, g2 = tab.steps[(loc, g)][ti]
+            l2, g2 = tab.step(loc, g)[ti]
             events.append(
                 Event(
                     "step", inst, req, tab.locals[loc],
@@ -339,13 +440,13 @@ def _trace(
             lst.append(inst)
             lst.sort()
     trace = tuple(events)
-    completed = replay(tab.ns, trace)  # a trace we cannot replay is a bug: raise
+    completed = tab.replay(trace)  # a trace we cannot replay is a bug: raise
     requests = next_instance - 1
     return Counterexample(trace, completed, requests, lower_bound, engine)
 
 
 def find_counterexample(
-    ns: NetworkSystem,
+    ns: NetworkSystem | ProgramSteps | Tables,
     *,
     automaton: SerialAutomaton | None = None,
     deadline: float | None = None,
@@ -375,13 +476,13 @@ def find_counterexample(
     Every budget but the deadline is counted in states, not seconds, so the same model
     gives the same result on an idle and on a loaded machine (prover/pipeline.py).
     """
-    membership = SerialMembership(automaton or build_serial_automaton(ns))
+    tab = tables(ns, automaton)
     budget = min(initial_states, max_states)
     lower = 0
     rnd = 0
     while True:
         full = search(
-            ns, membership=membership, max_requests=max_requests, max_states=budget,
+            tab, max_requests=max_requests, max_states=budget,
             deadline=deadline, progress=progress,
         )
         if full.counterexample is not None or full.complete or full.stop_reason == "time":
@@ -389,13 +490,13 @@ def find_counterexample(
         lower = max(lower, full.exhausted_requests + 1)
         for c in range(1, rnd + 2):
             bounded = search(
-                ns, membership=membership, max_requests=max_requests, max_inflight=c,
+                tab, max_requests=max_requests, max_inflight=c,
                 max_states=budget, deadline=deadline, lower_bound_known=lower,
                 progress=progress,
             )
             if bounded.counterexample is not None:
                 until = deadline if minimise_deadline is None else minimise_deadline
-                return _minimise(ns, membership, bounded, until, minimise_states, progress)
+                return _minimise(tab, bounded, until, minimise_states, progress)
             if bounded.stop_reason == "time":
                 return SearchResult(None, full.exhausted_requests, False, full.states, "time")
         if deadline is not None and time.monotonic() > deadline:
@@ -407,8 +508,7 @@ def find_counterexample(
 
 
 def _minimise(
-    ns: NetworkSystem,
-    membership: SerialMembership,
+    tab: Tables,
     found: SearchResult,
     deadline: float | None,
     minimise_states: int,
@@ -418,7 +518,7 @@ def _minimise(
     if cex is None or cex.minimal or minimise_states <= 0:
         return found
     sub = search(
-        ns, membership=membership, max_requests=cex.requests - 1, max_states=minimise_states,
+        tab, max_requests=cex.requests - 1, max_states=minimise_states,
         deadline=deadline, progress=progress,
     )
     if sub.counterexample is not None:

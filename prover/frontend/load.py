@@ -14,7 +14,9 @@ Every bad input raises a `prover.errors.SerError` subclass with one clear messag
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property, partial
 from pathlib import Path
 from typing import Literal
 
@@ -25,6 +27,7 @@ from prover.frontend.nsjson import load_ns_json
 from prover.frontend.parser import parse, ser_warnings
 from prover.frontend.reachable import compile_reachable, restrict_ns
 from prover.frontend.sniff import reject_certificate
+from prover.frontend.steps import ProgramSteps
 from prover.limits import read_model_bytes
 from prover.ns import NetworkSystem
 
@@ -45,12 +48,25 @@ MODEL_SUFFIXES = tuple(_KINDS)
 
 @dataclass(frozen=True)
 class LoadedModel:
+    """A model read and parsed. Its network system `ns` is built when first read (a Ser
+    program: from its per-variable steps `steps`, which every engine that does not need
+    the whole NS reads instead); building it may raise the compiler's errors."""
+
     path: str
     kind: Literal["ser", "ns-json"]
     source: str
-    ns: NetworkSystem
+    build: Callable[[], NetworkSystem] = field(repr=False, compare=False)
     # Non-fatal remarks about the input (e.g. unknown top-level keys of an NS JSON file).
     warnings: tuple[str, ...] = ()
+    steps: ProgramSteps | None = field(default=None, repr=False, compare=False)
+
+    @cached_property
+    def ns(self) -> NetworkSystem:
+        return self.build()
+
+    @property
+    def ns_built(self) -> bool:
+        return "ns" in self.__dict__
 
 
 def load_source(
@@ -60,30 +76,42 @@ def load_source(
     *,
     state_bound: int = DEFAULT_STATE_BOUND,
     ns: NsChoice = DEFAULT_NS,
+    lazy: bool = False,
 ) -> LoadedModel:
-    """Build the NS of a model given as text. `kind` is "ser" or "ns-json"; `ns` is
-    "reachable" (the restricted NS, default) or "closure"."""
+    """Read a model given as text. `kind` is "ser" or "ns-json"; `ns` is "reachable" (the
+    restricted NS, default) or "closure"; `lazy`: build the NS only when first read."""
     if ns not in NS_CHOICES:
         raise InputFileError(f"unknown network-system construction {ns!r} (reachable, closure)")
     if not source.strip():
         raise InputFileError(f"{path}: the model is empty")
     if kind == "ser":
         program = parse(source, path)
-        build = compile_reachable if ns == "reachable" else compile_program
-        net_sys = build(program, source=source, path=path, state_bound=state_bound)
-        return LoadedModel(path, "ser", source, net_sys, ser_warnings(program, path))
-    if kind == "ns-json":
+        compile_ns = compile_reachable if ns == "reachable" else compile_program
+        steps = ProgramSteps(program, source=source, path=path, state_bound=state_bound)
+        model = LoadedModel(path, "ser", source,
+                            partial(compile_ns, program, source=source, path=path,
+                                    state_bound=state_bound),
+                            ser_warnings(program, path), steps)  # fmt: skip
+    elif kind == "ns-json":
         reject_certificate(source, path)
         net_sys, warnings = load_ns_json(source, path)
-        if ns == "reachable":
-            net_sys = restrict_ns(net_sys, state_bound=state_bound)
-        return LoadedModel(path, "ns-json", source, net_sys, warnings)
-    raise InputFileError(f"{path}: unknown model kind {kind!r} (expected 'ser' or 'ns-json')")
+        build = (partial(restrict_ns, net_sys, state_bound=state_bound) if ns == "reachable"
+                 else partial(_given, net_sys))  # fmt: skip
+        model = LoadedModel(path, "ns-json", source, build, warnings)
+    else:
+        raise InputFileError(f"{path}: unknown model kind {kind!r} (expected 'ser' or 'ns-json')")
+    if not lazy:
+        model.ns  # noqa: B018  (built now: its errors are the load's)
+    return model
+
+
+def _given(ns: NetworkSystem) -> NetworkSystem:
+    return ns
 
 
 def load_model(
     path: str | Path, *, state_bound: int = DEFAULT_STATE_BOUND, ns: NsChoice = DEFAULT_NS,
-    data: bytes | None = None,
+    data: bytes | None = None, lazy: bool = False,
 ) -> LoadedModel:
     """Read and build a model file; `.ser` is a Ser program, `.json` a network system.
 
@@ -104,4 +132,4 @@ def load_model(
         raise InputFileError(f"{name}: not UTF-8 text (byte {exc.start})") from None
     if source.startswith("\ufeff"):  # a byte-order mark is not part of the model
         source = source[1:]
-    return load_source(source, kind, name, state_bound=state_bound, ns=ns)
+    return load_source(source, kind, name, state_bound=state_bound, ns=ns, lazy=lazy)

@@ -167,13 +167,43 @@ def _explain(steps: ProgramSteps, t: Table, live: list[Move], labels: dict[Group
     requests = [{"request": r, "steps": [{"lines": list(ln), "label": lab}
                                          for ln, lab in sorted(rows.get(r, {}))]}
                 for r in dict.fromkeys(loc[0] for loc in t.entries)]  # fmt: skip
-    return {"requests": requests, "invariant": [_conjunct_text(c) for c in inv]}
+    return {"requests": requests, "invariant": [_conjunct(c) for c in inv]}
+
+
+def _conjunct(c: Linear) -> dict[str, Any]:
+    return {"text": _conjunct_text(c),
+            "globals": sorted({k[1] for k, _ in c.coeffs if k[0] == "value"}),
+            "local_states": sorted([k[1], k[2]] for k, _ in c.coeffs if k[0] == "local")}
+
+
+SHOWN_TERMS = 4  # terms of one side of a conjunct shown in full; the rest are counted
 
 
 def _conjunct_text(c: Linear) -> str:
-    terms = []
-    for key, k in c.coeffs:
-        name = key[1] if key[0] == "value" else f"#[{key[1]}: {key[2]}]"
-        terms.append(f"{'+' if k > 0 else '-'} {abs(k) if abs(k) != 1 else ''}{name}".strip())
-    lhs = " ".join(terms).lstrip("+ ") or "0"
-    return f"{lhs} {'=' if c.op == '=' else c.op} {-c.const}"
+    """`L = #audit[136 local states] + #move0«A1 := A1 + 1; L := 0; 0» + ...`: globals by
+    name, the number of requests in a local state by #request«rest of its program» (its
+    locals in braces), many local states of one request counted together."""
+    def side(terms: list[tuple[tuple[str, ...], int]], const: int) -> str:
+        globs = [(k, key[1]) for key, k in terms if key[0] == "value"]
+        by_request: dict[tuple[str, int], list[str]] = {}
+        for key, k in terms:
+            if key[0] == "local":
+                by_request.setdefault((key[1], k), []).append(key[2])
+        locs = [(k, _local_name(r, texts[0]) if len(texts) == 1
+                 else f"#{r}[{len(texts)} local states]")
+                for (r, k), texts in by_request.items()]  # fmt: skip
+        parts = [f"{'' if k == 1 else f'{k}*'}{name}" for k, name in globs + locs]
+        if len(parts) > SHOWN_TERMS + 1:
+            parts = parts[:SHOWN_TERMS] + [f"... ({len(parts) - SHOWN_TERMS} more terms)"]
+        if const or not parts:
+            parts.append(str(const))
+        return " + ".join(parts).replace("+ -", "- ")
+
+    left = [(key, k) for key, k in c.coeffs if k > 0]
+    right = [(key, -k) for key, k in c.coeffs if k < 0]
+    return f"{side(left, 0)} {c.op} {side(right, -c.const)}"
+
+
+def _local_name(request: str, text: str) -> str:
+    env, _, rest = text[1:-1].partition(", ")
+    return f"#{request}{'' if env == '{}' else env}«{rest}»"

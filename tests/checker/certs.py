@@ -225,3 +225,24 @@ def proofs() -> dict[str, Json]:
 
 def all_valid() -> dict[str, Json]:
     return {**counterexamples(), **proofs()}
+
+
+INTRO_LOCK_START = "({}, while(L == 1){ yield }; L := 1; X := 1; yield; y := X; X := 0; L := 0; y)"
+INTRO_LOCK_HELD = "({}, y := X; X := 0; L := 0; y)"
+
+
+def reduction_intro_lock() -> Json:
+    """A reduction proof of intro-lock.ser: the lock's holder is the one request in its
+    critical section (L = X = #held), taking the lock is a right mover, the rest a left
+    mover."""
+    src = _src("intro-lock.ser")
+    held = P(("local", "main", INTRO_LOCK_HELD))
+    cert = envelope("ser", src, "serializable", {})
+    del cert["proof"]
+    cert["reduction"] = {
+        "domains": [{"global": "L", "range": [0, 1]}, {"global": "X", "values": [0, 1]}],
+        "invariant": {"and": [eq(P(("value", "L")), held), eq(P(("value", "X")), held)]},
+        "labels": [{"local": ["main", INTRO_LOCK_START], "label": "R"},
+                   {"local": ["main", INTRO_LOCK_HELD], "label": "L"}],
+    }
+    return cert

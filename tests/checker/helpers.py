@@ -110,7 +110,7 @@ def _events(net: Net, parent: dict[Any, Any], state: Any) -> Json:
 
 
 def place_json(p: Place) -> Json:
-    return {"global": p[1]} if p[0] == "global" else {p[0]: [p[1], p[2]]}
+    return {p[0]: p[1]} if p[0] in ("global", "value") else {p[0]: [p[1], p[2]]}
 
 
 def transition_json(t: Transition) -> Json:

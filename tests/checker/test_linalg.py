@@ -8,7 +8,7 @@ from math import lcm
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from checker.obligations import _inverse, _reduce
+from checker.linear_sets import _inverse, _reduce
 
 Dense = list[list[int]]
 

@@ -63,7 +63,7 @@ def test_serial_set_clauses_are_used() -> None:
     from prover.engines.bmc import _not_serial_clauses
 
     ns = load_model(BENCH / "c1.ser").ns
-    run = RunContext(ns)
+    run = RunContext.of(ns)
     pairs = sorted({(r, v) for r in ns.request_names for v in ns.response_values})
     d = [z3.Int(f"d{i}") for i in range(len(pairs))]
     index = {p: i for i, p in enumerate(pairs)}

@@ -247,10 +247,15 @@ def test_state_bound_message_names_an_existing_option(
 ) -> None:
     ser = tmp_path / "grow.ser"
     ser.write_text("request r { N := N + 1; N }\n")
-    assert main([str(ser), "--state-bound", "50"]) == 2
+    assert main(["inspect", str(ser), "--state-bound", "50"]) == 2
     err = capsys.readouterr().err
     assert "E-STATE-BOUND" in err and "--state-bound" in err and str(ser) in err
     assert main([str(ser), "--state-bound", "0"]) == 2
+    # Deciding it needs no network system: with none, the run is undecided, and says why
+    # in the program's terms (the variable that grows).
+    assert main([str(ser), "--state-bound", "50", "--timeout", "5"]) == 3
+    out = capsys.readouterr().out
+    assert "undecided" in out and "N" in out
 
 
 def test_prove_keeps_ns_warnings(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

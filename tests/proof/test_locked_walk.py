@@ -78,7 +78,7 @@ def test_cyclic_automaton_uses_ranks(tmp_path: Path) -> None:
 @pytest.mark.parametrize("text", [LOCKED, WRAP])
 def test_walk_labelled_proof_needs_no_serial_set(tmp_path: Path, text: str) -> None:
     m = _model(tmp_path, text)
-    run = RunContext(m.ns)  # type: ignore[attr-defined]
+    run = RunContext.of(m.ns)  # type: ignore[attr-defined]
     att = attempt_proof(m, budget_s=30, engines=("locked-walk",), run=run)
     assert att.outcome is not None, att.reason
     assert "walk" in att.outcome.proof and "serial_set" not in att.outcome.proof

@@ -12,6 +12,7 @@ import pytest
 from prover import pipeline
 from prover.cli import main
 from prover.engines import explicit
+from tests.robust import SLOW
 
 # e3 of the paper benchmarks: its violation needs about 1,200 explored states, so the
 # explicit search looks at its clock on the way (every 1,024 expansions).
@@ -31,9 +32,6 @@ request set0 { X := 0 }
 request set1 { X := 1 }
 """
 
-SLOW = """request incr { while (X == 64) { yield }; X := X + 1 }
-request decr { while (X == 0) { yield }; X := X - 1 }
-"""
 
 
 def _certificate(path: Path) -> str:

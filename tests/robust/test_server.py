@@ -15,11 +15,9 @@ from pathlib import Path
 import pytest
 
 from prover import relay, server
+from tests.robust import SLOW
 
 ROOT = Path(__file__).resolve().parents[2]
-SLOW = """request incr { while (X == 64) { yield }; X := X + 1 }
-request decr { while (X == 0) { yield }; X := X - 1 }
-"""
 
 
 def _ser_prove(env: dict[str, str], *args: str,

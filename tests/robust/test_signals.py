@@ -12,11 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.robust import SLOW
+
 ROOT = Path(__file__).resolve().parents[2]
-# Slow on purpose: the serial set of a bounded counter grows quickly with the bound.
-SLOW = """request incr { while (X == 64) { yield }; X := X + 1 }
-request decr { while (X == 0) { yield }; X := X - 1 }
-"""
 
 
 def _children_of(pid: int) -> list[int]:

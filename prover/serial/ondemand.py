@@ -1,0 +1,94 @@
+"""The serial automaton of a Ser program near its initial state, built on demand.
+
+Whether a multiset of n (request, response) pairs is serial depends only on the walks of
+n edges from the initial global state. So the automaton is built from the program's
+per-variable steps (prover/frontend/steps.py) one level of edges at a time, as deep as
+the largest multiset asked about, and never as a whole (locked-K has 3^K global states,
+of which a multiset of three pairs reaches a handful). Each request's runs alone from a
+global state are explored once and kept.
+"""
+
+from __future__ import annotations
+
+from prover.frontend.ast import env_text
+from prover.frontend.compile import Env
+from prover.frontend.steps import ProgramSteps
+from prover.serial.automaton import SerialAutomaton, SerialEdge
+from prover.serial.membership import Multiset, SerialMembership
+
+MAX_SOLO_PAIRS = 200_000
+"""(local, global) pairs one request's run alone may visit: past it, the run is not
+finished exploring and membership is not decided (`SoloTooLarge`)."""
+
+
+class SoloTooLarge(Exception):
+    """A request's runs alone from a global state visit too many states."""
+
+
+class SerialOnDemand:
+    """Membership in the serial set of a program, levels of the automaton built as asked.
+    Not frozen: it owns caches whose contents are functions of the program only."""
+
+    def __init__(self, steps: ProgramSteps) -> None:
+        self.steps = steps
+        self.initial = env_text(steps.initial)
+        self.envs: dict[str, Env] = {self.initial: steps.initial}
+        self.levels: list[list[str]] = [[self.initial]]  # global states by first depth
+        self.edges: list[SerialEdge] = []
+        self._solo: dict[tuple[str, str], list[tuple[str, str]]] = {}
+        self._oracles: dict[int, SerialMembership] = {}
+
+    def membership(self, depth: int) -> SerialMembership:
+        """The oracle of the automaton's walks of at most `depth` edges."""
+        oracle = self._oracles.get(depth)
+        if oracle is None:
+            while len(self.levels) <= depth:
+                self._grow()
+            states = [g for level in self.levels[: depth + 1] for g in level]
+            inner = set(g for level in self.levels[:depth] for g in level)
+            aut = SerialAutomaton(self.initial, tuple(states),
+                                  tuple(sorted(e for e in self.edges if e.source in inner)))
+            oracle = self._oracles[depth] = SerialMembership(aut)
+        return oracle
+
+    def is_serial(self, ms: Multiset) -> bool:
+        return self.membership(sum(n for _, n in ms)).is_serial(ms)
+
+    def _grow(self) -> None:
+        known = set(self.envs)
+        nxt: list[str] = []
+        for g in self.levels[-1]:
+            for request, start in self.steps.entries:
+                for response, g2 in self._alone(start, g):
+                    self.edges.append(SerialEdge(g, request, response, g2))
+                    if g2 not in known:
+                        known.add(g2)
+                        nxt.append(g2)
+        self.levels.append(nxt)
+
+    def _alone(self, start: str, g: str) -> list[tuple[str, str]]:
+        """(response, global) of every run of a request alone from `start` at `g`."""
+        key = (start, g)
+        got = self._solo.get(key)
+        if got is not None:
+            return got
+        seen = {(start, g)}
+        todo = [(start, g)]
+        out: dict[tuple[str, str], None] = {}
+        while todo:
+            loc, glo = todo.pop()
+            answer = self.steps.response(loc)
+            if answer is not None:
+                out[(str(answer), glo)] = None
+                continue
+            for l2, env2, _ in self.steps.step_global(loc, self.envs[glo]):
+                g2 = env_text(env2)
+                self.envs.setdefault(g2, env2)
+                if (l2, g2) not in seen:
+                    if len(seen) >= MAX_SOLO_PAIRS:
+                        raise SoloTooLarge(f"a request run alone visits more than "
+                                           f"{MAX_SOLO_PAIRS} states")  # fmt: skip
+                    seen.add((l2, g2))
+                    todo.append((l2, g2))
+        got = self._solo[key] = sorted(out)
+        return got
