@@ -55,7 +55,7 @@ from prover.certificate.write import (
 from prover.context import RunContext
 from prover.deadline import MEMORY_LIMIT_BYTES, ChildOutcome, run_isolated_many
 from prover.engines import Counterexample
-from prover.engines.explicit import SearchResult, find_counterexample
+from prover.engines.explicit import SearchResult, Tables, find_counterexample, tables
 from prover.errors import CertificateError, SerError, UsageError
 from prover.frontend.steps import ProgramSteps
 from prover.ns import NetworkSystem
@@ -70,6 +70,14 @@ FIRST_EXPLICIT_STATES = 20_000
 """State budget of the first explicit search. Every violation among the paper benchmarks
 is found within 1,200 states; 20,000 states is what the former 0.25 s slice reached on
 an idle machine, so serializable models reach the proof engines as early as before."""
+
+WIDE_GLOBALS = 200
+"""Global states the first search may meet before a Ser program counts as wide (`_wide`):
+every paper model meets at most 12, lock-based scale models hundreds to thousands."""
+
+WIDE_SEARCH_STATES = 500_000
+"""State budget of the search a wide program gets before its network system is built
+(unlocked-16's smallest counterexample is found after 339,492 states, 3.3 s)."""
 
 ENGINE_SHARE = 0.85
 """The engines stop at this fraction of the budget; the checker gets the rest (at least)."""
@@ -388,6 +396,7 @@ class _Run:
     stats: dict[str, Any] = field(default_factory=dict)
     reasons: list[str] = field(default_factory=list)
     first_states: int = 0  # the states the first explicit search explored
+    search: Tables | None = None  # the explicit search's view, kept for its later rounds
 
     def left(self, margin: float = 0.0) -> bool:
         return time.monotonic() < self.deadline - margin
@@ -424,7 +433,11 @@ def _decide(
     cex = _first_search(run)
     cert = None
     if cex is None and use_proofs:
-        cert = _reduction(run) or _proof(run)
+        cert = _reduction(run)
+    if cex is None and cert is None and _wide(run):
+        cex = _first_search(run, WIDE_SEARCH_STATES)
+    if cex is None and cert is None and use_proofs:
+        cert = _proof(run)
     if cex is None and cert is None:
         cex = _second_search(run)
     if cex is None and cert is None:
@@ -492,28 +505,41 @@ def _search_view(run: _Run) -> NetworkSystem | ProgramSteps | None:
     return run.model.steps if run.model.steps is not None else _network_system(run)
 
 
-def _first_search(run: _Run) -> Counterexample | None:
+def _first_search(run: _Run, budget: int = FIRST_EXPLICIT_STATES) -> Counterexample | None:
     """Explicit search, shortest first, with a budget of states (not seconds)."""
-    view = _search_view(run)
-    if view is None:
-        return None
+    if run.search is None:
+        view = _search_view(run)
+        if view is None:
+            return None
+        run.search = tables(view)
     t0 = time.monotonic()
     try:
         res = find_counterexample(
-            view, deadline=run.deadline, progress=run.say,
-            max_states=FIRST_EXPLICIT_STATES, minimise_deadline=run.deadline,
+            run.search, deadline=run.deadline, progress=run.say,
+            max_states=budget, minimise_deadline=run.deadline,
         )
     except SoloTooLarge as exc:
         run.reasons.append(f"explicit: {exc}")
         return None
-    run.times["explicit_s"] = time.monotonic() - t0
+    run.times["explicit_s"] = run.times.get("explicit_s", 0.0) + time.monotonic() - t0
     _record(run.stats, res)
     run.first_states = res.states
     if res.counterexample is None:
         limit = "" if res.complete else f" ({res.stop_reason} limit)"
-        run.reasons.append(
-            f"explicit: no counterexample with ≤ {res.exhausted_requests} requests{limit}")
+        run.reasons[:] = [r for r in run.reasons if not r.startswith("explicit:")]
+        run.reasons.insert(0, f"explicit: no counterexample with ≤ {res.exhausted_requests} "
+                           f"requests{limit}")  # fmt: skip
     return res.counterexample
+
+
+def _wide(run: _Run) -> bool:
+    """A Ser program whose first search met more than `WIDE_GLOBALS` global states: its
+    network system is expensive to build (the reachable global states of unlocked-10 take
+    15 s to pass the state bound), while a counterexample may be a few layers deeper in
+    the search, which costs a fraction of it (a function of the model, not of the
+    machine)."""
+    return (run.model.steps is not None and run.search is not None
+            and len(run.search.globals) > WIDE_GLOBALS)
 
 
 def _reduction(run: _Run) -> dict[str, Any] | None:
@@ -556,13 +582,12 @@ def _proof(run: _Run) -> dict[str, Any] | None:
 
 def _second_search(run: _Run) -> Counterexample | None:
     """The explicit search again with 70 % of what is left and a larger state budget."""
-    view = _search_view(run) if run.left(0.05) else None
-    if view is None:
+    if run.search is None or not run.left(0.05):
         return None
     t0 = time.monotonic()
     try:
         res = find_counterexample(
-            view, deadline=t0 + 0.7 * (run.deadline - t0), progress=run.say,
+            run.search, deadline=t0 + 0.7 * (run.deadline - t0), progress=run.say,
             initial_states=max(20_000, 4 * run.first_states), minimise_deadline=run.deadline,
         )
     except SoloTooLarge as exc:

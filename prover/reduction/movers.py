@@ -12,6 +12,7 @@ linear conjuncts when that suffices, else by one z3 query per transition and dir
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 
 import z3
 
@@ -38,6 +39,7 @@ class Movers:
             for x in t.touched[m.src]:
                 self.by_global.setdefault(x, []).append(m)
         self._z3 = None if not inv else solver.solver(inv)
+        self.bounds = bounds(inv, t.domains)
         self.pairs = 0
 
     def _swapped(self, a: Move, b: Move, v0: Valuation, end: Valuation) -> bool:
@@ -76,52 +78,86 @@ class Movers:
         return bad
 
     def mover(self, m: Move, right: bool) -> bool:
-        """Is `m` a right (left) mover with every step of another request?"""
+        """Is `m` a right (left) mover with every step of another request? The failing
+        pairs the intervals leave are asked in chunks, so a step that is no mover is
+        usually told after one query."""
         others = dict.fromkeys(u for x in self.t.touched[m.src] for u in self.by_global.get(x, ()))
         open_: list[z3.BoolRef] = []
+        chunk = 1
         for u in others:
             a, b = (m, u) if right else (u, m)
             for v0 in self.failures(a, b):
                 self.pairs += 1
                 low: dict[Key, int] = {("local", *a.src): 1}
                 low[("local", *b.src)] = low.get(("local", *b.src), 0) + 1
-                if not refuted(self.inv, low, v0, self.t.domains):
+                if not refuted(self.bounds, low, v0):
+                    if self._z3 is None:
+                        return False
                     s = self.solver
                     open_.append(z3.And(s.pre(a.src, 1, v0), s.pre(b.src, low[("local",
                                                                             *b.src)], {})))
+                    if len(open_) >= chunk:
+                        if not self._excluded(open_):
+                            return False
+                        chunk = min(4 * chunk, CHUNK)
+        return self._excluded(open_)
+
+    def _excluded(self, open_: list[z3.BoolRef]) -> bool:
+        """Does the invariant exclude every pre-configuration of `open_` (then emptied)?"""
         if not open_:
             return True
-        if self._z3 is None:
-            return False
         s = self._z3
+        assert s is not None
         s.push()
         s.add(z3.Or(open_))
         r = self.solver.check(s)
         s.pop()
+        open_.clear()
         return bool(r == z3.unsat)
 
 
-def refuted(inv: list[Linear], low: dict[Key, int], fixed: Valuation,
-            domains: dict[str, tuple[int, ...]]) -> bool:  # fmt: skip
+CHUNK = 64  # failing pre-configurations asked at once, at most (1, 4, 16 first)
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """A linear conjunct prepared for interval reasoning: its globals' terms, and its
+    counters' terms (a counter is ≥ 0, unbounded above)."""
+
+    op: str
+    const: int
+    values: tuple[tuple[str, int, int, int], ...]  # (global, coefficient, min, max)
+    counters: dict[Key, int]
+    up: bool  # some counter with a positive coefficient: no upper bound
+    down: bool  # some counter with a negative coefficient: no lower bound
+
+
+def bounds(inv: list[Linear], domains: dict[str, tuple[int, ...]]) -> list[Bounds]:
+    out = []
+    for c in inv:
+        counters = {k: n for k, n in c.coeffs if k[0] != "value"}
+        values = tuple((k[1], n, domains[k[1]][0], domains[k[1]][-1])
+                       for k, n in c.coeffs if k[0] == "value")  # fmt: skip
+        out.append(Bounds(c.op, c.const, values, counters, any(n > 0 for n in counters.values()),
+                          any(n < 0 for n in counters.values())))
+    return out
+
+
+def refuted(inv: list[Bounds], low: dict[Key, int], fixed: Valuation) -> bool:
     """Some conjunct is false on every configuration with the globals of `fixed` fixed,
     the others in their domains, and M(l) ≥ low[l] (else ≥ 0): interval arithmetic."""
     for c in inv:
-        lo: int | None = c.const
-        hi: int | None = c.const
-        for key, k in c.coeffs:
-            v = fixed.get(key[1]) if key[0] == "value" else None
-            a: int
-            b: int | None
-            if key[0] != "value":
-                a, b = low.get(key, 0), None
-            elif v is not None:
-                a, b = v, v
-            else:
-                a, b = min(domains[key[1]]), max(domains[key[1]])
-            x, y = (a, b) if k > 0 else (b, a)
-            lo = None if lo is None or x is None else lo + k * x
-            hi = None if hi is None or y is None else hi + k * y
-        above, below = lo is not None and lo > 0, hi is not None and hi < 0
+        lo = hi = c.const
+        for x, n, least, most in c.values:
+            v = fixed.get(x)
+            a, b = (v, v) if v is not None else (least, most)
+            lo += n * (a if n > 0 else b)
+            hi += n * (b if n > 0 else a)
+        for key, k in low.items():
+            n = c.counters.get(key, 0)
+            lo += n * k if n > 0 else 0
+            hi += n * k if n < 0 else 0
+        above, below = not c.down and lo > 0, not c.up and hi < 0
         if above or below if c.op == "=" else above if c.op == "<=" else below:
             return True
     return False

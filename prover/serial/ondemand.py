@@ -34,6 +34,7 @@ class SerialOnDemand:
         self.initial = env_text(steps.initial)
         self.envs: dict[str, Env] = {self.initial: steps.initial}
         self.levels: list[list[str]] = [[self.initial]]  # global states by first depth
+        self.placed = {self.initial}  # the states in `levels`
         self.edges: list[SerialEdge] = []
         self._solo: dict[tuple[str, str], list[tuple[str, str]]] = {}
         self._oracles: dict[int, SerialMembership] = {}
@@ -55,14 +56,13 @@ class SerialOnDemand:
         return self.membership(sum(n for _, n in ms)).is_serial(ms)
 
     def _grow(self) -> None:
-        known = set(self.envs)
         nxt: list[str] = []
         for g in self.levels[-1]:
             for request, start in self.steps.entries:
                 for response, g2 in self._alone(start, g):
                     self.edges.append(SerialEdge(g, request, response, g2))
-                    if g2 not in known:
-                        known.add(g2)
+                    if g2 not in self.placed:
+                        self.placed.add(g2)
                         nxt.append(g2)
         self.levels.append(nxt)
 
