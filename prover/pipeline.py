@@ -553,8 +553,10 @@ def _reduction(run: _Run) -> dict[str, Any] | None:
     run.say("reduction")
     attempt = prove_by_reduction(steps, deadline=t0 + 0.5 * (run.deadline - t0))
     run.times["reduction_s"] = time.monotonic() - t0
-    run.sizes["per_variable"] = {k: v for k, v in attempt.stats.items()
-                                 if k in ("local_states", "transitions", "escapes")}
+    if "local_states" in attempt.stats:
+        run.sizes["per_variable"] = {k: attempt.stats[k]
+                                     for k in ("local_states", "transitions", "escapes")}
+    run.stats["solver_queries"] = attempt.stats.get("solver_queries")
     if attempt.evidence is None:
         run.reasons.append(attempt.reason)
         return None

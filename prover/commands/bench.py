@@ -47,6 +47,10 @@ class BenchRow:
     engine: str | None
     places: int | None
     transitions: int | None
+    local_states: int | None = None  # per-variable steps, when the reduction engine ran
+    steps: int | None = None
+    solver_queries: int | None = None  # the reduction engine's
+    cert_bytes: int | None = None
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -114,12 +118,16 @@ def _run_one(model: Path, out_dir: Path, timeout: float, ns: str) -> BenchRow:
     )
     prove_s = time.monotonic() - start
     verdict = VERDICT_OF_EXIT.get(proc.returncode, f"exit {proc.returncode}")
-    engine = places = transitions = None
+    engine = places = transitions = local_states = steps = queries = None
     try:
         report = json.loads(proc.stdout)
         engine = report.get("engine")
-        net = report["sizes"]["petri_net"]
-        places, transitions = int(net["places"]), int(net["transitions"])
+        queries = report["stats"].get("solver_queries")
+        per, net = report["sizes"]["per_variable"], report["sizes"]["petri_net"]
+        if per is not None:
+            local_states, steps = int(per["local_states"]), int(per["transitions"])
+        if net is not None:
+            places, transitions = int(net["places"]), int(net["transitions"])
     except (ValueError, KeyError, TypeError, AttributeError):
         pass  # an input error or a crash: the row still shows the verdict
     check_s = check_status = None
@@ -134,7 +142,8 @@ def _run_one(model: Path, out_dir: Path, timeout: float, ns: str) -> BenchRow:
     agrees = agreement(expected, verdict, check_status)
     return BenchRow(model.name, expected, verdict, agrees, round(prove_s, 3),
                     None if check_s is None else round(check_s, 3), check_status, engine,
-                    places, transitions)
+                    places, transitions, local_states, steps, queries,
+                    cert.stat().st_size if cert.is_file() else None)
 
 
 def _local_rows(models: list[Path], out_dir: Path, args: argparse.Namespace) -> Iterator[BenchRow]:
@@ -185,12 +194,18 @@ def agreement(expected: str | None, verdict: str, check_status: str | None) -> b
 
 
 def _table(rows: list[BenchRow]) -> str:
-    head = ("model", "expected", "verdict", "agrees", "prove s", "check s", "engine", "PN")
+    """PN: places/transitions of the interleaving net, when one was built; steps: local
+    states/transitions of the per-variable steps, when the reduction engine ran."""
+    head = ("model", "expected", "verdict", "agrees", "prove s", "check s", "engine", "PN",
+            "steps", "queries", "cert KB")
     body = [
         (r.model, r.expected or "-", r.verdict,
          "-" if r.agrees is None else ("yes" if r.agrees else "NO"),
          f"{r.prove_s:.2f}", "-" if r.check_s is None else f"{r.check_s:.2f}",
-         r.engine or "-", "-" if r.places is None else f"{r.places}/{r.transitions}")
+         r.engine or "-", "-" if r.places is None else f"{r.places}/{r.transitions}",
+         "-" if r.local_states is None else f"{r.local_states}/{r.steps}",
+         "-" if r.solver_queries is None else str(r.solver_queries),
+         "-" if r.cert_bytes is None else f"{r.cert_bytes / 1024:.1f}")
         for r in rows
     ]
     widths = [max(len(str(x)) for x in col) for col in zip(head, *body, strict=True)]

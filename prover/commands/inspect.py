@@ -1,7 +1,10 @@
-"""`ser-prove inspect MODEL [--json] [--no-target]`: sizes of the NS, the interleaving
-Petri net and the serial automaton (its part reachable from the initial state, edges
-sorted), the serial set S (simple linear components and periods) and the
-non-serializable target (conjunctive disjuncts and the sliced net of each)."""
+"""`ser-prove inspect MODEL [--json] [--no-target]`: for a Ser program, the sizes of its
+per-variable steps (domains, local states, transitions, escapes, the widest footprint);
+then the sizes of the NS, the interleaving Petri net and the serial automaton (its part
+reachable from the initial state, edges sorted), the serial set S (simple linear
+components and periods) and the non-serializable target (conjunctive disjuncts and the
+sliced net of each). A program too large for a network system (past the state bound)
+gets the first part, and the reason for the rest."""
 
 from __future__ import annotations
 
@@ -11,10 +14,10 @@ import sys
 from typing import Any
 
 from prover.commands.options import add_model_options
-from prover.errors import UsageError
+from prover.errors import StateBoundError, UsageError
 from prover.frontend.load import LoadedModel, load_model
 from prover.petri.build import build_interleaving_net
-from prover.serial.automaton import SerialAutomaton, build_serial_automaton
+from prover.serial.automaton import build_serial_automaton
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -26,6 +29,20 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "largest models); S is still reported",
     )
     add_model_options(parser)
+
+
+def per_variable(model: LoadedModel) -> dict[str, Any] | None:
+    """The sizes of a Ser program's per-variable steps on the domains the reduction engine
+    grows (prover/reduction/table.py), or why there are none; None for an NS in JSON."""
+    if model.steps is None:
+        return None
+    from prover.errors import CompileError
+    from prover.reduction.table import Limits, TableTooLarge, grow_domains
+
+    try:
+        return grow_domains(model.steps, Limits()).sizes()
+    except (TableTooLarge, CompileError) as exc:
+        return {"error": str(exc)}
 
 
 def summary(model: LoadedModel, *, serial_set: bool = False,
@@ -61,9 +78,18 @@ def _table(rows: list[tuple[str, str]]) -> list[str]:
     return [f"  {k:<{width}}  {v}" for k, v in rows]
 
 
-def _human(model: LoadedModel, info: dict[str, Any], serial: SerialAutomaton) -> str:
-    ns, pn = info["network_system"], info["petri_net"]
-    lines = [f"model: {model.path} ({model.kind})", "network system:"]
+def _human(model: LoadedModel, info: dict[str, Any]) -> str:
+    lines = [f"model: {model.path} ({model.kind})"]
+    per = info.get("per_variable")
+    if per is not None:
+        lines += ["per-variable steps (on the domains the reduction engine grows):"]
+        lines += _table([(k.replace("_", " "), str(v)) for k, v in per.items()])
+    ns = info["network_system"]
+    if "error" in ns:
+        lines += [f"network system: not built ({ns['error']})"]
+        return "\n".join(lines)
+    pn = info["petri_net"]
+    lines += ["network system:"]
     lines += _table([(k, str(v)) for k, v in ns.items()])
     lines += ["petri net (interleaving net of the NS):"]
     lines += _table([(k, str(v)) for k, v in pn.items()])
@@ -79,8 +105,8 @@ def _human(model: LoadedModel, info: dict[str, Any], serial: SerialAutomaton) ->
         lines += [f"  disjunct {i}: sliced net {d['places']} places, {d['transitions']} "
                   "transitions" for i, d in enumerate(sliced)]
     lines += [
-        f"serial automaton (reachable part): {len(serial.states)} states, {len(edges)} edges",
-        f"  initial: {serial.initial}",
+        f"serial automaton (reachable part): {len(edges)} edges",
+        f"  initial: {info['serial_automaton']['initial']}",
     ]
     for g, req, resp, g2 in edges:
         lines.append(f"  {g} --{req}/{resp}--> {g2}")
@@ -90,15 +116,24 @@ def _human(model: LoadedModel, info: dict[str, Any], serial: SerialAutomaton) ->
 def run(args: argparse.Namespace) -> int:
     if args.state_bound < 1:
         raise UsageError("--state-bound must be a positive integer")
-    model = load_model(args.model, state_bound=args.state_bound, ns=args.ns)
+    model = load_model(args.model, state_bound=args.state_bound, ns=args.ns, lazy=True)
     for w in model.warnings:
         print(f"warning: {w}", file=sys.stderr)
-    info = summary(model, serial_set=True, target=not args.no_target)
+    info: dict[str, Any] = {}
+    steps = per_variable(model)
+    if steps is not None:
+        info["per_variable"] = steps
+    try:
+        info.update(summary(model, serial_set=True, target=not args.no_target))
+    except StateBoundError as exc:  # too large for a network system, not a wrong model
+        if steps is None or "error" in steps:
+            raise
+        info["network_system"] = {"error": exc.message}
     if args.json:
         # ASCII-only JSON: valid whatever the terminal's encoding, same names once decoded.
         emit(json.dumps(info) + "\n")
     else:
-        emit(_human(model, info, build_serial_automaton(model.ns).reachable()) + "\n")
+        emit(_human(model, info) + "\n")
     return 0
 
 

@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from prover.errors import CompileError
 from prover.frontend.steps import ProgramSteps
 from prover.reduction.invariant import Linear, Solver, candidates, houdini
 from prover.reduction.movers import Movers, co_reachable
@@ -42,6 +43,8 @@ def prove_by_reduction(steps: ProgramSteps, *, deadline: float | None = None,
         t = grow_domains(steps, limits or Limits())
     except TableTooLarge as exc:
         return Attempt(None, f"reduction: {exc}")
+    except CompileError as exc:  # at a valuation of the domains no execution need reach
+        return Attempt(None, f"reduction: a step fails on the domains' values: {exc.message}")
     live = [m for m in t.moves if not t.is_stutter(m)]
     stats = {"local_states": len(t.locals), "transitions": len(t.moves),
              "stutters": len(t.moves) - len(live), "escapes": len(t.escapes)}

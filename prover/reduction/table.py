@@ -62,6 +62,14 @@ class Table:
     def locals(self) -> list[Local]:
         return [*self.reads, *self.final]
 
+    def sizes(self) -> dict[str, int]:
+        """What `ser-prove inspect` reports next to the network system's sizes."""
+        widths = [len(x) for x in self.touched.values()] or [0]
+        return {"globals": len(self.domains), "domain_values": sum(map(len, self.domains.values())),
+                "local_states": len(self.locals), "transitions": len(self.moves),
+                "stutters": sum(1 for m in self.moves if self.is_stutter(m)),
+                "escapes": len(self.escapes), "widest_footprint": max(widths)}
+
 
 def constants(program: ast.Program) -> tuple[int, int]:
     """The smallest and largest integer the program writes down (0 included)."""

@@ -247,7 +247,8 @@ def test_state_bound_message_names_an_existing_option(
 ) -> None:
     ser = tmp_path / "grow.ser"
     ser.write_text("request r { N := N + 1; N }\n")
-    assert main(["inspect", str(ser), "--state-bound", "50"]) == 2
+    assert main(["export", str(ser), "--what", "ns", "--format", "dot",
+                 "--state-bound", "50"]) == 2
     err = capsys.readouterr().err
     assert "E-STATE-BOUND" in err and "--state-bound" in err and str(ser) in err
     assert main([str(ser), "--state-bound", "0"]) == 2

@@ -37,6 +37,9 @@ def test_inspect_json(a2: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0
     assert out.count("\n") == 1
     assert json.loads(out) == {
+        "per_variable": {"globals": 1, "domain_values": 2, "local_states": 4,
+                         "transitions": 3, "stutters": 0, "escapes": 0,
+                         "widest_footprint": 1},
         "network_system": {
             "globals": 2, "locals": 4, "requests": 1, "responses": 2, "transitions": 4,
         },
@@ -50,7 +53,22 @@ def test_inspect_json(a2: Path, capsys: pytest.CaptureFixture[str]) -> None:
 def test_inspect_human(a2: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run_cli(capsys, "inspect", str(a2))
     assert code == 0
-    assert "places" in out and "{} --main/1--> {}" in out
+    assert "places" in out and "{} --main/1--> {}" in out and "local states" in out
+
+
+def test_inspect_a_program_too_large_for_a_network_system(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Its per-variable sizes, and why there is no NS: not an error of the model."""
+    accounts = [f"A{i}" for i in range(6)]
+    p = tmp_path / "wide.ser"
+    p.write_text("\n".join(
+        f"request d{i} {{ while (L == 1) {{ yield }}; L := 1; if ({a} == 2) {{ 0 }} else "
+        f"{{ {a} := {a} + 1 }}; L := 0; 0 }}" for i, a in enumerate(accounts)))
+    code, out, _ = run_cli(capsys, "inspect", str(p), "--json", "--state-bound", "100")
+    assert code == 0
+    info = json.loads(out)
+    assert info["per_variable"]["globals"] == 7 and info["per_variable"]["escapes"] == 0
+    assert "state bound 100" in info["network_system"]["error"]
 
 
 @pytest.mark.skipif(not BENCH.is_dir(), reason="benchmarks not present")
@@ -99,8 +117,10 @@ def test_bad_input_exits_2_without_traceback(
 def test_state_bound_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     p = tmp_path / "g.ser"
     p.write_text("request up { X := X + 1 }")
-    code, _, err = run_cli(capsys, "inspect", str(p), "--state-bound", "50")
+    code, _, err = run_cli(capsys, "export", str(p), "--format", "net", "--state-bound", "50")
     assert code == 2 and "E-STATE-BOUND" in err and "X (" in err
+    code, out, _ = run_cli(capsys, "inspect", str(p), "--state-bound", "50")
+    assert code == 0 and "network system: not built" in out and "state bound 50" in out
 
 
 def test_warnings_go_to_stderr(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
