@@ -2,8 +2,9 @@
 
 A request's next atomic step touches only some globals. This module reads them from the
 residual program of each local state (its canonical text is Ser, docs/naming.md):
-`now`, the globals the next atomic step may read or write (up to the `yield` or the end
-where it surely stops), and `later`, every global any remaining step may touch. In a
+`now`, the globals the next atomic step may read or write (its footprint, the one the
+per-variable steps use: prover/frontend/footprint.py), and `later`, every global any
+remaining step may touch. In a
 state, the moves of a set T of requests form an ample set when
 
 - C1 (a stubborn set of processes): every request whose remaining steps (`later`) touch
@@ -31,6 +32,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from prover.frontend import ast
+from prover.frontend.footprint import footprint
 from prover.frontend.parser import parse
 from prover.ltl.formula import Arith, Binary, Compare, Count, Formula, Global, Not, Term, Unary
 from prover.ns import NetworkSystem
@@ -40,38 +42,6 @@ from prover.ns import NetworkSystem
 class Access:
     now: frozenset[str]
     later: frozenset[str]
-
-
-def _segment(e: ast.Expr) -> tuple[frozenset[str], bool]:
-    """(globals touched before the step surely ends, whether it surely ends inside `e`)."""
-    if isinstance(e, (ast.Yield, ast.Exit)):
-        return frozenset(), True
-    if isinstance(e, ast.Var):
-        return frozenset({e.name} - _LOCALS(e.name)), False
-    if isinstance(e, ast.Assign):
-        touched, ends = _segment(e.value)
-        return touched | ({e.name} - _LOCALS(e.name)), ends
-    if isinstance(e, (ast.Not, ast.Neg)):
-        return _segment(e.arg)
-    if isinstance(e, (ast.Seq, ast.Binary)):
-        first, rest = (e.first, e.rest) if isinstance(e, ast.Seq) else (e.left, e.right)
-        touched, ends = _segment(first)
-        if ends:
-            return touched, True
-        more, ends = _segment(rest)
-        return touched | more, ends
-    if isinstance(e, ast.If):
-        touched, ends = _segment(e.cond)
-        if ends:
-            return touched, True
-        (t, t_ends), (f, f_ends) = _segment(e.then), _segment(e.orelse)
-        return touched | t | f, t_ends and f_ends
-    if isinstance(e, ast.While):  # the body may run any number of times, or not at all
-        touched, ends = _segment(e.cond)
-        if ends:
-            return touched, True
-        return touched | _segment(e.body)[0], False
-    return frozenset(), False  # literals, `?`
 
 
 def _LOCALS(name: str) -> frozenset[str]:
@@ -97,7 +67,7 @@ def access(local: str) -> Access:
     body = local[local.index("}, ") + 3:-1]
     program = parse(body, "<local state>")
     (request,) = program.requests
-    return Access(_segment(request.body)[0], _globals(request.body))
+    return Access(footprint(request.body).touched, _globals(request.body))
 
 
 def accesses(ns: NetworkSystem) -> dict[str, Access] | None:
