@@ -1,13 +1,17 @@
 """The forgery campaign: at least 10,000 hostile certificates through the checker, in process.
 
     python bench/bench_forgery.py [--per-cert 150] [--seed 1] [--paper DIR] [--certs DIR]
+                                  [--scale DIR] [--scale-max K]
 
 Valid certificates come from the archive (certificates/), the test suite's hand-built ones
-and, when the paper benchmarks are present, from `ser-prove` on each paper model (written
-once into --certs). Mutants of each: random structural edits (numbers, names that almost
-match, deleted / duplicated / swapped / grafted subtrees), every number respelled as a
-float or exponent, and the hand-built forgeries of tests/checker/forgeries.py for every
-not-serializable model. Each row counts, per mutation kind: rejected; accepted and still
+and, when the benchmarks are present, from `ser-prove` on each paper model and on each
+scale model of parameter at most --scale-max (reduction proofs; written once into
+--certs). Mutants of each: random structural edits (numbers, names that almost match,
+deleted / duplicated / swapped / grafted subtrees), every number respelled as a float or
+exponent, the hand-built forgeries of tests/checker/forgeries.py for every
+not-serializable model, and every reduction proof moved onto a not-serializable twin
+(locked-K onto unlocked-K, the others onto flipwait-03) as it is and rebuilt for the
+twin's names. Each row counts, per mutation kind: rejected; accepted and still
 valid (the claimed verdict is the model's true verdict: known from the archive or
 expected.json, else decided again by ser-prove); accepted and WRONG (must be 0).
 """
@@ -16,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import hashlib
 import json
 import random
 import subprocess
@@ -37,6 +42,7 @@ from tests.checker.forgeries import (  # noqa: E402
     nodes,
     number_paths,
     proof_forgeries,
+    reduction_forgeries,
     with_spelling,
 )
 
@@ -107,19 +113,46 @@ def spelling_mutants(cert: Json, rng: random.Random, most: int) -> Iterator[Muta
         yield f"spelling {spelling}", with_spelling(cert, path, spelling)
 
 
-def _paper_certs(paper: Path, out: Path) -> dict[str, Json]:
-    """One ser-prove certificate per paper model (cached in `out`)."""
+def _paper_certs(paper: Path, out: Path, models: list[Path] | None = None) -> dict[str, Json]:
+    """One ser-prove certificate per paper model, or per one of `models` (cached in `out`)."""
     found = {}
     exe = Path(sys.executable).with_name("ser-prove")
-    for model in sorted(p for p in paper.iterdir() if p.suffix in (".ser", ".json")
-                        and p.name != "expected.json"):
+    for model in models or sorted(p for p in paper.iterdir() if p.suffix in (".ser", ".json")
+                                  and p.name != "expected.json"):
         cert = out / f"{model.name}.cert.json"
         if not cert.exists():
             subprocess.run([str(exe), str(model), "-o", str(cert), "--quiet"],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
         if cert.exists():
-            found[f"paper:{model.name}"] = json.loads(cert.read_text(encoding="utf-8"))
+            found[f"{model.parent.name}:{model.name}"] = json.loads(
+                cert.read_text(encoding="utf-8"))
     return found
+
+
+def _scale(scale: Path, most: int) -> tuple[list[Path], dict[str, Path]]:
+    """The scale models of parameter at most `most`, and each one's twin that is not
+    serializable."""
+    models = sorted(p for p in scale.glob("*.ser")
+                    if int(p.stem.rsplit("-", 1)[1]) <= most and not
+                    p.stem.startswith(("unlocked", "flipwait")))
+    twins = {}
+    for p in models:
+        twin = scale / p.name.replace("locked", "unlocked") if p.stem.startswith("locked") \
+            else scale / "flipwait-03.ser"
+        if twin.is_file():
+            twins[p.name] = twin
+    return models, twins
+
+
+def _expected(folder: Path) -> dict[str, str]:
+    """Model source hash -> verdict, from the folder's expected.json."""
+    table = json.loads((folder / "expected.json").read_text(encoding="utf-8"))
+    out = {}
+    for name, entry in table.items():
+        path = folder / name
+        if path.is_file():
+            out[hashlib.sha256(path.read_bytes()).hexdigest()] = entry["expected"]
+    return out
 
 
 def _truth(cert: Json, known: dict[str, str]) -> str | None:
@@ -144,19 +177,28 @@ def main() -> int:
     ap.add_argument("--spellings", type=int, default=40, help="respelled numbers per certificate")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--paper", default=str(ROOT.parent / "shared" / "benchmarks" / "paper"))
-    ap.add_argument("--certs", help="folder for the paper models' certificates (default: temp)")
+    ap.add_argument("--certs", help="folder for the benchmarks' certificates (default: temp)")
+    ap.add_argument("--scale", default=str(ROOT.parent / "shared" / "benchmarks" / "scale"))
+    ap.add_argument("--scale-max", type=int, default=4,
+                    help="scale models of this parameter at most (default 4)")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     valid: dict[str, Json] = {
         p.name: json.loads(p.read_text(encoding="utf-8"))
         for p in sorted((ROOT / "certificates").glob("*.cert.json"))}
     valid.update({f"hand:{k}": v for k, v in certs.all_valid().items()})
+    twins: dict[str, Path] = {}
+    known: dict[str, str] = {}
     with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(args.certs or tmp)
+        folder.mkdir(parents=True, exist_ok=True)
         if Path(args.paper).is_dir():
-            folder = Path(args.certs or tmp)
-            folder.mkdir(parents=True, exist_ok=True)
             valid.update(_paper_certs(Path(args.paper), folder))
-    known = {c["model"]["sha256"]: c["verdict"] for c in valid.values()}
+        if Path(args.scale).is_dir():
+            scaled, twins = _scale(Path(args.scale), args.scale_max)
+            valid.update(_paper_certs(Path(args.scale), folder, scaled))
+            known.update(_expected(Path(args.scale)))
+    known.update({c["model"]["sha256"]: c["verdict"] for c in valid.values()})
     for name, cert in valid.items():
         assert check_certificate(cert).status == "valid", name
     mutants: list[tuple[str, str, Json]] = []
@@ -165,6 +207,10 @@ def main() -> int:
         mutants += [(name, k, m) for k, m in spelling_mutants(cert, rng, args.spellings)]
         if cert["verdict"] == "not_serializable":
             mutants += [(name, "forgery", t) for _, t in proof_forgeries(cert["model"])]
+        twin = twins.get(name.partition(":")[2])
+        if "reduction" in cert and twin is not None:
+            mutants += [(name, "reduction twin", t) for t in
+                        reduction_forgeries(cert, twin.read_text(encoding="utf-8"))]
     counts: Counter[tuple[str, str]] = Counter()
     wrong: list[str] = []
     start = time.monotonic()

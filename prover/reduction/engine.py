@@ -17,7 +17,7 @@ from typing import Any
 from prover.errors import CompileError
 from prover.frontend.steps import ProgramSteps
 from prover.reduction.invariant import Linear, Solver, candidates, houdini
-from prover.reduction.movers import Movers, co_reachable
+from prover.reduction.movers import Movers, bounds, co_reachable, refuted
 from prover.reduction.table import Limits, Local, Move, Table, TableTooLarge, grow_domains
 
 RLIMIT = 50_000_000  # z3 resource units per query (a count: the same on any machine)
@@ -56,10 +56,13 @@ def prove_by_reduction(steps: ProgramSteps, *, deadline: float | None = None,
     escaped = _escaping(t, inv, solver)
     if escaped is not None:
         return Attempt(None, f"reduction: {escaped}", stats)
+    dead = _dead(t, live, inv)
+    live = [m for m in live if (m.src, m.reads) not in dead]
     labels = _labels(t, live, Movers(t, live, inv, solver), deadline)
     stats["solver_queries"] = solver.queries
     if isinstance(labels, str):
         return Attempt(None, f"reduction: {labels}", stats)
+    labels.update(dict.fromkeys(dead, "D"))
     evidence = {"domains": _domains_json(t), "invariant": _invariant_json(inv),
                 "labels": _labels_json(t, live, labels)}
     return Attempt(evidence, "", stats, _explain(steps, t, live, labels, inv))
@@ -79,6 +82,16 @@ def _escaping(t: Table, inv: list[Linear], solver: Solver) -> str | None:
             return f"request {m.src[0]} can take {x} outside {_span(t.domains[x])} " \
                 f"(no invariant found that rules it out)"
     return None
+
+
+def _dead(t: Table, live: list[Move], inv: list[Linear]) -> set[Group]:
+    """The steps the invariant's intervals show never enabled (a lock's holder reading
+    the data it wrote as something else): labelled D, they take no part in the shape or
+    the movers (the checker proves them dead with the escapes)."""
+    prepared = bounds(inv, t.domains)
+    return {(m.src, m.reads) for m in live
+            if refuted(prepared, {("local", *m.src): 1},
+                       dict(zip(t.reads[m.src], m.reads, strict=True)))}
 
 
 def z3_unsat() -> Any:
@@ -161,6 +174,8 @@ def _explain(steps: ProgramSteps, t: Table, live: list[Move], labels: dict[Group
     conjuncts with the globals and local states they name."""
     rows: dict[str, dict[tuple[tuple[int, ...], str], None]] = {}
     for m in live:
+        if labels[(m.src, m.reads)] == "D":
+            continue
         lines: set[int] = set()
         for o in steps.step(m.src[1], m.reads):
             if o.local == m.dst[1]:

@@ -121,3 +121,43 @@ def not_serializable_models(roots: list[Path]) -> Iterator[tuple[str, Json]]:
             cert = json.loads(path.read_text(encoding="utf-8"))
             if cert.get("verdict") == "not_serializable":
                 yield path.name, cert["model"]
+
+
+def moved(cert: Json, source: str) -> Json:
+    """`cert` claimed of the Ser program `source`."""
+    out = json.loads(json.dumps(cert))
+    out["model"] = rehash({"kind": "ser", "source": source})
+    return out
+
+
+def reduction_forgeries(valid: Json, twin: str) -> list[Json]:
+    """A valid reduction certificate of a lock-based program moved onto its twin without
+    the lock (not serializable): as it is, and rebuilt for the twin's own names (its
+    globals' domains from the valid one's, every local state the checker enumerates
+    labelled, first steps one way and later steps another, in each shape a request may
+    have), with the invariant kept or dropped. None may be accepted."""
+    from checker.certificate import Limits
+    from checker.model import parse_program
+    from checker.reduction import _globals
+    from checker.steps import enumerate_steps
+
+    out = [moved(valid, twin)]
+    init, blocks = parse_program(twin)
+    names: set[str] = set(dict(init))
+    for _, body in blocks:
+        _globals(body, names)
+    given = {d["global"]: d for d in valid["reduction"]["domains"]}
+    domains = [given.get(x, {"global": x, "range": [0, 3]}) for x in sorted(names)]
+    dom = {d["global"]: tuple(range(d["range"][0], d["range"][1] + 1)) if "range" in d
+           else tuple(d["values"]) for d in domains}
+    steps = enumerate_steps(blocks, dom, Limits())
+    for first, rest in (("N", "N"), ("R", "N"), ("N", "L"), ("R", "L"), ("B", "B")):
+        for invariant in (valid["reduction"]["invariant"], True):
+            forged = moved(valid, twin)
+            forged["reduction"]["domains"] = domains
+            forged["reduction"]["invariant"] = invariant
+            forged["reduction"]["labels"] = [
+                {"local": list(loc), "label": first if loc in steps.entries else rest}
+                for loc in sorted(steps.foot)]
+            out.append(forged)
+    return out

@@ -15,11 +15,9 @@ from typing import Any
 import pytest
 
 from checker.api import check_certificate
-from checker.certificate import Limits
 from checker.model import local_text, parse_program
-from checker.reduction import _globals
-from checker.steps import enumerate_steps
 from tests.checker import certs
+from tests.checker.forgeries import moved, reduction_forgeries
 from tests.checker.helpers import EXAMPLES, P, const, eq
 
 Json = Any
@@ -221,53 +219,18 @@ def test_a_domain_of_a_million_values_is_refused_quickly() -> None:
 # ------------------------------------------------- certificates of a non-serializable twin
 
 
-def _moved(cert: Json, source: str) -> Json:
-    out = copy.deepcopy(cert)
-    out["model"] = {"kind": "ser", "source": source,
-                    "sha256": hashlib.sha256(source.encode()).hexdigest()}
-    return out
-
-
 def test_the_lock_proof_moved_onto_the_program_without_the_lock() -> None:
     src = (EXAMPLES / "intro-nonser.ser").read_text()
-    moved = _moved(certs.reduction_intro_lock(), src)
-    assert check_certificate(moved).status != "valid"
+    forged = moved(certs.reduction_intro_lock(), src)
+    assert check_certificate(forged).status != "valid"
     # and adapted to its names: a right mover before a left one, no lock to lean on
     (start,) = _starts(src).values()
-    moved["reduction"]["domains"] = [{"global": "X", "range": [0, 1]}]
-    moved["reduction"]["invariant"] = True
-    moved["reduction"]["labels"] = [{"local": ["main", start], "label": "R"},
-                                    {"local": ["main", "({}, y := X; X := 0; y)"],
-                                     "label": "L"}]
-    _rejected(moved, "E-MOVER", "reduction-movers")
-
-
-def _twin_forgeries(valid: Json, twin: str) -> list[Json]:
-    """The valid certificate of a lock-based program moved onto its twin without the lock:
-    as it is, and rebuilt for the twin's own names (its globals' domains from the valid
-    one's, every local state the checker enumerates labelled, first steps one way and
-    later steps another, in each shape a request may have), with the invariant kept or
-    dropped."""
-    out = [_moved(valid, twin)]
-    init, blocks = parse_program(twin)
-    names: set[str] = set(dict(init))
-    for _, body in blocks:
-        _globals(body, names)
-    given = {d["global"]: d for d in valid["reduction"]["domains"]}
-    domains = [given.get(x, {"global": x, "range": [0, 3]}) for x in sorted(names)]
-    dom = {d["global"]: tuple(range(d["range"][0], d["range"][1] + 1)) if "range" in d
-           else tuple(d["values"]) for d in domains}
-    steps = enumerate_steps(blocks, dom, Limits())
-    for first, rest in (("N", "N"), ("R", "N"), ("N", "L"), ("R", "L"), ("B", "B")):
-        for invariant in (valid["reduction"]["invariant"], True):
-            forged = _moved(valid, twin)
-            forged["reduction"]["domains"] = domains
-            forged["reduction"]["invariant"] = invariant
-            forged["reduction"]["labels"] = [
-                {"local": list(loc), "label": first if loc in steps.entries else rest}
-                for loc in sorted(steps.foot)]
-            out.append(forged)
-    return out
+    forged["reduction"]["domains"] = [{"global": "X", "range": [0, 1]}]
+    forged["reduction"]["invariant"] = True
+    forged["reduction"]["labels"] = [{"local": ["main", start], "label": "R"},
+                                     {"local": ["main", "({}, y := X; X := 0; y)"],
+                                      "label": "L"}]
+    _rejected(forged, "E-MOVER", "reduction-movers")
 
 
 @pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/benchmarks/scale is not installed")
@@ -286,6 +249,6 @@ def test_a_certificate_moved_onto_a_model_that_is_not_serializable(locked: str,
     assert attempt.evidence is not None, attempt.reason
     valid = _cert(src, **attempt.evidence)
     assert check_certificate(valid).status == "valid"
-    for forged in _twin_forgeries(valid, (SHARED / f"{twin}.ser").read_text()):
+    for forged in reduction_forgeries(valid, (SHARED / f"{twin}.ser").read_text()):
         r = check_certificate(forged, timeout_s=30)
         assert r.status != "valid", r.message
