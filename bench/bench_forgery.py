@@ -11,9 +11,10 @@ deleted / duplicated / swapped / grafted subtrees), every number respelled as a 
 exponent, the hand-built forgeries of tests/checker/forgeries.py for every
 not-serializable model, and every reduction proof moved onto a not-serializable twin
 (locked-K onto unlocked-K, the others onto flipwait-03) as it is and rebuilt for the
-twin's names. Each row counts, per mutation kind: rejected; accepted and still
-valid (the claimed verdict is the model's true verdict: known from the archive or
-expected.json, else decided again by ser-prove); accepted and WRONG (must be 0).
+twin's names. Each row counts, per mutation kind (those of reduction proofs apart):
+rejected; accepted and still valid (the claimed verdict is the model's true verdict:
+known from the archive or expected.json, else decided again by ser-prove); accepted and
+WRONG (must be 0).
 """
 
 from __future__ import annotations
@@ -203,13 +204,15 @@ def main() -> int:
         assert check_certificate(cert).status == "valid", name
     mutants: list[tuple[str, str, Json]] = []
     for name, cert in valid.items():
-        mutants += [(name, k, m) for k, m in random_mutants(cert, args.per_cert, rng)]
-        mutants += [(name, k, m) for k, m in spelling_mutants(cert, rng, args.spellings)]
+        claim = "reduction " if "reduction" in cert else ""  # counted apart
+        mutants += [(name, claim + k, m) for k, m in random_mutants(cert, args.per_cert, rng)]
+        mutants += [(name, claim + k, m)
+                    for k, m in spelling_mutants(cert, rng, args.spellings)]
         if cert["verdict"] == "not_serializable":
             mutants += [(name, "forgery", t) for _, t in proof_forgeries(cert["model"])]
         twin = twins.get(name.partition(":")[2])
         if "reduction" in cert and twin is not None:
-            mutants += [(name, "reduction twin", t) for t in
+            mutants += [(name, "reduction on twin", t) for t in
                         reduction_forgeries(cert, twin.read_text(encoding="utf-8"))]
     counts: Counter[tuple[str, str]] = Counter()
     wrong: list[str] = []
@@ -230,11 +233,12 @@ def main() -> int:
                   file=sys.stderr, flush=True)
     kinds = sorted({k for k, _ in counts})
     cols = ("rejected", "accepted, still valid", "accepted, WRONG")
-    print(f"{'mutation kind':<18} " + " ".join(f"{c:>22}" for c in cols))
+    width = max(len(k) for k in [*kinds, "mutation kind"])
+    print(f"{'mutation kind':<{width}} " + " ".join(f"{c:>22}" for c in cols))
     for k in kinds:
-        print(f"{k:<18} " + " ".join(f"{counts[(k, c)]:>22}" for c in cols))
+        print(f"{k:<{width}} " + " ".join(f"{counts[(k, c)]:>22}" for c in cols))
     total = {c: sum(counts[(k, c)] for k in kinds) for c in cols}
-    print(f"{'total':<18} " + " ".join(f"{total[c]:>22}" for c in cols))
+    print(f"{'total':<{width}} " + " ".join(f"{total[c]:>22}" for c in cols))
     print(f"{len(mutants)} mutants of {len(valid)} valid certificates in "
           f"{time.monotonic() - start:.0f} s")
     for w in wrong:
