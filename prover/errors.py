@@ -28,6 +28,28 @@ class SourceLocation:
         return f"{head}\n  {self.line_text}\n  {caret}"
 
 
+@dataclass(frozen=True, order=True)
+class Diagnostic:
+    """A warning: valid input that is likely not what the modeller meant (a request that
+    can never answer, unreached code, a misspelt local). `code` is stable (W-...,
+    docs/cli.md); `line` and `column` are 0 when the warning has no position."""
+
+    code: str
+    message: str
+    path: str = ""
+    line: int = 0
+    column: int = 0
+
+    def render(self) -> str:
+        where = self.path if not self.line else f"{self.path}:{self.line}:{self.column}"
+        return f"{where}: warning[{self.code}]: {self.message}" if where else \
+            f"warning[{self.code}]: {self.message}"
+
+    def json(self) -> dict[str, object]:
+        return {"code": self.code, "message": self.message, "line": self.line,
+                "column": self.column}
+
+
 class SerError(Exception):
     """Root of all prover errors. `code` is stable and documented."""
 

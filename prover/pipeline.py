@@ -56,13 +56,14 @@ from prover.context import RunContext
 from prover.deadline import MEMORY_LIMIT_BYTES, ChildOutcome, run_isolated_many
 from prover.engines import Counterexample
 from prover.engines.explicit import SearchResult, Tables, find_counterexample, tables
-from prover.errors import CertificateError, SerError, UsageError
+from prover.errors import CertificateError, Diagnostic, SerError, UsageError
 from prover.frontend.steps import ProgramSteps
 from prover.ns import NetworkSystem
 from prover.serial.ondemand import SoloTooLarge
 
 if TYPE_CHECKING:  # the front end is imported inside the child, when it runs
     from prover.frontend.load import LoadedModel
+    from prover.reduction.table import Table
 
 Status = Literal["serializable", "not_serializable", "undecided", "error"]
 
@@ -119,7 +120,8 @@ class ProveResult:
     explanation: tuple[str, dict[str, Any]] | None = field(
         default=None, compare=False, repr=False
     )
-    warnings: tuple[str, ...] = ()  # the model's load warnings (e.g. unknown NS JSON keys)
+    warnings: tuple[Diagnostic, ...] = ()  # the model's warnings (prover/frontend/lint.py,
+    # prover/coverage.py; NS JSON: unknown keys)
     # The items of `reason` when it lists one reason per engine: kept apart because a
     # reason may quote program text, whose "; " must not be read as a separator.
     reasons: tuple[str, ...] = ()
@@ -395,6 +397,9 @@ class _Run:
     times: dict[str, float] = field(default_factory=dict)
     stats: dict[str, Any] = field(default_factory=dict)
     reasons: list[str] = field(default_factory=list)
+    warnings: tuple[Diagnostic, ...] = ()
+    table: Table | None = None  # the reduction engine's per-variable steps on its domains
+    proved: bool = False  # by reduction: the table's escapes are dead
     first_states: int = 0  # the states the first explicit search explored
     search: Tables | None = None  # the explicit search's view, kept for its later rounds
 
@@ -407,7 +412,7 @@ class _Run:
                            kw.pop("engine", None), kw.pop("cex", None), kw.pop("check", None),
                            kw.pop("message", ""), self.times, self.stats,
                            self.ctx.ns if self.ctx.ns_built else None, self.sizes,
-                           warnings=self.model.warnings, **kw)
+                           warnings=self.warnings, **kw)
 
     def undecided(self, why: str, parts: tuple[str, ...] = ()) -> _Decided:
         return _Decided(self.result("undecided", why, reasons=parts), None, None)
@@ -449,6 +454,9 @@ def _decide(
         run.stats.update(requests=cex.requests, lower_bound=cex.lower_bound,
                          events=len(cex.events))
     run.times["engines_s"] = time.monotonic() - run.start
+    run.warnings = _diagnostics(run)
+    if cert is not None and run.warnings:  # informational: the checker never reads them
+        cert["producer"]["warnings"] = [w.json() for w in run.warnings]
     if cert is None:
         head = "no counterexample and no proof within the budget"
         return run.undecided(f"{head}: " + "; ".join(run.reasons), tuple(run.reasons))
@@ -497,6 +505,33 @@ def _network_system(run: _Run) -> NetworkSystem | None:
         return None
     run.sizes.update(network_system=ns.sizes(), petri_net=interleaving_net_sizes(ns))
     return ns
+
+
+def _diagnostics(run: _Run) -> tuple[Diagnostic, ...]:
+    """The model's warnings: those of its text, and what its executions cannot reach,
+    read off an over-approximation of them (prover/coverage.py): the per-variable steps
+    when their domains are closed or a reduction proof showed the escapes dead, else the
+    network system if an engine built it; else nothing about reach is said."""
+    from prover import coverage
+    from prover.reduction.table import Limits, TableTooLarge, grow_domains
+
+    steps = run.model.steps
+    if steps is None:
+        return run.model.warnings
+    table = run.table
+    if table is None:
+        try:
+            table = grow_domains(steps, Limits())
+        except (TableTooLarge, SerError):
+            table = None
+    if table is not None and (run.proved or not table.escapes):
+        reach = coverage.from_table(table, steps)
+    elif run.ctx.ns_built and "ns_error" not in run.stats:
+        reach = coverage.from_ns(run.ctx.ns, steps)
+    else:
+        return run.model.warnings
+    found = coverage.warnings(steps.program, steps, reach, run.path)
+    return tuple(sorted(run.model.warnings + found, key=lambda d: (d.line, d.column, d.code)))
 
 
 def _search_view(run: _Run) -> NetworkSystem | ProgramSteps | None:
@@ -553,6 +588,7 @@ def _reduction(run: _Run) -> dict[str, Any] | None:
     run.say("reduction")
     attempt = prove_by_reduction(steps, deadline=t0 + 0.5 * (run.deadline - t0))
     run.times["reduction_s"] = time.monotonic() - t0
+    run.table, run.proved = attempt.table, attempt.evidence is not None
     if "local_states" in attempt.stats:
         run.sizes["per_variable"] = {k: attempt.stats[k]
                                      for k in ("local_states", "transitions", "escapes")}

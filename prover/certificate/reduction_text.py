@@ -21,7 +21,8 @@ def render_reduction(data: dict[str, Any]) -> str:
     width = max((len(r["request"]) for r in data["requests"]), default=0)
     for req in data["requests"]:
         steps = ", ".join(f"{s['label']} {_span(s['lines'])}" for s in req["steps"])
-        out.append(f"  {req['request'].ljust(width)}  {steps or 'answers at once'}")
+        none = "answers at once" if req["answers_at_once"] else "no step that ends"
+        out.append(f"  {req['request'].ljust(width)}  {steps or none}")
     if data["invariant"]:
         out.append("Invariant (#r«p»: the requests r whose rest of the program is p):")
         out += [f"  {c['text']}" for c in data["invariant"]]

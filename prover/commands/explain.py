@@ -116,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--max-states must be a positive integer")
     model = load_model(args.model, state_bound=args.state_bound, ns=args.ns)
     for w in model.warnings:
-        print(f"warning: {w}", file=sys.stderr)
+        print(w.render(), file=sys.stderr)
     net = build_interleaving_net(model.ns)
     info = explain_slice(net, find_place(net, args.slice), args.max_states)
     if args.json:

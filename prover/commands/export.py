@@ -155,7 +155,7 @@ def render(args: argparse.Namespace) -> str:
         raise UsageError(f"--format {args.format} exports the Petri net; use --what petri")
     model = load_model(args.model, state_bound=args.state_bound, ns=args.ns)
     for w in model.warnings:
-        print(f"warning: {w}", file=sys.stderr)
+        print(w.render(), file=sys.stderr)
     name = Path(args.model).stem
     if args.format == "dot" and what == "ns":
         return export.ns_to_dot(model.ns, name)

@@ -118,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--state-bound must be a positive integer")
     model = load_model(args.model, state_bound=args.state_bound, ns=args.ns, lazy=True)
     for w in model.warnings:
-        print(f"warning: {w}", file=sys.stderr)
+        print(w.render(), file=sys.stderr)
     info: dict[str, Any] = {}
     steps = per_variable(model)
     if steps is not None:

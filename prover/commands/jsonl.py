@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from prover.errors import Diagnostic
 from prover.pipeline import EXIT_INTERNAL, EXIT_USAGE, ProveResult
 
 SCHEMA_ID = "prove-result/1"
@@ -56,7 +57,7 @@ def _base(model: str, verdict: str, exit_code: int) -> dict[str, Any]:
     }
 
 
-def result_record(result: ProveResult, *, warnings: tuple[str, ...] = (),
+def result_record(result: ProveResult, *, warnings: tuple[Diagnostic, ...] = (),
                   sizes: dict[str, dict[str, int] | None] | None = None,
                   counterexample: dict[str, Any] | None = None,
                   reduction: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -68,7 +69,7 @@ def result_record(result: ProveResult, *, warnings: tuple[str, ...] = (),
         checker=(None if result.check_status is None
                  else {"status": result.check_status, "message": result.check_message}),
         reason=result.reason or None,
-        warnings=list(warnings),
+        warnings=[w.json() for w in warnings],
         times=_fixed(result.times, TIME_KEYS, 3),
         stats=_fixed(result.stats, STAT_KEYS, None),
         sizes=sizes,

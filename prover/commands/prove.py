@@ -62,6 +62,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="print only the verdict line per model (no explanation, no progress)",
     )
     parser.add_argument(
+        "--strict", action="store_true",
+        help="treat every warning (a request that never answers, unreached code, a "
+        "misspelt local, ...) as an input error: exit 2 (for CI pipelines)",
+    )
+    parser.add_argument(
         "--artifacts", metavar="DIR",
         help="also write every intermediate stage into DIR/<model stem>/ (NS JSON, Petri "
         "net .net and PNML, serial automaton DOT, S as JSON, target disjuncts as MCC "
@@ -120,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
                     "give models with distinct file names to one --out-dir"
                 )
             first.setdefault(key, path)
-    reporter = Reporter(len(models), json=args.json, quiet=args.quiet)
+    reporter = Reporter(len(models), json=args.json, quiet=args.quiet, strict=args.strict)
     progress = Progress(models[0], enabled=not (args.quiet or args.json or args.jobs > 1
                                                  or len(models) > 1 or args.scheduler))
 

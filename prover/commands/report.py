@@ -89,6 +89,11 @@ def size_lines(sizes: dict[str, dict[str, int] | None] | None) -> list[str]:
     return out
 
 
+def _strict(result: ProveResult) -> str:
+    n = len(result.warnings)
+    return f"{n} warning{'s' if n != 1 else ''}, which --strict makes errors"
+
+
 def with_path(path: str, message: str) -> str:
     """Every message names its model (an error without a location does not by itself)."""
     return message if path in message else f"{path}: {message}"
@@ -114,6 +119,7 @@ class Reporter:
     total: int
     json: bool = False
     quiet: bool = False
+    strict: bool = False  # a warning makes the model an input error (exit 2)
     out: TextIO = field(default_factory=lambda: sys.stdout)
     err: TextIO = field(default_factory=lambda: sys.stderr)
     _pending: dict[int, tuple[str, Outcome]] = field(default_factory=dict)
@@ -161,9 +167,14 @@ class Reporter:
             return jsonl.crash_record(path, outcome)
         data = explanation_of(outcome)[1] if self.json else None
         proved = outcome.status == "serializable"
-        return jsonl.result_record(outcome, warnings=outcome.warnings, sizes=sizes_of(outcome),
-                                   counterexample=None if proved else data,
-                                   reduction=data if proved else None)
+        record = jsonl.result_record(outcome, warnings=outcome.warnings,
+                                     sizes=sizes_of(outcome),
+                                     counterexample=None if proved else data,
+                                     reduction=data if proved else None)
+        if self.strict and outcome.warnings:
+            record.update(exit_code=EXIT_USAGE, error={"code": "E-STRICT",
+                                                       "message": _strict(outcome)})
+        return record
 
     def _text(self, path: str, outcome: Outcome) -> None:
         if isinstance(outcome, InputFailure):
@@ -173,7 +184,9 @@ class Reporter:
             self._write(self.err, with_path(path, outcome) + "\n")
             return
         for w in outcome.warnings:
-            self._write(self.err, f"{path}: warning: {w.removeprefix(path + ': ')}\n")
+            self._write(self.err, w.render() + "\n")
+        if self.strict and outcome.warnings:
+            self._write(self.err, f"{path}: error[E-STRICT]: {_strict(outcome)}\n")
         if outcome.status == "error":
             lines = wrap_reason(outcome.reason, outcome.reasons)
             self._write(self.err, f"{path}: error:\n" + "\n".join(lines) + "\n")
@@ -186,6 +199,8 @@ class Reporter:
             return
         word = "serializable" if outcome.status == "serializable" else "NOT serializable"
         lines = [f"{path}: {word}"]
+        if any(w.code == "W-VACUOUS" for w in outcome.warnings):
+            lines.append("vacuous: no request can finish")
         if not self.quiet:
             text = explanation_of(outcome)[0]
             if text:

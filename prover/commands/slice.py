@@ -98,7 +98,7 @@ def load_net(path: str, state_bound: int | None = None) -> tuple[PTNet, bool]:
         bound = DEFAULT_STATE_BOUND if state_bound is None else state_bound
         model = load_model(path, state_bound=bound)
         for w in model.warnings:
-            print(f"warning: {w}", file=sys.stderr)
+            print(w.render(), file=sys.stderr)
         return from_interleaving(build_interleaving_net(model.ns), Path(path).stem), True
     raise InputFileError(
         f"{path}: unknown extension {suffix or '(none)'!r} (expected .ser, .json, .pnml, "

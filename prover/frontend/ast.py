@@ -428,21 +428,3 @@ def nesting_depth(e: Expr) -> int:
         elif isinstance(node, While):
             stack.extend([(node.cond, d + 1), (node.body, d + 1)])
     return best
-
-
-def read_only_globals(program: Program) -> list[Var]:
-    """The first read of each global that no request assigns and no `global` declaration
-    initialises: it is always 0, most likely a misspelt name."""
-    reads: dict[str, Var] = {}
-    written: set[str] = set(program.declared)
-    stack: list[Expr] = [r.body for r in program.requests]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, Var) and not is_local_name(node.name):
-            old = reads.get(node.name)
-            if old is None or (node.line, node.col) < (old.line, old.col):
-                reads[node.name] = node
-        elif isinstance(node, Assign):
-            written.add(node.name)
-        stack.extend(c for c in vars(node).values() if isinstance(c, Expr))
-    return [v for name, v in sorted(reads.items()) if name not in written]

@@ -20,11 +20,12 @@ from functools import cached_property, partial
 from pathlib import Path
 from typing import Literal
 
-from prover.errors import InputFileError
+from prover.errors import Diagnostic, InputFileError
 from prover.frontend.closure import compile_program
 from prover.frontend.compile import DEFAULT_STATE_BOUND
+from prover.frontend.lint import lint
 from prover.frontend.nsjson import load_ns_json
-from prover.frontend.parser import parse, ser_warnings
+from prover.frontend.parser import parse
 from prover.frontend.reachable import compile_reachable, restrict_ns
 from prover.frontend.sniff import reject_certificate
 from prover.frontend.steps import ProgramSteps
@@ -56,8 +57,8 @@ class LoadedModel:
     kind: Literal["ser", "ns-json"]
     source: str
     build: Callable[[], NetworkSystem] = field(repr=False, compare=False)
-    # Non-fatal remarks about the input (e.g. unknown top-level keys of an NS JSON file).
-    warnings: tuple[str, ...] = ()
+    # Non-fatal remarks about the input (prover/frontend/lint.py; NS JSON: unknown keys).
+    warnings: tuple[Diagnostic, ...] = ()
     steps: ProgramSteps | None = field(default=None, repr=False, compare=False)
 
     @cached_property
@@ -91,7 +92,7 @@ def load_source(
         model = LoadedModel(path, "ser", source,
                             partial(compile_ns, program, source=source, path=path,
                                     state_bound=state_bound),
-                            ser_warnings(program, path), steps)  # fmt: skip
+                            lint(program, path), steps)  # fmt: skip
     elif kind == "ns-json":
         reject_certificate(source, path)
         net_sys, warnings = load_ns_json(source, path)

@@ -21,7 +21,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
-from prover.errors import NetworkSystemFormatError
+from prover.errors import Diagnostic, NetworkSystemFormatError
 from prover.frontend.parser import location
 from prover.ns import NetworkSystem, RequestEntry, ResponseEntry, Transition
 
@@ -191,21 +191,23 @@ def _well_formed(doc: object) -> bool:
     return True
 
 
-def _repeats(kind: str, rows: list[tuple[str, ...]], path: str) -> list[str]:
+def _repeats(kind: str, rows: list[tuple[str, ...]], path: str) -> list[Diagnostic]:
     first: dict[tuple[str, ...], int] = {}
-    out: list[str] = []
+    out: list[Diagnostic] = []
     for i, row in enumerate(rows):
         if row in first:
-            out.append(f"{path}: {kind}[{i}] repeats {kind}[{first[row]}]; it is counted once")
+            out.append(Diagnostic("W-NS-REPEAT", f"{kind}[{i}] repeats {kind}[{first[row]}]; "
+                                  "it is counted once", path))
         else:
             first[row] = i
     return out
 
 
-def load_ns_json(source: str, path: str = "<string>") -> tuple[NetworkSystem, tuple[str, ...]]:
+def load_ns_json(source: str, path: str = "<string>"
+                 ) -> tuple[NetworkSystem, tuple[Diagnostic, ...]]:  # fmt: skip
     """Parse and validate an NS JSON document; returns the NS and the warnings."""
     doc = _decode(source, path)
-    warnings: list[str] = []
+    warnings: list[Diagnostic] = []
     errors = [] if _well_formed(doc) else sorted(_validator().iter_errors(doc), key=_sort_key)
     if errors:
         # dict.fromkeys: one `required` violation per missing key, all described at once.
@@ -221,7 +223,8 @@ def load_ns_json(source: str, path: str = "<string>") -> tuple[NetworkSystem, tu
     assert isinstance(doc, dict)
     for key in doc:
         if key not in KNOWN_KEYS:
-            warnings.append(f"{path}: unknown top-level member '{key}' is ignored")
+            warnings.append(Diagnostic("W-NS-IGNORED",
+                                       f"unknown top-level member '{key}' is ignored", path))
     reqs = [tuple(r) for r in doc["requests"]]
     resps = [tuple(r) for r in doc["responses"]]
     trans = [tuple(t) for t in doc["transitions"]]

@@ -442,12 +442,3 @@ def parse(source: str, path: str = "<string>") -> ast.Program:
                 location(source, path, req.line or 1, 1),
             )
     return tree
-
-
-def ser_warnings(program: ast.Program, path: str = "<string>") -> tuple[str, ...]:
-    """Likely mistakes that are still valid Ser: a global that is only ever read."""
-    return tuple(
-        f"{path}:{v.line}:{v.col}: global '{v.name}' is read but never assigned and has no "
-        f"initial value, so it is always 0 (a misspelt name? or declare 'global {v.name} := N;')"
-        for v in ast.read_only_globals(program)
-    )

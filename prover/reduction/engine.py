@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from prover.errors import CompileError
@@ -32,6 +33,7 @@ class Attempt:
     reason: str
     stats: dict[str, int] = field(default_factory=dict)
     explanation: dict[str, Any] = field(default_factory=dict)
+    table: Table | None = field(default=None, compare=False, repr=False)
 
 
 Group = tuple[Local, tuple[int, ...]]  # a local state's steps at one valuation of its reads
@@ -48,24 +50,25 @@ def prove_by_reduction(steps: ProgramSteps, *, deadline: float | None = None,
     live = [m for m in t.moves if not t.is_stutter(m)]
     stats = {"local_states": len(t.locals), "transitions": len(t.moves),
              "stutters": len(t.moves) - len(live), "escapes": len(t.escapes)}
+    attempt = partial(Attempt, stats=stats, table=t)
     solver = Solver(t, deadline, RLIMIT)
     inv = houdini(t, live, candidates(t, live), solver, deadline)
     if inv is None:
-        return Attempt(None, "reduction: out of time finding the invariant", stats)
+        return attempt(None, "reduction: out of time finding the invariant")
     stats["conjuncts"] = len(inv)
     escaped = _escaping(t, inv, solver)
     if escaped is not None:
-        return Attempt(None, f"reduction: {escaped}", stats)
+        return attempt(None, f"reduction: {escaped}")
     dead = _dead(t, live, inv)
     live = [m for m in live if (m.src, m.reads) not in dead]
     labels = _labels(t, live, Movers(t, live, inv, solver), deadline)
     stats["solver_queries"] = solver.queries
     if isinstance(labels, str):
-        return Attempt(None, f"reduction: {labels}", stats)
+        return attempt(None, f"reduction: {labels}")
     labels.update(dict.fromkeys(dead, "D"))
     evidence = {"domains": _domains_json(t), "invariant": _invariant_json(inv),
                 "labels": _labels_json(t, live, labels)}
-    return Attempt(evidence, "", stats, _explain(steps, t, live, labels, inv))
+    return attempt(evidence, "", explanation=_explain(steps, t, live, labels, inv))
 
 
 def _escaping(t: Table, inv: list[Linear], solver: Solver) -> str | None:
@@ -183,8 +186,9 @@ def _explain(steps: ProgramSteps, t: Table, live: list[Move], labels: dict[Group
         key = (tuple(sorted(lines)), labels[(m.src, m.reads)])
         rows.setdefault(m.src[0], {})[key] = None
     requests = [{"request": r, "steps": [{"lines": list(ln), "label": lab}
-                                         for ln, lab in sorted(rows.get(r, {}))]}
-                for r in dict.fromkeys(loc[0] for loc in t.entries)]  # fmt: skip
+                                         for ln, lab in sorted(rows.get(r, {}))],
+                 "answers_at_once": loc in t.final}
+                for r, loc in dict(t.entries).items()]  # fmt: skip
     return {"requests": requests, "invariant": [_conjunct(c) for c in inv]}
 
 

@@ -81,7 +81,8 @@ def test_json_lines_validate_with_fixed_keys(
     assert by_model["intro-lock.ser"]["verdict"] == "serializable"
     bad = by_model["bad.ser"]
     assert bad["verdict"] == "input_error" and bad["error"]["code"] == "E-SYNTAX"
-    assert by_model["warn.json"]["warnings"] and "extra" in by_model["warn.json"]["warnings"][0]
+    warned = by_model["warn.json"]["warnings"]
+    assert warned and warned[0]["code"] == "W-NS-IGNORED" and "extra" in warned[0]["message"]
 
 
 def test_undecided_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -265,7 +266,7 @@ def test_prove_keeps_ns_warnings(tmp_path: Path, capsys: pytest.CaptureFixture[s
                                  "responses": [["a", "1"]], "transitions": [], "note": "x"}))
     assert main([str(model), "--quiet"]) == 0
     err = capsys.readouterr().err
-    assert f"{model}: warning:" in err and "note" in err
+    assert f"{model}: warning[W-NS-IGNORED]:" in err and "note" in err
 
 
 def test_certificate_given_as_model_is_named(

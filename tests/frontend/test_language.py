@@ -240,13 +240,14 @@ def test_hints_for_constructs_of_other_languages(src: str, hint: str) -> None:
 
 def test_a_global_only_ever_read_is_warned_about() -> None:
     m = load_source("request a {\n  Lock := 1; if (Lok == 0) {1} else {2} }", "ser", "m.ser")
-    assert len(m.warnings) == 1
-    assert m.warnings[0].startswith("m.ser:2:18: global 'Lok' is read but never assigned")
-    quiet = [
-        "global K := 3; request a { K + 1 }",  # a constant
-        "global K := 0; request a { K + 1 }",  # declared, even as 0
-        "request a { X := 1 } request b { X }",  # written by another request
-        "request a { x }",  # locals start at 0 by design
-    ]
-    for src in quiet:
-        assert load_source(src, "ser").warnings == (), src
+    assert [w.code for w in m.warnings] == ["W-WRITE-ONLY", "W-READ-ONLY"]
+    assert m.warnings[1].render().startswith(
+        "m.ser:2:18: warning[W-READ-ONLY]: global 'Lok' is read but never assigned")
+    said = {
+        "global K := 3; request a { K + 1 }": "W-CONSTANT",  # its initial value, always
+        "global K := 0; request a { K + 1 }": "W-CONSTANT",  # declared, even as 0
+        "request a { x }": "W-UNSET-LOCAL",  # locals start at 0: said, since a typo hides
+    }
+    for src, code in said.items():
+        assert [w.code for w in load_source(src, "ser").warnings] == [code], src
+    assert load_source("request a { X := 1 } request b { X }", "ser").warnings == ()

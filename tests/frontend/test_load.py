@@ -84,8 +84,9 @@ def test_nan_is_not_json() -> None:
 def test_unknown_keys_and_repeated_entries_are_warnings() -> None:
     doc = {**README_NS, "comment": "hi", "requests": [["Req1", "L0"], ["Req1", "L0"]]}
     m = ns_json(doc)
-    assert any("unknown top-level member 'comment'" in w for w in m.warnings)
-    assert any("requests[1] repeats requests[0]" in w for w in m.warnings)
+    assert any("unknown top-level member 'comment'" in w.message for w in m.warnings)
+    assert any("requests[1] repeats requests[0]" in w.message for w in m.warnings)
+    assert {w.code for w in m.warnings} == {"W-NS-IGNORED", "W-NS-REPEAT"}
     assert len(m.ns.requests) == 1
 
 

@@ -1,0 +1,117 @@
+"""Warnings read off the program text: valid Ser that is likely not what was meant.
+
+- W-READ-ONLY: a global read but never assigned and without an initial value (always 0);
+- W-CONSTANT: a global read but never assigned: it keeps its initial value;
+- W-WRITE-ONLY: a global assigned but never read;
+- W-UNSET-LOCAL: a local read on some path before any assignment to it (it reads 0: a
+  misspelt local reads 0 with no other sign);
+- W-SHADOW: a local with the name of a request.
+
+What the executions reach (requests that never answer, unreached lines) is read off the
+program's steps instead: prover/coverage.py.
+"""
+
+from __future__ import annotations
+
+from prover.errors import Diagnostic
+from prover.frontend import ast
+
+
+def lint(program: ast.Program, path: str = "<string>") -> tuple[Diagnostic, ...]:
+    reads, writes = _globals(program)
+    out: list[Diagnostic] = []
+    for name, v in sorted(reads.items()):
+        if name in writes:
+            continue
+        if name not in program.declared:
+            out.append(_at(path, v, "W-READ-ONLY",
+                           f"global '{name}' is read but never assigned and has no initial "
+                           f"value, so it is always 0 (a misspelt name? or declare 'global "
+                           f"{name} := N;')"))
+        else:
+            value = dict(program.initial).get(name, 0)
+            out.append(_at(path, v, "W-CONSTANT",
+                           f"global '{name}' is never assigned: it keeps its initial value "
+                           f"{value} (a constant)"))
+    for name, a in sorted(writes.items()):
+        if name not in reads:
+            out.append(_at(path, a, "W-WRITE-ONLY",
+                           f"global '{name}' is assigned but never read: no answer and no "
+                           "step depends on it"))
+    names = {r.name for r in program.requests}
+    for r in program.requests:
+        unset: dict[str, ast.Var] = {}
+        _assigned(r.body, frozenset(), unset)
+        for name, v in sorted(unset.items()):
+            out.append(_at(path, v, "W-UNSET-LOCAL",
+                           f"request '{r.name}' reads local '{name}' before any assignment to "
+                           "it on some path: it reads 0 there (a misspelt name?)"))
+        for node in _nodes(r.body):
+            if isinstance(node, (ast.Var, ast.Assign)) and node.name in names \
+                    and ast.is_local_name(node.name):
+                out.append(_at(path, node, "W-SHADOW",
+                               f"request '{r.name}' has a local named '{node.name}', the "
+                               "name of a request"))
+                break
+    return tuple(sorted(out, key=lambda d: (d.line, d.column, d.code)))
+
+
+def _at(path: str, node: ast.Expr, code: str, message: str) -> Diagnostic:
+    return Diagnostic(code, message, path, node.line, node.col)
+
+
+def _nodes(e: ast.Expr) -> list[ast.Expr]:
+    out, stack = [], [e]
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        stack.extend(c for c in vars(node).values() if isinstance(c, ast.Expr))
+    return out
+
+
+def _globals(program: ast.Program) -> tuple[dict[str, ast.Expr], dict[str, ast.Expr]]:
+    """The first read and the first assignment of every global, by position."""
+    reads: dict[str, ast.Expr] = {}
+    writes: dict[str, ast.Expr] = {}
+    for r in program.requests:
+        for node in _nodes(r.body):
+            if isinstance(node, (ast.Var, ast.Assign)) and not ast.is_local_name(node.name):
+                seen = reads if isinstance(node, ast.Var) else writes
+                old = seen.get(node.name)
+                if old is None or (node.line, node.col) < (old.line, old.col):
+                    seen[node.name] = node
+    return reads, writes
+
+
+def _assigned(e: ast.Expr, done: frozenset[str], unset: dict[str, ast.Var]) -> frozenset[str]:
+    """The locals surely assigned after `e`, entered with `done`; a local read before it
+    is surely assigned goes into `unset` (first read by position)."""
+    if isinstance(e, ast.Var):
+        if ast.is_local_name(e.name) and e.name not in done:
+            old = unset.get(e.name)
+            if old is None or (e.line, e.col) < (old.line, old.col):
+                unset[e.name] = e
+        return done
+    if isinstance(e, ast.Assign):
+        after = _assigned(e.value, done, unset)
+        return after | {e.name} if ast.is_local_name(e.name) else after
+    if isinstance(e, (ast.Not, ast.Neg)):
+        return _assigned(e.arg, done, unset)
+    if isinstance(e, ast.Seq):
+        node: ast.Expr = e
+        while isinstance(node, ast.Seq):  # along the right spine: no recursion per statement
+            done = _assigned(node.first, done, unset)
+            node = node.rest
+        return _assigned(node, done, unset)
+    if isinstance(e, ast.Binary):
+        left = _assigned(e.left, done, unset)
+        right = _assigned(e.right, left, unset)
+        return left if isinstance(e, (ast.And, ast.Or)) else right
+    if isinstance(e, ast.If):
+        cond = _assigned(e.cond, done, unset)
+        return _assigned(e.then, cond, unset) & _assigned(e.orelse, cond, unset)
+    if isinstance(e, ast.While):
+        cond = _assigned(e.cond, done, unset)
+        _assigned(e.body, cond, unset)
+        return cond
+    return done
