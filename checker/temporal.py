@@ -6,7 +6,9 @@ computed from the definition of each operator: no automaton is believed."""
 from __future__ import annotations
 
 import importlib.resources
+import itertools
 import operator
+import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from functools import cache
@@ -15,7 +17,7 @@ from typing import Any
 import lark
 
 from checker.certificate import integer
-from checker.errors import invalid
+from checker.errors import LimitError, invalid
 from checker.model import Run, Semantics, apply, explore
 
 Json = Any
@@ -35,7 +37,18 @@ def _parser() -> lark.Lark:
     return lark.Lark(grammar, parser="earley", lexer="dynamic", ambiguity="resolve")
 
 
+MAX_OPERATORS, MAX_NESTING = 256, 64  # the prover's bounds (prover/ltl/formula.py)
+
+
 def parse_formula(text: str) -> Json:
+    """Bounded before parsing: an Earley parse of a deeply nested formula takes minutes
+    and gigabytes (3,000 nested `F`), and a certificate is hostile input."""
+    ops = len(re.findall(r"<->|->|&&|\|\||[=!<>]=|[-+*/%<>!]|\b(?:[GFXURW]|always|"
+                         r"eventually|next|until|release|weak-until)\b", text))
+    depth = max(itertools.accumulate((c == "(") - (c == ")") for c in text), default=0)
+    if ops > MAX_OPERATORS or depth > MAX_NESTING:
+        raise LimitError(f"the formula has {ops} operators and nests {depth} deep (limits "
+                         f"{MAX_OPERATORS}, {MAX_NESTING})")
     try:
         tree = _parser().parse(text)
     except lark.exceptions.LarkError as exc:

@@ -51,6 +51,7 @@ class BenchRow:
     steps: int | None = None
     solver_queries: int | None = None  # the reduction engine's
     cert_bytes: int | None = None
+    warnings: tuple[str, ...] = ()  # their codes (docs/cli.md, warnings)
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -119,9 +120,11 @@ def _run_one(model: Path, out_dir: Path, timeout: float, ns: str) -> BenchRow:
     prove_s = time.monotonic() - start
     verdict = VERDICT_OF_EXIT.get(proc.returncode, f"exit {proc.returncode}")
     engine = places = transitions = local_states = steps = queries = None
+    warned: tuple[str, ...] = ()
     try:
         report = json.loads(proc.stdout)
         engine = report.get("engine")
+        warned = tuple(w["code"] for w in report["warnings"])
         queries = report["stats"].get("solver_queries")
         per, net = report["sizes"]["per_variable"], report["sizes"]["petri_net"]
         if per is not None:
@@ -143,7 +146,7 @@ def _run_one(model: Path, out_dir: Path, timeout: float, ns: str) -> BenchRow:
     return BenchRow(model.name, expected, verdict, agrees, round(prove_s, 3),
                     None if check_s is None else round(check_s, 3), check_status, engine,
                     places, transitions, local_states, steps, queries,
-                    cert.stat().st_size if cert.is_file() else None)
+                    cert.stat().st_size if cert.is_file() else None, warned)
 
 
 def _local_rows(models: list[Path], out_dir: Path, args: argparse.Namespace) -> Iterator[BenchRow]:
@@ -195,9 +198,10 @@ def agreement(expected: str | None, verdict: str, check_status: str | None) -> b
 
 def _table(rows: list[BenchRow]) -> str:
     """PN: places/transitions of the interleaving net, when one was built; steps: local
-    states/transitions of the per-variable steps, when the reduction engine ran."""
+    states/transitions of the per-variable steps, when the reduction engine ran; warnings:
+    their codes without the W- (docs/cli.md)."""
     head = ("model", "expected", "verdict", "agrees", "prove s", "check s", "engine", "PN",
-            "steps", "queries", "cert KB")
+            "steps", "queries", "cert KB", "warnings")
     body = [
         (r.model, r.expected or "-", r.verdict,
          "-" if r.agrees is None else ("yes" if r.agrees else "NO"),
@@ -205,7 +209,8 @@ def _table(rows: list[BenchRow]) -> str:
          r.engine or "-", "-" if r.places is None else f"{r.places}/{r.transitions}",
          "-" if r.local_states is None else f"{r.local_states}/{r.steps}",
          "-" if r.solver_queries is None else str(r.solver_queries),
-         "-" if r.cert_bytes is None else f"{r.cert_bytes / 1024:.1f}")
+         "-" if r.cert_bytes is None else f"{r.cert_bytes / 1024:.1f}",
+         ",".join(c.removeprefix("W-") for c in r.warnings) or "-")
         for r in rows
     ]
     widths = [max(len(str(x)) for x in col) for col in zip(head, *body, strict=True)]

@@ -74,7 +74,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def _promela(args: argparse.Namespace) -> str:
     from prover.errors import FormulaError
-    from prover.ltl.formula import parse_formula
+    from prover.ltl.formula import parse_formula, shown
     from prover.ltl.lasso import ser_globals
     from prover.ltl.promela import to_promela
 
@@ -89,7 +89,7 @@ def _promela(args: argparse.Namespace) -> str:
             formula = parse_formula(args.formula, ser_globals(ns),
                                     frozenset(e.request for e in ns.requests))
         except FormulaError as exc:
-            raise FormulaError(f"--formula {args.formula!r}: {exc.message}") from None
+            raise FormulaError(f"--formula {shown(args.formula)}: {exc.message}") from None
     return to_promela(ns, k, formula)
 
 

@@ -73,7 +73,7 @@ def _search(args: argparse.Namespace) -> Searched:
     from prover.ltl.always import always_certificate
     from prover.ltl.certify import violation_certificate
     from prover.ltl.explore import search
-    from prover.ltl.formula import is_safety, parse_formula
+    from prover.ltl.formula import is_safety, parse_formula, shown
     from prover.ltl.lasso import ser_globals
 
     model = load_model(args.model, state_bound=args.state_bound, ns=args.ns)
@@ -81,7 +81,7 @@ def _search(args: argparse.Namespace) -> Searched:
     try:
         formula = parse_formula(args.formula, ser_globals(ns), frozenset(ns.request_names))
     except FormulaError as exc:
-        raise FormulaError(f"--formula {args.formula!r}: {exc.message}") from None
+        raise FormulaError(f"--formula {shown(args.formula)}: {exc.message}") from None
     if args.engine == "unfold" and not is_safety(formula):
         raise UsageError("--engine unfold decides G p, p without temporal operators; use "
                          "--engine explicit for this formula")

@@ -9,6 +9,7 @@ LTL-X is what stays true when a step is repeated, which the partial-order reduct
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -96,8 +97,46 @@ def _parser() -> lark.Lark:
                      ambiguity="resolve", propagate_positions=True)
 
 
+MAX_LENGTH = 10_000  # characters: what a certificate's `ltl.formula` may hold
+MAX_OPERATORS = 256  # and the checker's bounds (checker/temporal.py): both parsers are
+MAX_NESTING = 64  # Earley parsers, whose cost grows fast with nesting
+
+
+def _operators(text: str) -> int:
+    return len(re.findall(r"<->|->|&&|\|\||[=!<>]=|[-+*/%<>!]|\b(?:[GFXURW]|always|"
+                          r"eventually|next|until|release|weak-until)\b", text))
+
+
+def _nesting(text: str) -> int:
+    depth = deepest = 0
+    for ch in text:
+        depth += (ch == "(") - (ch == ")")
+        deepest = max(deepest, depth)
+    return deepest
+
+
+def shown(text: str, most: int = 60) -> str:
+    """The formula as a message quotes it: cut short when long."""
+    return repr(text) if len(text) <= most else repr(text[:most]) + f"... ({len(text)} characters)"
+
+
+def check_size(text: str) -> None:
+    """Refuse, before any parsing, a formula a certificate could not carry or the checker
+    would refuse to parse (the same bounds on both sides)."""
+    if len(text) > MAX_LENGTH:
+        raise FormulaError(f"the formula has {len(text)} characters, more than the "
+                           f"{MAX_LENGTH} a certificate can carry")
+    if _operators(text) > MAX_OPERATORS:
+        raise FormulaError(f"the formula has {_operators(text)} operators, more than "
+                           f"{MAX_OPERATORS}")
+    if _nesting(text) > MAX_NESTING:
+        raise FormulaError(f"the formula nests parentheses {_nesting(text)} deep, more than "
+                           f"{MAX_NESTING}")
+
+
 def parse_formula(text: str, globals_: frozenset[str], requests: frozenset[str]) -> Formula:
     """The formula `text` over a program with these globals and request names."""
+    check_size(text)
     try:
         tree = _parser().parse(text)
     except lark.exceptions.UnexpectedCharacters as exc:

@@ -85,3 +85,20 @@ def test_no_input_is_a_traceback(text: str) -> None:
         parse(text)
     except FormulaError as exc:
         assert exc.message.startswith("column ")
+
+
+@pytest.mark.parametrize("text, what", [
+    ("G " + "(" * 5000 + "X == 1" + ")" * 5000, "characters"),
+    ("F " * 300 + "X == 1", "operators"),
+    (" && ".join(["X == 1"] * 300), "operators"),
+    ("G " + "(" * 70 + "X == 1" + ")" * 70, "nests"),
+])
+def test_a_formula_beyond_the_certificate_limits_is_refused_before_parsing(
+        text: str, what: str) -> None:
+    with pytest.raises(FormulaError, match=what):
+        parse_formula(text, frozenset({"X"}), frozenset({"main"}))
+
+
+def test_a_formula_at_the_limits_still_parses() -> None:
+    text = "G " + "(" * 60 + "X == 1" + ")" * 60
+    assert parse_formula(text, frozenset({"X"}), frozenset({"main"})) is not None
