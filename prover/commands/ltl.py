@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +22,7 @@ from prover.errors import FormulaError, SerError, UsageError
 
 if TYPE_CHECKING:
     from prover.frontend.load import LoadedModel
-    from prover.ltl.formula import Unary
+    from prover.ltl.formula import Formula, Unary
 
 MAX_STATES = 500_000  # default --max-states of the explicit engine: product states
 UNFOLD_WORK = 3_000_000  # and of the unfolding: events added and co-set search steps
@@ -66,13 +66,12 @@ class Searched:
     certificate: dict[str, Any] | None = None
     cutoffs: int | None = None  # the unfolding's cut-off events
     why: str = ""  # undecided: which bound
+    constant: tuple[tuple[str, bool], ...] = ()  # comparisons with one value everywhere
 
 
 def _search(args: argparse.Namespace) -> Searched:
     from prover.frontend.load import load_model
     from prover.ltl.always import always_certificate
-    from prover.ltl.certify import violation_certificate
-    from prover.ltl.explore import search
     from prover.ltl.formula import is_safety, parse_formula, shown
     from prover.ltl.lasso import ser_globals
 
@@ -88,6 +87,25 @@ def _search(args: argparse.Namespace) -> Searched:
     proof = always_certificate(args.model, args.formula, formula, args.state_bound)
     if proof is not None:
         return Searched("always", 0, proof)
+    return replace(_decide(args, model, formula), constant=_constant(args, model, formula))
+
+
+def _constant(args: argparse.Namespace, model: LoadedModel, formula: Formula
+              ) -> tuple[tuple[str, bool], ...]:  # fmt: skip
+    """The formula's comparisons that no reachable state with at most K requests can
+    change: a verdict about them is vacuous, and the output says so."""
+    from prover.ltl.explore import constant_atoms
+
+    found = constant_atoms(model.ns, formula, args.requests, args.max_states)
+    return tuple((a.text, v) for a, v in found or [])
+
+
+def _decide(args: argparse.Namespace, model: LoadedModel, formula: Formula) -> Searched:
+    from prover.ltl.certify import violation_certificate
+    from prover.ltl.explore import search
+    from prover.ltl.formula import is_safety
+
+    ns = model.ns
     if is_safety(formula) and args.engine == "unfold":
         return _unfold(args, model, formula)
     if is_safety(formula) and args.fairness == "weak":
@@ -195,8 +213,14 @@ def _report(args: argparse.Namespace, verdict: str, why: str, searched: Searched
             "product_states": None if searched is None or unfolded else searched.states,
             "events": searched.states if searched is not None and unfolded else None,
             "cutoffs": None if searched is None else searched.cutoffs,
+            "constant_atoms": [] if searched is None else
+            [{"atom": a, "value": v} for a, v in searched.constant],
         }, sort_keys=False))
         return
+    if searched is not None and searched.constant:
+        said = ", ".join(f"`{a}` is always {str(v).lower()}" for a, v in searched.constant)
+        print(f"{args.model}: note: on every reachable state with at most {requests}, {said}: "
+              "the verdict does not depend on them", file=sys.stderr)
     if verdict == "always":
         print(f"{args.model}: {args.formula} holds for every execution, with any number of "
               f"requests: unbounded, p holds in every global state of the closure NS\n"

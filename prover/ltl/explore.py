@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from prover.errors import SerError
 from prover.ltl.buchi import Automaton, translate
-from prover.ltl.formula import Formula, Not
+from prover.ltl.formula import Binary, Compare, Formula, Not, Unary
 from prover.ltl.lasso import Observation, global_values, holds, satisfies
 from prover.ltl.reduce import accesses, visible
 from prover.ns import NetworkSystem
@@ -394,3 +394,38 @@ def _prefix(roots: set[Node], goal: Node, succ: Succ) -> list[Node]:
         out.append(back)
         back = prev[back]
     return out[::-1]
+
+
+def constant_atoms(ns: NetworkSystem, formula: Formula, k: int,
+                   max_states: int = 200_000) -> list[tuple[Compare, bool]] | None:
+    """The comparisons of `formula` that have one truth value on every state reachable
+    with at most `k` requests, each with it; None when the states are too many to tell
+    (breadth first, stopping as soon as every comparison has been seen both ways)."""
+    atoms = list(dict.fromkeys(_compares(formula)))
+    system = system_for(ns, k, "none")
+    seen: dict[Compare, set[bool]] = {a: set() for a in atoms}
+    start = system.initial()
+    known, todo = {start}, [start]
+    for s in todo:  # grows while it is read
+        o = system.observe(s)
+        for a in atoms:
+            seen[a].add(satisfies(a, o))
+        if all(len(v) == 2 for v in seen.values()):
+            return []
+        for _, t in system.moves(s):
+            if t not in known:
+                if len(known) >= max_states:
+                    return None
+                known.add(t)
+                todo.append(t)
+    return [(a, next(iter(v))) for a, v in seen.items() if len(v) == 1]
+
+
+def _compares(f: Formula) -> Iterator[Compare]:
+    if isinstance(f, Compare):
+        yield f
+    elif isinstance(f, (Not, Unary)):
+        yield from _compares(f.arg)
+    elif isinstance(f, Binary):
+        yield from _compares(f.a)
+        yield from _compares(f.b)

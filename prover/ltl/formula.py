@@ -66,6 +66,23 @@ class Compare:
     a: Term
     b: Term
 
+    @property
+    def text(self) -> str:
+        return f"{term_text(self.a)} {self.op} {term_text(self.b)}"
+
+
+def term_text(t: Term) -> str:
+    if isinstance(t, Num):
+        return str(t.value)
+    if isinstance(t, Global):
+        return t.name
+    if isinstance(t, Count):
+        return f"answered({t.request}, {t.value})" if t.kind == "answered" else \
+            f"{t.kind}({t.request})"
+    if t.b is None:
+        return f"-({term_text(t.a)})"
+    return f"({term_text(t.a)} {t.op} {term_text(t.b)})"
+
 
 @dataclass(frozen=True)
 class Not:

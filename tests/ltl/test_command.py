@@ -170,3 +170,16 @@ def test_a_global_named_with_an_underscore_first(tmp_path: Path,
     code, out, _ = _ltl(capsys, str(model), "-f", "G (_Q <= 1)", "-k", "1", "--json",
                         "-o", str(cert))
     assert code == 0 and json.loads(out)["bounded"] is False
+
+
+def test_an_atom_no_reachable_state_changes_is_said(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "c.json"
+    args = ["ltl", str(LOCK), "--requests", "2", "--formula", "G (X <= 5) && F (L == 1)",
+            "-o", str(out)]
+    main(args)
+    err = capsys.readouterr().err
+    assert "`X <= 5` is always true" in err and "`L == 1`" not in err
+    main([*args, "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert data["constant_atoms"] == [{"atom": "X <= 5", "value": True}]
