@@ -87,10 +87,12 @@ def _walk(start: str, moves: Moves, steps: ProgramSteps) -> Reach:
 
 
 def _lines(e: ast.Expr) -> set[int]:
+    """The lines of `e`'s statements and expressions (not of the `;` between them, which
+    no step records)."""
     out, stack = set(), [e]
     while stack:
         node = stack.pop()
-        if node.line:
+        if node.line and not isinstance(node, ast.Seq):
             out.add(node.line)
         stack.extend(c for c in vars(node).values() if isinstance(c, ast.Expr))
     return out

@@ -509,9 +509,9 @@ def _network_system(run: _Run) -> NetworkSystem | None:
 
 def _diagnostics(run: _Run) -> tuple[Diagnostic, ...]:
     """The model's warnings: those of its text, and what its executions cannot reach,
-    read off an over-approximation of them (prover/coverage.py): the per-variable steps
-    when their domains are closed or a reduction proof showed the escapes dead, else the
-    network system if an engine built it; else nothing about reach is said."""
+    read off an over-approximation of them (prover/coverage.py): the network system if
+    an engine built it (the closer one), else the per-variable steps when their domains
+    are closed or a reduction proof showed the escapes dead; else nothing about reach."""
     from prover import coverage
     from prover.reduction.table import Limits, TableTooLarge, grow_domains
 
@@ -519,17 +519,17 @@ def _diagnostics(run: _Run) -> tuple[Diagnostic, ...]:
     if steps is None:
         return run.model.warnings
     table = run.table
-    if table is None:
-        try:
-            table = grow_domains(steps, Limits())
-        except (TableTooLarge, SerError):
-            table = None
-    if table is not None and (run.proved or not table.escapes):
-        reach = coverage.from_table(table, steps)
-    elif run.ctx.ns_built and "ns_error" not in run.stats:
+    if run.ctx.ns_built and "ns_error" not in run.stats:  # the closer of the two
         reach = coverage.from_ns(run.ctx.ns, steps)
     else:
-        return run.model.warnings
+        if table is None:
+            try:
+                table = grow_domains(steps, Limits())
+            except (TableTooLarge, SerError):
+                return run.model.warnings
+        if table.escapes and not run.proved:
+            return run.model.warnings
+        reach = coverage.from_table(table, steps)
     found = coverage.warnings(steps.program, steps, reach, run.path)
     return tuple(sorted(run.model.warnings + found, key=lambda d: (d.line, d.column, d.code)))
 

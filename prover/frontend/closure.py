@@ -20,9 +20,11 @@ def compile_program(
     source: str = "",
     path: str = "<string>",
     state_bound: int = DEFAULT_STATE_BOUND,
+    steps: ProgramSteps | None = None,
 ) -> NetworkSystem:
     """The NS of a Ser program: closure over seen local states x seen global states."""
-    steps = ProgramSteps(program, source=source, path=path, state_bound=state_bound)
+    if steps is None:  # else the caller's, whose cache and local states it shares
+        steps = ProgramSteps(program, source=source, path=path, state_bound=state_bound)
     initial: Env = program.initial
     requests = [RequestEntry(r, loc) for r, loc in steps.entries]
     responses: list[ResponseEntry] = []

@@ -91,7 +91,7 @@ def load_source(
         steps = ProgramSteps(program, source=source, path=path, state_bound=state_bound)
         model = LoadedModel(path, "ser", source,
                             partial(compile_ns, program, source=source, path=path,
-                                    state_bound=state_bound),
+                                    state_bound=state_bound, steps=steps),
                             lint(program, path), steps)  # fmt: skip
     elif kind == "ns-json":
         reject_certificate(source, path)

@@ -39,9 +39,11 @@ def compile_reachable(
     source: str = "",
     path: str = "<string>",
     state_bound: int = DEFAULT_STATE_BOUND,
+    steps: ProgramSteps | None = None,
 ) -> NetworkSystem:
     """The restricted NS of a Ser program."""
-    steps = ProgramSteps(program, source=source, path=path, state_bound=state_bound)
+    if steps is None:  # else the caller's, whose cache and local states it shares
+        steps = ProgramSteps(program, source=source, path=path, state_bound=state_bound)
     g0: Env = program.initial  # the declared initial values of the globals
     globals_: dict[str, Env] = {env_text(g0): g0}
     cache: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}

@@ -101,3 +101,29 @@ def test_every_example_is_clean(tmp_path: Path, capsys: pytest.CaptureFixture[st
                     and not p.name.endswith(".cert.json"))
     assert main([*models, "--out-dir", str(tmp_path), "--quiet", "--jobs", "2"]) in (0, 1)
     assert "warning" not in capsys.readouterr().err
+
+
+def test_the_separator_of_two_statements_is_no_unreached_line(tmp_path: Path) -> None:
+    """A line holding only the `;` after a block is not a line a step could run."""
+    source = ("request r {\n  if (?) {\n    yield\n  } else {\n    X := 1\n  }\n  ;\n"
+              "  X := 2;\n  X\n}\n")
+    _, found = _prove(tmp_path, source)
+    assert [w["code"] for w in found] == []
+
+
+def test_reach_from_the_network_system_and_from_the_steps_agree(tmp_path: Path) -> None:
+    """Both views are over-approximations: a line the steps call unreached, the NS does
+    too (the NS may say more: it only has the valuations that co-occur)."""
+    from prover import coverage
+    from prover.frontend.load import load_source
+    from prover.reduction.table import Limits, grow_domains
+
+    for source in (UNREACHED, WAIT, SPIN):
+        m = load_source(source, "ser", lazy=True)
+        assert m.steps is not None
+        table = grow_domains(m.steps, Limits())
+        by_table = coverage.warnings(m.steps.program, m.steps,
+                                     coverage.from_table(table, m.steps), "m")
+        by_ns = coverage.warnings(m.steps.program, m.steps, coverage.from_ns(m.ns, m.steps),
+                                  "m")
+        assert set(by_table) <= set(by_ns), source
