@@ -164,7 +164,8 @@ def _obligations(cert: dict[str, Any] | str | bytes, model_text: str | bytes | N
         if "proof" not in cert:
             return "one-step semantics (counterexamples and lassos are replayed on it)"
         pairs = cert["proof"].get("pairs")
-        ns = explore(sem, None if pairs is None else frozenset(tuple(p) for p in pairs))
+        ns = explore(sem, None if pairs is None else frozenset(tuple(p) for p in pairs),
+                     limits.state_bound)
         state["model"] = model = make_model(ns)
         kind = "closure" if pairs is None else f"restricted to {len(pairs)} pairs"
         return f"NS {kind}: {len(model.net.places)} places, {len(model.net.transitions)} " \

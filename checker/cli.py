@@ -58,6 +58,9 @@ def _parser() -> argparse.ArgumentParser:
                    help=f"deepest JSON/formula nesting accepted (default {d.max_depth})")
     p.add_argument("--max-nodes", type=_count, default=d.max_nodes, metavar="N",
                    help=f"most formula nodes accepted (default {d.max_nodes})")
+    p.add_argument("--state-bound", type=_count, default=d.state_bound, metavar="N",
+                   help="local plus global states the network system a proof names may have "
+                   f"(default {d.state_bound}, as ser-prove's --state-bound)")
     p.add_argument("--max-vars", type=_count, default=d.max_vars, metavar="N",
                    help=f"most auxiliary variables accepted (default {d.max_vars})")
     return p
@@ -183,7 +186,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.scheduler is not None and args.all is None:
         print("ser-check-cert: --scheduler goes with --all DIR", file=sys.stderr)
         return 2
-    limits = Limits(args.max_bytes, args.max_depth, args.max_nodes, args.max_vars)
+    limits = Limits(args.max_bytes, args.max_depth, args.max_nodes, args.max_vars,
+                    state_bound=args.state_bound)
     try:
         if args.all is not None:
             return _check_all(args, limits)

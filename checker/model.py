@@ -24,7 +24,8 @@ Env = tuple[tuple[str, int], ...]  # sorted (name, value) pairs, zero values dro
 Outcome = tuple[bool, Any, Env, Env]  # (yielded, residual Expr or returned int, L, G)
 
 I64_MIN, I64_MAX = -(2**63), 2**63 - 1
-STATE_BOUND = 20_000  # locals + globals of one compilation (DESIGN: a state bound, not divergence)
+STATE_BOUND = 20_000  # states of one yield-free loop, and of an NS JSON file
+NS_BOUND = 100_000  # locals + globals an exploration may find (ser-prove's --state-bound too)
 PAIR_BOUND = 1_000_000  # (local, global) pairs explored by the closure of §2.4
 ZERO: Expr = ("int", 0)
 POISON = 2**63  # outside signed 64 bits: no variable holds it, and reading it is an error
@@ -294,7 +295,7 @@ class Semantics:
     step: Callable[[str, str], tuple[tuple[str, str], ...]]  # (l, g) -> [(l2, g2)]
     answers: Callable[[str], tuple[str, ...]]  # the responses a local can give
     can_step: Callable[[str], bool]
-    bound_message: Callable[[], str]
+    bound_message: Callable[[int], str]
     table: NS | None = None  # NS JSON: the file itself is the closure
 
 
@@ -321,13 +322,13 @@ def ser_semantics(text: str) -> Semantics:
         e = states["L" + loc][1]
         return (str(e[1]),) if e[0] == "int" else ()
 
-    def bound_message() -> str:
+    def bound_message(bound: int) -> str:
         values: dict[str, set[int]] = {}
         for key, st in states.items():
             for k, v in st[0] if key[0] == "L" else st:
                 values.setdefault(k, set()).add(v)
         var = max(sorted(values), key=lambda k: len(values[k]), default="?")
-        return f"compilation exceeds {STATE_BOUND} states (variable {var} keeps growing)"
+        return f"compilation exceeds {bound} states (variable {var} keeps growing)"
 
     requests = tuple(dict.fromkeys((r, name("L", ((), body))) for r, body in blocks))
     return Semantics(name("G", init), requests, step, answers,
@@ -344,10 +345,11 @@ def ns_semantics(ns: NS) -> Semantics:
     sources = {t[0] for t in ns.transitions}
     return Semantics(ns.initial, ns.requests, lambda loc, g: tuple(succ.get((loc, g), ())),
                      lambda loc: tuple(answers.get(loc, ())), sources.__contains__,
-                     lambda: f"NS exceeds {STATE_BOUND} states", ns)  # fmt: skip
+                     lambda bound: f"NS exceeds {bound} states", ns)  # fmt: skip
 
 
-def explore(sem: Semantics, pairs: frozenset[tuple[str, str]] | None = None) -> NS:
+def explore(sem: Semantics, pairs: frozenset[tuple[str, str]] | None = None,
+            bound: int = NS_BOUND) -> NS:
     """The NS discovered from the initial states. Without `pairs`: the closure (every local
     seen is stepped at every global seen, ser-reference §2.4; for NS JSON the file). With
     `pairs`: a local is stepped at a global only when the pair is listed (DESIGN.md,
@@ -394,8 +396,8 @@ def explore(sem: Semantics, pairs: frozenset[tuple[str, str]] | None = None) -> 
             if g2 not in globs:
                 globs[g2] = None
                 new_g.append(g2)
-        if len(locs) + len(globs) > STATE_BOUND:
-            raise ModelError(sem.bound_message())
+        if len(locs) + len(globs) > bound:
+            raise ModelError(sem.bound_message(bound))
         found(new_l, new_g)
     if pairs is not None and not pairs <= done:
         loc, g = min(pairs - done)

@@ -134,13 +134,15 @@ def preflight(kind: str, source: str, path: str) -> None:
 
 
 def preflight_ns(
-    kind: str, source: str, path: str, pairs: frozenset[tuple[str, str]] | None = None
+    kind: str, source: str, path: str, pairs: frozenset[tuple[str, str]] | None = None,
+    bound: int | None = None,
 ) -> None:
     """Refuse a network system the checker could not explore (`CheckerLimitError`): the
     checker's exploration of the NS a proof certificate will name, the closure or the
     restricted NS of `pairs` (cheap next to the engines: 0.04 s for all 47 paper models
     together). Reduction proofs and counterexamples need no NS."""
-    _as_checker(path, lambda semantics, explore: explore(semantics(kind, source), pairs))
+    _as_checker(path, lambda semantics, explore: explore(semantics(kind, source), pairs)
+                if bound is None else explore(semantics(kind, source), pairs, bound))
 
 
 def _as_checker(path: str, work: Callable[[Any, Any], object]) -> None:

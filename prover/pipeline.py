@@ -150,14 +150,18 @@ def _rejected_path(cert_path: str) -> str:
     return f"{base}.rejected.json"
 
 
-def check_text(text: str, source: str, timeout_s: float) -> tuple[str, str]:
+def check_text(text: str, source: str, timeout_s: float,
+               state_bound: int | None = None) -> tuple[str, str]:
     """Run the trusted checker: (status, message); ("unavailable", why) if it cannot be
-    imported, ("limit", message) for a certificate beyond the checker's limits."""
+    imported, ("limit", message) for a certificate beyond the checker's limits.
+    `state_bound`: ser-prove's --state-bound, which bounds the checker's NS too."""
     try:
         from checker.api import check_certificate
+        from checker.certificate import Limits
     except ImportError as exc:
         return "unavailable", f"the certificate checker is not available ({exc})"
-    result = check_certificate(text, model_text=source, timeout_s=timeout_s)
+    limits = Limits() if state_bound is None else Limits(state_bound=state_bound)
+    result = check_certificate(text, model_text=source, timeout_s=timeout_s, limits=limits)
     if result.status == "unusable" and result.code == "E-LIMIT":
         return "limit", result.message
     return result.status, result.message
@@ -401,6 +405,7 @@ class _Run:
     table: Table | None = None  # the reduction engine's per-variable steps on its domains
     proved: bool = False  # by reduction: the table's escapes are dead
     first_states: int = 0  # the states the first explicit search explored
+    state_bound: int | None = None  # --state-bound: the NS's, and the checker's
     search: Tables | None = None  # the explicit search's view, kept for its later rounds
 
     def left(self, margin: float = 0.0) -> bool:
@@ -482,6 +487,7 @@ def _load(path: str, timeout_s: float, progress: Callable[[str], None] | None,
                start + ENGINE_SHARE * max(0.0, timeout_s),
                progress if progress is not None else (lambda msg: None), {})
     run.times["load_s"] = loaded
+    run.state_bound = state_bound
     return run
 
 
@@ -498,7 +504,8 @@ def _network_system(run: _Run) -> NetworkSystem | None:
         ns = run.ctx.ns
         restriction = ns.restriction
         preflight_ns(run.model.kind, run.model.source, run.path,
-                     None if restriction is None else frozenset(restriction.pairs))
+                     None if restriction is None else frozenset(restriction.pairs),
+                     run.state_bound)
     except SerError as exc:
         run.stats["ns_error"] = exc.message
         run.reasons.append(f"network system: {exc.message}")
@@ -671,7 +678,8 @@ def _certify(run: _Run, dest: str, cert: dict[str, Any], engine: str,
     left = run.hard - time.monotonic()
     if left <= 0:
         return run.undecided("no time left to check the certificate within the budget")
-    status, message = check_text(text, run.model.source, min(check_timeout_s, left))
+    status, message = check_text(text, run.model.source, min(check_timeout_s, left),
+                                 run.state_bound)
     run.times["check_s"] = time.monotonic() - t0
     if status == "undecided" or (status != "valid" and time.monotonic() >= run.hard):
         # The checker could not finish (its budget is the rest of ours): no verdict, and

@@ -202,3 +202,17 @@ def test_a_counterexample_is_checked_without_loading_a_solver() -> None:
             "print(r.status, any(m.split('.')[0] in ('pysmt', 'cvc5', 'z3') for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert out.stdout.split() == ["valid", "False"], out.stderr
+
+
+def test_the_state_bound_reaches_the_checker(files: dict[str, Path]) -> None:
+    """`ser-check-cert --state-bound N` bounds the NS a proof names, and ser-prove's own
+    check uses ser-prove's --state-bound (prover.pipeline.check_text)."""
+    from prover.pipeline import check_text
+
+    assert main([str(files["pf"])]) == 0
+    assert main([str(files["pf"]), "--state-bound", "3"]) == 2  # E-MODEL: beyond 3 states
+    text = files["pf"].read_text()
+    source = json.loads(text)["model"]["source"]
+    assert check_text(text, source, 30)[0] == "valid"
+    status, message = check_text(text, source, 30, state_bound=3)
+    assert status == "unusable" and "exceeds 3 states" in message
