@@ -89,6 +89,23 @@ def size_lines(sizes: dict[str, dict[str, int] | None] | None) -> list[str]:
     return out
 
 
+def advice(result: ProveResult) -> list[str]:
+    """What to try after an undecided run, from its reasons."""
+    why = " ".join([result.reason, *result.reasons])
+    out = []
+    if "time limit" in why or "out of time" in why:
+        out.append("a larger --timeout")
+    if "looks unbounded" in why:
+        out.append("a guard that keeps the unbounded variable in a finite range (the "
+                   "reduction engine then proves lock-based and counter-like programs at "
+                   "any size)")
+    if "state bound" in why:
+        out.append("a larger --state-bound, if the model is finite (its network system is "
+                   "what the other proof engines read)")
+    out.append("splitting the model into smaller ones (fewer requests or globals)")
+    return out
+
+
 def _strict(result: ProveResult) -> str:
     n = len(result.warnings)
     return f"{n} warning{'s' if n != 1 else ''}, which --strict makes errors"
@@ -195,6 +212,8 @@ class Reporter:
             lines = [f"{path}: undecided"]
             if not self.quiet:
                 lines += wrap_reason(outcome.reason, outcome.reasons)
+                lines += textwrap.wrap("try: " + "; ".join(advice(outcome)), WIDTH,
+                                       initial_indent="  ", subsequent_indent="    ")
             self._write(self.out, "\n".join(lines) + "\n")
             return
         word = "serializable" if outcome.status == "serializable" else "NOT serializable"

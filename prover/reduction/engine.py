@@ -56,7 +56,7 @@ def prove_by_reduction(steps: ProgramSteps, *, deadline: float | None = None,
     if inv is None:
         return attempt(None, "reduction: out of time finding the invariant")
     stats["conjuncts"] = len(inv)
-    escaped = _escaping(t, inv, solver)
+    escaped = _escaping(t, inv, solver, steps)
     if escaped is not None:
         return attempt(None, f"reduction: {escaped}")
     dead = _dead(t, live, inv)
@@ -71,8 +71,9 @@ def prove_by_reduction(steps: ProgramSteps, *, deadline: float | None = None,
     return attempt(evidence, "", explanation=_explain(steps, t, live, labels, inv))
 
 
-def _escaping(t: Table, inv: list[Linear], solver: Solver) -> str | None:
-    """Why some escape is not shown dead by the invariant, or None."""
+def _escaping(t: Table, inv: list[Linear], solver: Solver, steps: ProgramSteps) -> str | None:
+    """Why some escape is not shown dead by the invariant, in the program's terms, or
+    None."""
     s = solver.solver(inv)
     for m in t.escapes:
         s.push()
@@ -80,10 +81,14 @@ def _escaping(t: Table, inv: list[Linear], solver: Solver) -> str | None:
         r = solver.check(s)
         s.pop()
         if r != z3_unsat():
-            x = next(x for x, v in zip(t.touched[m.src], m.after, strict=True)
-                     if v not in t.domains[x])  # fmt: skip
-            return f"request {m.src[0]} can take {x} outside {_span(t.domains[x])} " \
-                f"(no invariant found that rules it out)"
+            x, v = next((x, v) for x, v in zip(t.touched[m.src], m.after, strict=True)
+                        if v not in t.domains[x])  # fmt: skip
+            lines = sorted(set().union(*(o.lines for o in steps.step(m.src[1], m.reads)
+                                         if o.local == m.dst[1])))  # fmt: skip
+            where = f" at line {lines[-1]}" if lines else ""
+            return f"request {m.src[0]} sets {x} to {v}{where}, outside {_span(t.domains[x])}" \
+                f", the values the program's own constants bound it to: {x} looks " \
+                "unbounded, or bounded by a condition no invariant found here states"
     return None
 
 

@@ -127,3 +127,31 @@ def test_reach_from_the_network_system_and_from_the_steps_agree(tmp_path: Path) 
         by_ns = coverage.warnings(m.steps.program, m.steps, coverage.from_ns(m.ns, m.steps),
                                   "m")
         assert set(by_table) <= set(by_ns), source
+
+
+OVERDRAFT = ("global A := 2;\n"
+             "request withdraw { if (A >= 1) { yield; A := A - 1; 1 } else { 0 } }\n")
+
+
+def test_the_plain_overdraft_gets_its_counterexample(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """A keeps falling (the program is infinite-state), yet its violation is three
+    requests away: found on the per-variable steps, with no network system."""
+    model = tmp_path / "overdraft.ser"
+    model.write_text(OVERDRAFT)
+    assert main([str(model), "-o", str(tmp_path / "c.json"), "--timeout", "20"]) == 1
+    out = capsys.readouterr().out
+    assert "Completed (3 requests, the fewest possible): withdraw/1 ×3" in out
+    model.write_text(OVERDRAFT.replace("A := 2", "A := 1"))
+    assert main([str(model), "-o", str(tmp_path / "c.json"), "--timeout", "20"]) == 1
+    assert "Completed (2 requests, the fewest possible)" in capsys.readouterr().out
+
+
+def test_an_unbounded_serializable_program_says_which_variable(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    model = tmp_path / "grow.ser"
+    model.write_text("request r {\n  N := N + 1;\n  N\n}\n")
+    assert main([str(model), "-o", str(tmp_path / "c.json"), "--timeout", "4"]) == 3
+    out = " ".join(capsys.readouterr().out.split())  # the reasons are wrapped
+    assert "sets N to 2 at line 2" in out and "N looks unbounded" in out
+    assert "try: " in out and "a guard that keeps the unbounded variable" in out
