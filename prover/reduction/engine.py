@@ -16,6 +16,7 @@ from functools import partial
 from typing import Any
 
 from prover.errors import CompileError
+from prover.frontend import ast
 from prover.frontend.steps import ProgramSteps
 from prover.reduction.invariant import Linear, Solver, candidates, houdini
 from prover.reduction.movers import Movers, bounds, co_reachable, refuted
@@ -83,13 +84,25 @@ def _escaping(t: Table, inv: list[Linear], solver: Solver, steps: ProgramSteps) 
         if r != z3_unsat():
             x, v = next((x, v) for x, v in zip(t.touched[m.src], m.after, strict=True)
                         if v not in t.domains[x])  # fmt: skip
-            lines = sorted(set().union(*(o.lines for o in steps.step(m.src[1], m.reads)
-                                         if o.local == m.dst[1])))  # fmt: skip
-            where = f" at line {lines[-1]}" if lines else ""
+            ran = set().union(*(o.lines for o in steps.step(m.src[1], m.reads)
+                                if o.local == m.dst[1]))  # fmt: skip
+            lines = sorted(ran & _assignments(steps.local(m.src[1]).expr, x)) or sorted(ran)
+            where = f" at line {lines[0]}" if lines else ""
             return f"request {m.src[0]} sets {x} to {v}{where}, outside {_span(t.domains[x])}" \
                 f", the values the program's own constants bound it to: {x} looks " \
                 "unbounded, or bounded by a condition no invariant found here states"
     return None
+
+
+def _assignments(e: ast.Expr, name: str) -> set[int]:
+    """The lines where `e` assigns `name`."""
+    out, stack = set(), [e]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Assign) and node.name == name and node.line:
+            out.add(node.line)
+        stack.extend(c for c in vars(node).values() if isinstance(c, ast.Expr))
+    return out
 
 
 def _dead(t: Table, live: list[Move], inv: list[Linear]) -> set[Group]:
