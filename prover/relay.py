@@ -25,6 +25,25 @@ _HEADER = struct.Struct("!I")
 _REPLY = struct.Struct("!ci")  # kind (b"X" exit code, b"S" stale: run here), value
 
 
+def code_identity() -> str:
+    """Which installation and code this is: its packages' folder, and a hash of every
+    file's name, size and modification time in the prover, checker and schemas packages
+    (siblings in the repository and in site-packages). A server serves only clients whose
+    identity is its own; a second checkout, venv or version runs its own code here."""
+    import hashlib
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    top = os.path.dirname(here)
+    digest = hashlib.sha256(top.encode())
+    for package in ("prover", "checker", "schemas"):
+        for dirpath, dirnames, filenames in os.walk(os.path.join(top, package)):
+            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+            for name in sorted(filenames):
+                st = os.stat(os.path.join(dirpath, name))
+                digest.update(f"{dirpath}/{name}:{st.st_size}:{st.st_mtime_ns}".encode())
+    return f"{top}:{digest.hexdigest()}"
+
+
 def server_dir() -> str:
     """Where the socket lives: the per-user runtime directory, else /tmp/ser-prove-UID."""
     base = os.environ.get("XDG_RUNTIME_DIR") or "/tmp"
@@ -136,6 +155,7 @@ def relayed(argv: list[str], started: float) -> int | None:
             send_request(sock, {
                 "argv": argv, "cwd": os.getcwd(), "env": dict(os.environ), "started": started,
                 "encoding": sys.stdout.encoding, "errors": sys.stdout.errors,
+                "code": code_identity(),
             }, [0, 1, 2])
         except OSError:
             return None
@@ -147,7 +167,7 @@ def relayed(argv: list[str], started: float) -> int | None:
             return 130
         finally:
             signal.signal(signal.SIGTERM, old)
-    if answer is None or answer[0] != b"X":  # gone, or serving older code: run here
+    if answer is None or answer[0] != b"X":  # gone, or serving other code: run here
         return None
     return answer[1]
 

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from prover.relay import frame, private, read_frame, reply, socket_path
+from prover.relay import code_identity, frame, private, read_frame, reply, socket_path
 
 _STOP_GRACE_S = 2.0  # SIGTERM first (no partial certificate), SIGKILL after this
 _MAX_REQUEST = 16 << 20
@@ -108,9 +108,11 @@ class Server:
     last_work: float = field(default_factory=time.monotonic)
     stopping: bool = False
     bound: os.stat_result = field(init=False)
+    code: str = field(init=False)  # relay.code_identity(): whose requests it serves
 
     def __post_init__(self) -> None:
         self.bound = os.stat(self.path)
+        self.code = code_identity()
 
 
 def _recv_request(conn: socket.socket) -> tuple[dict[str, object], list[int]]:
@@ -193,6 +195,9 @@ def _accept(server: Server, selector: selectors.BaseSelector) -> None:
         run = RunRequest.of(request)
         if len(fds) != 3:
             raise ValueError("a run needs the client's three standard streams")
+        if request.get("code") != server.code:  # another installation or version
+            conn.sendall(reply(b"S", 0))
+            return
         if fingerprint(server.roots) != server.known:  # our code changed: run it there
             conn.sendall(reply(b"S", 0))
             server.stopping = True
@@ -218,9 +223,10 @@ def _accept(server: Server, selector: selectors.BaseSelector) -> None:
 def _control(server: Server, conn: socket.socket, control: str) -> None:
     if control == "stop":
         server.stopping = True
-    status = {"pid": os.getpid(), "socket": server.path, "served": server.served,
-              "running": len(server.runs), "up_s": round(time.time() - server.started, 1),
-              "idle_timeout_s": server.idle_s}
+    status = {"up": True, "pid": os.getpid(), "socket": server.path,
+              "served": server.served, "runs_in_progress": len(server.runs),
+              "up_s": round(time.time() - server.started, 1), "idle_timeout_s": server.idle_s,
+              "code": server.code}
     conn.sendall(frame(status))
 
 

@@ -29,12 +29,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def _show(status: dict[str, object] | None, as_json: bool, said: str) -> None:
     if as_json:
-        print(json.dumps({"running": status is not None, **(status or {})}, sort_keys=True))
+        print(json.dumps({"up": False, **(status or {})}, sort_keys=True))
     elif status is None:
         print(said)
     else:
         print(f"{said}: pid {status.get('pid')}, socket {status.get('socket')}, "
-              f"{status.get('served')} runs served, {status.get('running')} running")
+              f"{status.get('served')} runs served, {status.get('runs_in_progress')} in "
+              "progress")
 
 
 def run(args: argparse.Namespace) -> int:

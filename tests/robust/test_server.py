@@ -43,7 +43,7 @@ def env(tmp_path: Path) -> Iterator[dict[str, str]]:
     yield env
     _ser_prove(env, "server", "stop")
     for _ in range(100):
-        if not _status(env)["running"]:
+        if not _status(env).get("runs_in_progress"):
             break
         time.sleep(0.05)
 
@@ -77,20 +77,20 @@ def test_a_client_that_goes_away_stops_its_run(env: dict[str, str], tmp_path: Pa
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     for _ in range(200):
-        if _status(env)["running"]:
+        if _status(env)["runs_in_progress"]:
             break
         time.sleep(0.05)
-    assert _status(env)["running"] == 1
+    assert _status(env)["runs_in_progress"] == 1
     time.sleep(0.3)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 130
     assert err.strip().splitlines()[-1] == "ser-prove: interrupted"
     for _ in range(200):
-        if not _status(env)["running"]:
+        if not _status(env).get("runs_in_progress"):
             break
         time.sleep(0.05)
-    assert _status(env)["running"] == 0
+    assert _status(env)["runs_in_progress"] == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["run", "slow.ser"]
 
 
@@ -101,7 +101,7 @@ def test_a_socket_others_could_write_is_never_believed(env: dict[str, str]) -> N
         out = _ser_prove(env, "--version")
         assert out.returncode == 0
         status = _status(env)
-        assert status == {"running": False}  # no connection was even tried
+        assert status == {"up": False}  # no connection was even tried
     finally:
         directory.chmod(0o700)
     assert _status(env)["served"] == 0
@@ -143,3 +143,44 @@ def test_without_a_server_nothing_is_relayed(tmp_path: Path,
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
     assert relay.connect() is None
     assert relay.relayed(["--version"], time.monotonic()) is None
+
+
+def test_another_installation_gets_its_own_codes_answer(env: dict[str, str],
+                                                        tmp_path: Path) -> None:
+    """A second checkout (here: a copy of the packages reporting another version) is never
+    served by this one's server: it runs its own code."""
+    import shutil
+
+    other = tmp_path / "other"
+    for package in ("prover", "checker", "schemas"):
+        shutil.copytree(ROOT / package, other / package,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    init = other / "prover" / "__init__.py"
+    init.write_text(init.read_text().replace('__version__ = "', '__version__ = "9.9.9+other-'))
+    theirs = subprocess.run([sys.executable, "-m", "prover.relay", "--version"], cwd=other,
+                            env={**env, "PYTHONPATH": str(other)}, capture_output=True,
+                            text=True, timeout=60)
+    assert "9.9.9+other-" in theirs.stdout, theirs.stdout + theirs.stderr
+    assert _status(env)["served"] == 0
+    mine = _ser_prove(env, "--version")
+    assert "other" not in mine.stdout and _status(env)["served"] == 1
+
+
+def test_status_of_an_idle_and_a_busy_server(env: dict[str, str], tmp_path: Path) -> None:
+    idle = _status(env)
+    assert idle["up"] is True and idle["runs_in_progress"] == 0
+    model = tmp_path / "slow.ser"
+    model.write_text(SLOW)
+    proc = subprocess.Popen([sys.executable, "-m", "prover.relay", str(model), "--timeout", "60"],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        for _ in range(200):
+            if _status(env)["runs_in_progress"]:
+                break
+            time.sleep(0.05)
+        busy = _status(env)
+        assert busy["up"] is True and busy["runs_in_progress"] == 1
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=30)
