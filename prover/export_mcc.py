@@ -13,6 +13,8 @@ MCC `ReachabilityCardinality` property (XML), for SMPT, TAPAAL or ITS-Tools.
   `EF (conjunction of the disjunct's constraints)`, written with `integer-le` only (an
   equality is two `integer-le`), `tokens-count`, `integer-constant`, `integer-add` and
   `integer-mul` (SMPT reads all of them).
+* `disjunct-NNN/model.pnml` and `disjunct-NNN/ReachabilityCardinality.xml`: the same
+  net and property as an MCC model folder, for tools that read the contest's layout;
 * `names.json`: every place/transition name → the NS objects it stands for, and per
   disjunct whether slicing alone showed it unreachable.
 
@@ -30,6 +32,7 @@ from xml.sax.saxutils import escape
 from prover.ns import NetworkSystem
 from prover.petri.build import build_interleaving_net
 from prover.petri.net import PetriNet
+from prover.petri.read import ptnet_to_pnml, read_tina
 from prover.serial.automaton import build_serial_automaton
 from prover.serial.parikh import compute_serial_set
 from prover.target import Conjunction, LinearConstraint, Var, build_target, slice_disjunct
@@ -158,17 +161,22 @@ def write_mcc(model: _Model, out_dir: str | Path) -> list[Path]:
         stem = f"disjunct-{i:03d}"
         net_path = out / f"{stem}.net"
         xml_path = out / f"{stem}.xml"
-        net_path.write_text(
-            net_text(sl.net, sl.place_map, sl.transition_map, sd.disjunct.fresh, f"{base}_{i}")
-        )
+        text = net_text(sl.net, sl.place_map, sl.transition_map, sd.disjunct.fresh,
+                        f"{base}_{i}")
+        net_path.write_text(text)
         # the property is over the sliced net: place indices of sd.disjunct are sliced
-        xml_path.write_text(
-            property_xml(
-                sd.disjunct, sl.place_map, f"{base}-ReachabilityCardinality-{i:03d}",
-                f"disjunct {i}: quiescent marking whose completed counts are not serial",
-            )
+        prop = property_xml(
+            sd.disjunct, sl.place_map, f"{base}-ReachabilityCardinality-{i:03d}",
+            f"disjunct {i}: quiescent marking whose completed counts are not serial",
         )
-        written += [net_path, xml_path]
+        xml_path.write_text(prop)
+        # the same as an MCC model folder: model.pnml and ReachabilityCardinality.xml
+        folder = out / stem
+        folder.mkdir(exist_ok=True)
+        pnml_path = folder / "model.pnml"
+        pnml_path.write_text(ptnet_to_pnml(read_tina(text, str(net_path))))
+        (folder / "ReachabilityCardinality.xml").write_text(prop)
+        written += [net_path, xml_path, pnml_path, folder / "ReachabilityCardinality.xml"]
         index.append(
             {
                 "disjunct": i,

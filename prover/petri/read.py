@@ -20,6 +20,7 @@ anything but `NetFormatError`.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -516,11 +517,19 @@ def _arc_list(line: _Line, b: _Builder, node: int, is_place: bool) -> None:
         raise line.err("expected '->' between the two sides")
 
 
+# ser-prove's own export names each node in a comment after it: `# p3 = "L main (...)"`
+_OWN_NAME = re.compile(r'#\s*([pt][0-9]+)\s*=\s*(".*")\s*$')
+
+
 def read_tina(text: str, path: str) -> PTNet:
     b = _Builder()
     declared_p: set[str] = set()
     declared_t: set[str] = set()
     for lineno, raw in enumerate(text.splitlines(), start=1):
+        own = _OWN_NAME.fullmatch(raw.strip())
+        if own is not None:
+            _own_name(b, own[1], own[2])
+            continue
         line = _Line(path, lineno, raw)
         if not line.more():
             continue
@@ -569,6 +578,22 @@ def read_tina(text: str, path: str) -> PTNet:
         if line.more():
             raise line.err(f"unexpected {line.toks[line.pos].text!r}")
     return b.build()
+
+
+def _own_name(b: _Builder, node: str, quoted: str) -> None:
+    """The canonical name ser-prove's export gives a node in the comment after it (the
+    node's name when it has no label); anything else is an ordinary comment."""
+    try:
+        name = json.loads(quoted)
+    except ValueError:
+        return
+    if not isinstance(name, str):
+        return
+    index, names = (b.pindex, b.place_names) if node[0] == "p" else \
+        (b.tindex, b.transition_names)
+    k = index.get(node)
+    if k is not None and names[k] == node:
+        names[k] = name
 
 
 # ---- dispatch ---------------------------------------------------------------------------

@@ -267,9 +267,26 @@ def test_mcc_writes_net_and_property_per_disjunct(
 ) -> None:
     out_dir = tmp_path / "mcc"
     code, _, err = run_cli(capsys, "export", str(a2), "--format", "mcc", "-o", str(out_dir))
-    assert code == 0 and "wrote 3 files" in err
+    assert code == 0 and "wrote 5 files" in err
     assert sorted(p.name for p in out_dir.iterdir()) == [
-        "disjunct-000.net", "disjunct-000.xml", "names.json"]
+        "disjunct-000", "disjunct-000.net", "disjunct-000.xml", "names.json"]
+    # an MCC model folder: model.pnml, read back as the same net, and the property
+    folder = out_dir / "disjunct-000"
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "ReachabilityCardinality.xml", "model.pnml"]
+    from prover.petri.read import read_net_file
+
+    pnml, tina = read_net_file(folder / "model.pnml"), read_net_file(out_dir / "disjunct-000.net")
+    assert (pnml.place_ids, pnml.pre, pnml.post) == (tina.place_ids, tina.pre, tina.post)
+
+
+def test_slicing_by_place_name_reads_our_own_net_export(
+        a2: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    net = tmp_path / "a2.net"
+    assert run_cli(capsys, "export", str(a2), "--format", "net", "-o", str(net))[0] == 0
+    code, out, _ = run_cli(capsys, "slice", str(net), "--criterion", "R main/1",
+                           "--algorithm", "minimal")
+    assert code == 0 and "R main/1" in out
 
 
 def test_export_is_deterministic(a2: Path, capsys: pytest.CaptureFixture[str]) -> None:

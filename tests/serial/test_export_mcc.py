@@ -123,7 +123,7 @@ def test_mcc_files_parse_and_agree(name: str, tmp_path: Path) -> None:
     net = build_interleaving_net(model.ns)
     target = build_target(net, compute_serial_set(build_serial_automaton(model.ns)))
     assert len(names["disjuncts"]) == len(target.disjuncts)
-    assert len(paths) == 2 * len(target.disjuncts) + 1
+    assert len(paths) == 4 * len(target.disjuncts) + 1  # .net, .xml, and the MCC folder
     rng = random.Random(name)
     for i, d in enumerate(target.disjuncts):
         sd = slice_disjunct(net, d)
