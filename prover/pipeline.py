@@ -706,7 +706,18 @@ def _explanation(run: _Run, cex: Counterexample) -> tuple[str, dict[str, Any]]:
     view = run.model.steps if run.model.steps is not None and not run.ctx.ns_built \
         else run.ctx.ns
     expl = explain(view, cex)
-    return render_text(expl), explanation_json(expl)
+    return render_text(expl, columns=_columns()), explanation_json(expl)
+
+
+def _columns() -> int | None:
+    """The width of the terminal the verdict is printed on, or None when it goes to a
+    file or a pipe (then the table is not cut to fit)."""
+    import shutil
+    import sys
+
+    if not sys.stdout.isatty():
+        return None
+    return shutil.get_terminal_size((0, 0)).columns or None
 
 
 def _proof_explanation(run: _Run) -> tuple[str, dict[str, Any]] | None:

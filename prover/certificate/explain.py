@@ -9,6 +9,7 @@ replayed, and never decides anything.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -232,8 +233,19 @@ def _short(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def render_text(expl: Explanation, *, width: int = 48) -> str:
-    """The numbered table, the final multiset and the reasons, as plain text."""
+def render_text(expl: Explanation, *, width: int = 48, columns: int | None = None) -> str:
+    """The numbered table, the final multiset and the reasons, as plain text. `columns`:
+    the terminal's width, which the table then fits by shortening the local states and
+    globals it shows (down to a readable minimum)."""
+    out = _table(expl, width, 80)
+    while columns and max(map(len, out)) > columns and width > 12:
+        width -= 4
+        out = _table(expl, width, max(12, width // 2))
+    out.append("")
+    return _tail(expl, out, columns)
+
+
+def _table(expl: Explanation, width: int, global_width: int) -> list[str]:
     head = ["#", "instance", "executes", "source", "global before", "global after", "response"]
     table: list[list[str]] = []
     for r in expl.rows:
@@ -243,8 +255,8 @@ def render_text(expl: Explanation, *, width: int = 48) -> str:
         else:
             what = f"responds from {_short(r.local_before, width)}"
         table.append(
-            [str(r.index), who, what, _lines(r.lines), r.global_before, r.global_after,
-             r.response if r.response is not None else ""]
+            [str(r.index), who, what, _lines(r.lines), _short(r.global_before, global_width),
+             _short(r.global_after, global_width), r.response if r.response is not None else ""]
         )
     widths = [max(len(h), *(len(row[i]) for row in table)) for i, h in enumerate(head)]
     out = [
@@ -253,23 +265,29 @@ def render_text(expl: Explanation, *, width: int = 48) -> str:
     ]
     for row in table:
         out.append("  ".join(c.ljust(widths[i]) for i, c in enumerate(row)).rstrip())
-    out.append("")
+    return out
+
+
+def _tail(expl: Explanation, out: list[str], columns: int | None) -> str:
     n = expl.requests
     minimal = (
         "the fewest possible" if expl.minimal
         else f"no counterexample has fewer than {expl.lower_bound}"
     )
-    out.append(f"Completed ({n} request{'s' if n != 1 else ''}, {minimal}): "
-               f"{_fmt_ms(expl.completed)}")
+    done = f"Completed ({n} request{'s' if n != 1 else ''}, {minimal}): " \
+        f"{_fmt_ms(expl.completed)}"
+    out += textwrap.wrap(done, columns, subsequent_indent="  ") if columns else [done]
     out.append("Not serializable, because:")
     for reason in expl.reasons:
-        out.append(f"  - {reason}")
+        out += textwrap.wrap(reason, columns, initial_indent="  - ", subsequent_indent="    ") \
+            if columns else [f"  - {reason}"]
     answers = "; ".join(
         f"{r}: {', '.join(vs) if vs else 'never finishes'}" for r, vs in expl.serial_answers
     )
     which = "Serial executions" if expl.within is None else \
         f"Serial executions of at most {expl.within} requests"
-    out.append(f"{which} from the initial state can answer: {answers}")
+    last = f"{which} from the initial state can answer: {answers}"
+    out += textwrap.wrap(last, columns, subsequent_indent="  ") if columns else [last]
     return "\n".join(out)
 
 

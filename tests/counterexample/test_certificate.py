@@ -97,3 +97,18 @@ def test_checker_accepts_within_5s(name: str) -> None:
     text = dump_certificate(counterexample_certificate(model, res.counterexample))
     result = check.check_certificate(text, model_text=model.source, timeout_s=10)
     assert result.status == "valid", result.message
+
+
+def test_the_counterexample_table_fits_the_terminal() -> None:
+    """On a terminal of 90 columns (prover.pipeline._columns), the table shortens the
+    local states and globals it shows; to a file, nothing is cut."""
+    from prover.certificate.explain import explain, render_text
+    from prover.frontend.load import load_model
+
+    m = load_model(str(EXAMPLES / "intro-nonser.ser"), lazy=True)
+    assert m.steps is not None
+    cex = find_counterexample(m.steps, deadline=time.monotonic() + 5).counterexample
+    assert cex is not None
+    expl = explain(m.steps, cex)
+    assert max(map(len, render_text(expl, columns=90).splitlines())) <= 90
+    assert max(map(len, render_text(expl).splitlines())) > 90
