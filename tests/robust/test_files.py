@@ -108,7 +108,7 @@ def test_atomic_write_leaves_only_the_file(tmp_path: Path) -> None:
 
 def test_rejected_certificate_is_kept_by_the_parent(tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(pipeline, "check_text", lambda text, source, timeout: ("invalid", "boom"))
+    monkeypatch.setattr(pipeline, "check_text", lambda text, source, timeout, bound=None: ("invalid", "boom"))
     m = _model(tmp_path)
     assert main([str(m)]) == 4
     assert (tmp_path / "m.ser.cert.rejected.json").exists()
