@@ -100,7 +100,7 @@ def test_checker_accepts_within_5s(name: str) -> None:
 
 
 def test_the_counterexample_table_fits_the_terminal() -> None:
-    """On a terminal of 90 columns (prover.pipeline._columns), the table shortens the
+    """On a terminal of 100 columns (prover.pipeline._columns), the table shortens the
     local states and globals it shows; to a file, nothing is cut."""
     from prover.certificate.explain import explain, render_text
     from prover.frontend.load import load_model
@@ -110,5 +110,5 @@ def test_the_counterexample_table_fits_the_terminal() -> None:
     cex = find_counterexample(m.steps, deadline=time.monotonic() + 5).counterexample
     assert cex is not None
     expl = explain(m.steps, cex)
-    assert max(map(len, render_text(expl, columns=90).splitlines())) <= 90
-    assert max(map(len, render_text(expl).splitlines())) > 90
+    assert max(map(len, render_text(expl, columns=100).splitlines())) <= 100
+    assert max(map(len, render_text(expl).splitlines())) > 100
