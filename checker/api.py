@@ -43,9 +43,11 @@ class CheckResult:
 
 
 def check_certificate(cert: dict[str, Any] | str | bytes, *, model_text: str | bytes | None = None,
-                      timeout_s: float = 60.0, limits: Limits | None = None) -> CheckResult:
+                      timeout_s: float = 60.0, limits: Limits | None = None,
+                      progress: Callable[[str, int], None] | None = None) -> CheckResult:
     """Check a certificate within `timeout_s` seconds for the whole check (else undecided);
-    never raises. `model_text`: the model file, whose SHA-256 must equal the embedded one."""
+    never raises. `model_text`: the model file, whose SHA-256 must equal the embedded one;
+    `progress(name, done)`: told each obligation as it starts."""
     limits = limits or Limits()
     done: list[ObligationResult] = []
     verdict: str | None = None
@@ -57,6 +59,8 @@ def check_certificate(cert: dict[str, Any] | str | bytes, *, model_text: str | b
         with _alarm(timeout_s):
             for name, thunk in _obligations(cert, model_text, deadline, limits):
                 deadline.check(name)
+                if progress is not None:
+                    progress(name, len(done))
                 start = time.perf_counter()
                 try:
                     detail = thunk()

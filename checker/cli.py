@@ -9,6 +9,7 @@ import argparse
 import os
 import signal
 import sys
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import NoReturn
@@ -22,7 +23,7 @@ from checker.report import as_json, as_json_rows, human, table
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # usage errors exit 2, like unusable input
         self.print_usage(sys.stderr)
-        print(f"ser-check-cert: error: {message}", file=sys.stderr)
+        print(f"ser-check-cert: error[E-USAGE]: {message}", file=sys.stderr)
         raise SystemExit(2)
 
 
@@ -94,9 +95,33 @@ def _read(path: str, limit: int) -> bytes:
 def _check(path: str, args: argparse.Namespace, limits: Limits,
            model_path: str | None) -> CheckResult:
     model = _read(model_path, limits.max_bytes) if model_path else None
-    return check_certificate(
-        _read(path, limits.max_bytes), model_text=model, timeout_s=args.timeout, limits=limits
-    )
+    shown = _Progress() if sys.stderr.isatty() and args.all is None else None
+    try:
+        return check_certificate(_read(path, limits.max_bytes), model_text=model,
+                                 timeout_s=args.timeout, limits=limits, progress=shown)
+    finally:
+        if shown is not None:
+            shown.clear()
+
+
+class _Progress:
+    """The obligation being checked, on stderr, once the check has run a second."""
+
+    def __init__(self) -> None:
+        self.start, self.shown = time.monotonic(), False
+
+    def __call__(self, name: str, done: int) -> None:
+        spent = time.monotonic() - self.start
+        if spent >= 1.0:
+            sys.stderr.write(f"\r\x1b[Kchecking: {name[:60]} ({done} obligations discharged, "
+                             f"{spent:.0f} s)")
+            sys.stderr.flush()
+            self.shown = True
+
+    def clear(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
 
 
 def _stale(why: str) -> CheckResult:
@@ -110,15 +135,17 @@ _SEVERITY = ("invalid", "unusable", "undecided", "valid")
 def _check_all(args: argparse.Namespace, limits: Limits) -> int:
     folder = Path(args.all)
     if not folder.is_dir():
-        print(f"ser-check-cert: {folder}: not a folder", file=sys.stderr)
+        print(f"ser-check-cert: error[E-USAGE]: {folder}: not a folder", file=sys.stderr)
         return EXIT_CODES["unusable"]
     paths = sorted(folder.glob("*.json"))
     if not paths:
-        print(f"ser-check-cert: {folder}: no certificates (*.json)", file=sys.stderr)
+        print(f"ser-check-cert: error[E-USAGE]: {folder}: no certificates (*.json)",
+              file=sys.stderr)
         return EXIT_CODES["unusable"]
     models = Path(args.model) if args.model else None
     if models is not None and not models.is_dir():
-        print(f"ser-check-cert: --model with --all must be a folder: {models}", file=sys.stderr)
+        print(f"ser-check-cert: error[E-USAGE]: --model with --all must be a folder: {models}",
+              file=sys.stderr)
         return EXIT_CODES["unusable"]
     found: dict[str, CheckResult] = {}
     todo: list[tuple[str, str, str | None]] = []  # (name, certificate, model or None)
@@ -181,10 +208,11 @@ def _on_cluster(todo: list[tuple[str, str, str | None]], args: argparse.Namespac
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if (args.cert is None) == (args.all is None):
-        print("ser-check-cert: give exactly one of CERT or --all DIR", file=sys.stderr)
+        print("ser-check-cert: error[E-USAGE]: give exactly one of CERT or --all DIR",
+              file=sys.stderr)
         return 2
     if args.scheduler is not None and args.all is None:
-        print("ser-check-cert: --scheduler goes with --all DIR", file=sys.stderr)
+        print("ser-check-cert: error[E-USAGE]: --scheduler goes with --all DIR", file=sys.stderr)
         return 2
     limits = Limits(args.max_bytes, args.max_depth, args.max_nodes, args.max_vars,
                     state_bound=args.state_bound)
@@ -193,10 +221,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _check_all(args, limits)
         result = _check(args.cert, args, limits, args.model)
     except OSError as exc:
-        print(f"ser-check-cert: cannot read: {exc}", file=sys.stderr)
+        print(f"ser-check-cert: error[E-USAGE]: cannot read: {exc}", file=sys.stderr)
         return EXIT_CODES["unusable"]
     except _NoCluster as exc:
-        print(f"ser-check-cert: {exc}", file=sys.stderr)
+        print(f"ser-check-cert: error[E-USAGE]: {exc}", file=sys.stderr)
         return EXIT_CODES["unusable"]
     _emit(as_json(result, args.cert) if args.json else human(result, args.cert))
     return result.exit_code

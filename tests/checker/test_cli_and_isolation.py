@@ -216,3 +216,27 @@ def test_the_state_bound_reaches_the_checker(files: dict[str, Path]) -> None:
     assert check_text(text, source, 30)[0] == "valid"
     status, message = check_text(text, source, 30, state_bound=3)
     assert status == "unusable" and "exceeds 3 states" in message
+
+
+@pytest.mark.parametrize("argv", [[], ["a.json", "--all", "."], ["--no-such-flag"],
+                                  ["missing.cert.json"], ["--all", "/nonexistent-folder"]])
+def test_every_usage_error_names_its_code(argv: list[str], capsys: Any) -> None:
+    try:
+        code = main(argv)
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    assert code == 2
+    assert "error[E-USAGE]" in capsys.readouterr().err
+
+
+def test_a_check_longer_than_a_second_shows_its_obligation(capsys: Any) -> None:
+    from checker.cli import _Progress
+
+    shown = _Progress()
+    shown("consecution", 3)  # under a second: nothing
+    assert capsys.readouterr().err == ""
+    shown.start -= 2.0
+    shown("reduction-movers", 7)
+    assert "checking: reduction-movers (7 obligations discharged, 2 s)" in capsys.readouterr().err
+    shown.clear()
+    assert capsys.readouterr().err == "\r\x1b[K"
