@@ -557,7 +557,9 @@ def _first_search(run: _Run, budget: int = FIRST_EXPLICIT_STATES) -> Counterexam
     t0 = time.monotonic()
     try:
         res = find_counterexample(
-            run.search, deadline=run.deadline, progress=run.say,
+            run.search, deadline=run.deadline,
+            progress=lambda said: run.say(f"counterexample search (budget {budget:,} states): "
+                                          f"{said}"),
             max_states=budget, minimise_deadline=run.deadline,
         )
     except SoloTooLarge as exc:
@@ -592,7 +594,7 @@ def _reduction(run: _Run) -> dict[str, Any] | None:
     from prover.reduction.engine import prove_by_reduction
 
     t0 = time.monotonic()
-    run.say("reduction")
+    run.say("reduction proof (per-variable steps)")
     attempt = prove_by_reduction(steps, deadline=t0 + 0.5 * (run.deadline - t0))
     run.times["reduction_s"] = time.monotonic() - t0
     run.table, run.proved = attempt.table, attempt.evidence is not None
@@ -614,7 +616,7 @@ def _proof(run: _Run) -> dict[str, Any] | None:
     if not run.left() or _network_system(run) is None:
         return None
     t0 = time.monotonic()
-    run.say("proof engines")
+    run.say("proof engines on the network system")
     outcome, why = _find_proof(run.model, 0.8 * (run.deadline - t0), run.ctx)
     run.times["proof_s"] = time.monotonic() - t0
     if outcome is None:
@@ -632,7 +634,9 @@ def _second_search(run: _Run) -> Counterexample | None:
     t0 = time.monotonic()
     try:
         res = find_counterexample(
-            run.search, deadline=t0 + 0.7 * (run.deadline - t0), progress=run.say,
+            run.search, deadline=t0 + 0.7 * (run.deadline - t0),
+            progress=lambda said: run.say(f"counterexample search (the rest of the time): "
+                                          f"{said}"),
             initial_states=max(20_000, 4 * run.first_states), minimise_deadline=run.deadline,
         )
     except SoloTooLarge as exc:
@@ -653,7 +657,7 @@ def _bmc(run: _Run) -> Counterexample | None:
     from prover.engines.bmc import find_counterexample_bmc
 
     t0 = time.monotonic()
-    run.say("bmc")
+    run.say("bounded model checking (SMT)")
     bmc = find_counterexample_bmc(
         run.ctx.ns, run=run.ctx, deadline=run.deadline,
         lower_bound=int(run.stats.get("exhausted_requests", 0)) + 1,

@@ -322,7 +322,8 @@ def search(
     while layer:
         nxt_layer: deque[State] = deque()
         if progress is not None:
-            progress(f"explicit: {k} requests, {len(parent)} states")
+            bound = "" if max_inflight is None else f", at most {max_inflight} in flight"
+            progress(f"{k} requests{bound}: {len(parent):,} of {max_states:,} states")
         while layer:
             state = layer.popleft()
             expanded += 1

@@ -97,3 +97,16 @@ def test_process_age_is_known_here() -> None:
     from prover.relay import process_age
 
     assert process_age() > 0.0
+
+
+def test_progress_names_the_stage_and_what_it_counts(tmp_path: Path) -> None:
+    """Each stage says what it is and what it counts, so a count never seems to reset."""
+    model = tmp_path / "m.ser"
+    model.write_text("request a { X := 1; yield; y := X; X := 0; y }\n"
+                     "request b { while (L == 1) { yield }; L := 1; Y := Y + 1; L := 0; 0 }\n")
+    said: list[str] = []
+    pipeline._decide(str(model), str(tmp_path / "c.json"), timeout_s=60, check_timeout_s=30,
+                     progress=said.append, use_proofs=True)
+    search = [m for m in said if m.startswith("counterexample search (budget")]
+    assert search and all("states" in m for m in search), said
+    assert "checking the certificate" in said
