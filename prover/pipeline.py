@@ -156,10 +156,17 @@ def check_text(text: str, source: str, timeout_s: float,
     imported, ("limit", message) for a certificate beyond the checker's limits.
     `state_bound`: ser-prove's --state-bound, which bounds the checker's NS too."""
     try:
+        import checker
+        import schemas
         from checker.api import check_certificate
         from checker.certificate import Limits
     except ImportError as exc:
         return "unavailable", f"the certificate checker is not available ({exc})"
+    foreign = [m.__name__ for m in (checker, schemas)
+               if getattr(m, "__distribution__", None) != "ser-prove"]
+    if foreign:  # another distribution's package of the same name shadows ours
+        return "unavailable", (f"the installed `{foreign[0]}` package is not ser-prove's; "
+                               "install ser-prove in a virtual environment of its own")
     limits = Limits() if state_bound is None else Limits(state_bound=state_bound)
     result = check_certificate(text, model_text=source, timeout_s=timeout_s, limits=limits)
     if result.status == "unusable" and result.code == "E-LIMIT":

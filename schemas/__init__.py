@@ -10,3 +10,5 @@ an installed wheel as well as in a source checkout:
 
 This package holds data only: no code of the prover or the checker lives here.
 """
+
+__distribution__ = "ser-prove"  # see checker/__init__.py: another `schemas` exists on PyPI

@@ -113,3 +113,15 @@ def test_rejected_certificate_is_kept_by_the_parent(tmp_path: Path,
     assert main([str(m)]) == 4
     assert (tmp_path / "m.ser.cert.rejected.json").exists()
     assert not (tmp_path / "m.ser.cert.json").exists()
+
+
+def test_a_foreign_checker_package_is_never_trusted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`checker` and `schemas` are generic names (PyPI has other distributions of them):
+    a package of another distribution in their place makes every verdict unavailable."""
+    import checker
+
+    from prover import pipeline as pl
+
+    monkeypatch.setattr(checker, "__distribution__", "someone-else")
+    status, message = pl.check_text("{}", "", 5)
+    assert status == "unavailable" and "`checker` package is not ser-prove's" in message
