@@ -252,3 +252,12 @@ def test_a_certificate_moved_onto_a_model_that_is_not_serializable(locked: str,
     for forged in reduction_forgeries(valid, (SHARED / f"{twin}.ser").read_text()):
         r = check_certificate(forged, timeout_s=30)
         assert r.status != "valid", r.message
+
+
+def test_an_aux_term_in_a_reduction_invariant_is_refused() -> None:
+    """Found by a red-team pass: the formula grammar is shared with the net's proofs,
+    whose aux variables mean nothing here (it was an internal error)."""
+    cert = certs.reduction_intro_lock()
+    cert["reduction"]["invariant"]["and"].append(eq({"aux": "a"}, const(0)))
+    r = check_certificate(cert)
+    assert r.status == "unusable" and r.code == "E-SCHEMA", r.message
