@@ -147,11 +147,13 @@ def reduction(model: Json, claim: Json, limits: Limits, remaining: Callable[[], 
     def program() -> str:
         if model["kind"] != "ser":
             raise SchemaError("a reduction proof is for a Ser program, not an NS in JSON")
-        todo = [inv]
+        todo, nodes = [inv], 0
         while todo:  # the formula grammar is shared: its aux terms mean nothing here
-            node = todo.pop()
+            node, nodes = todo.pop(), nodes + 1
             if isinstance(node, dict) and "aux" in node:
                 raise SchemaError("a reduction invariant has no auxiliary variables")
+            if nodes > limits.max_nodes:
+                raise LimitError(f"invariant has more than {limits.max_nodes} nodes")
             todo.extend(node.values() if isinstance(node, dict) else
                         node if isinstance(node, list) else [])
         init_env, st["blocks"] = parse_program(model["source"])

@@ -261,3 +261,11 @@ def test_an_aux_term_in_a_reduction_invariant_is_refused() -> None:
     cert["reduction"]["invariant"]["and"].append(eq({"aux": "a"}, const(0)))
     r = check_certificate(cert)
     assert r.status == "unusable" and r.code == "E-SCHEMA", r.message
+
+
+def test_the_node_limit_bounds_a_reduction_invariant() -> None:
+    from checker.certificate import Limits
+
+    cert = certs.reduction_intro_lock()
+    r = check_certificate(cert, limits=Limits(max_nodes=10))
+    assert r.status == "unusable" and r.code == "E-LIMIT", r.message
