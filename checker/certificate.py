@@ -30,7 +30,7 @@ class Limits:
     max_int: int = 2**63 - 1
     max_json_nodes: int = 2_000_000
     max_periods: int = 200  # per component: k x k exact elimination, k <= coordinates
-    state_bound: int = 100_000  # locals + globals of the NS a proof names (--state-bound)
+    state_bound: int = 20_000  # locals + globals of the NS a proof names (--state-bound)
     max_locals: int = 20_000  # local states a reduction proof enumerates
     max_valuations: int = 500_000  # (local state, valuation) pairs it steps, domain values
 

@@ -49,7 +49,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="machine-readable result on stdout")
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="with --all: check each certificate as one task on the Dask cluster "
-                   "whose scheduler is at ADDRESS (needs the 'cluster' extra; docs/cluster.md)")
+                   "whose scheduler is at ADDRESS (needs the 'cluster' extra: pip install "
+                   "'ser-prove[cluster]')")
     p.add_argument("--timeout", type=_seconds, default=60.0, metavar="S",
                    help="seconds for the whole check of one certificate (default 60); past "
                    "them the answer is undecided (exit 3)")
@@ -61,7 +62,8 @@ def _parser() -> argparse.ArgumentParser:
                    help=f"most formula nodes accepted (default {d.max_nodes})")
     p.add_argument("--state-bound", type=_count, default=d.state_bound, metavar="N",
                    help="local plus global states the network system a proof names may have "
-                   f"(default {d.state_bound}, as ser-prove's --state-bound)")
+                   f"(default {d.state_bound}; ser-prove passes its own --state-bound when "
+                   "given one)")
     p.add_argument("--max-vars", type=_count, default=d.max_vars, metavar="N",
                    help=f"most auxiliary variables accepted (default {d.max_vars})")
     return p

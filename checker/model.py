@@ -25,7 +25,7 @@ Outcome = tuple[bool, Any, Env, Env]  # (yielded, residual Expr or returned int,
 
 I64_MIN, I64_MAX = -(2**63), 2**63 - 1
 STATE_BOUND = 20_000  # states of one yield-free loop, and of an NS JSON file
-NS_BOUND = 100_000  # locals + globals an exploration may find (ser-prove's --state-bound too)
+NS_BOUND = 20_000  # locals + globals an exploration may find (--state-bound)
 PAIR_BOUND = 1_000_000  # (local, global) pairs explored by the closure of §2.4
 ZERO: Expr = ("int", 0)
 POISON = 2**63  # outside signed 64 bits: no variable holds it, and reading it is an error

@@ -58,8 +58,11 @@ def _top_help() -> str:
     ]
     for name, (_, help_text) in COMMANDS.items():
         lines.append(f"  {name:<9} {help_text}")
-    lines += ["", "Run `ser-prove COMMAND --help` for the options of a command. "
-              "Exit codes, error codes: docs/cli.md.", "",
+    lines += ["", "Run `ser-prove COMMAND --help` for the options of a command.\n"
+              "Exit codes: 0 serializable, 1 not serializable, 2 input or usage error,\n"
+              "3 undecided, 4 internal error (a certificate the checker rejected: a bug);\n"
+              "with several models the most severe (4 > 2 > 3 > 1 > 0). Errors carry a\n"
+              "stable code (E-SYNTAX, E-STATE-BOUND, ...).", "",
               "ser-prove MODEL... (the default command, `prove`):", ""]
     prove_help = _parser_for("prove").format_help()
     options = prove_help[prove_help.find("positional arguments"):]

@@ -56,7 +56,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="what to draw with --format dot (default petri): the NS, the Petri net, the "
         "serial automaton, or a shortest counterexample as a message-sequence chart "
         "(found by the explicit search within --timeout); net/pnml/mcc export the net; "
-        "with net/pnml, pdnet: the program's PDNet with --requests K (docs/ltl.md)",
+        "with net/pnml, pdnet: the program's PDNet with --requests K (a safe net with a "
+        "place per variable value, for unfolding tools)",
     )
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (default stdout)")
     parser.add_argument(
@@ -67,8 +68,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="with --format promela or --what pdnet: at most K requests "
                         f"arrive (1 to {MAX_PROMELA_REQUESTS})")
     parser.add_argument("--formula", metavar="F",
-                        help="with --format promela: an LTL-X property (docs/ltl.md), "
-                        "written as the model's `ltl` claim")
+                        help="with --format promela: an LTL-X property, in the syntax of "
+                        "`ser-prove ltl --formula`, written as the model's `ltl` claim")
     add_model_options(parser)
 
 

@@ -33,7 +33,10 @@ EXIT = {"holds": 0, "always": 0, "violated": 1, "undecided": 3, "rejected": 4}
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("model", metavar="MODEL", help="a Ser program (.ser) or an NS (.json)")
     parser.add_argument("--formula", "-f", required=True, metavar="F",
-                        help="the LTL-X property, e.g. 'G (L == 0 || L == 1)' (docs/ltl.md)")
+                        help="the LTL-X property, e.g. 'G (L == 0 || L == 1)': comparisons "
+                        "(== != < <= > >=) of integer terms (globals, literals, + - * / %%, "
+                        "inflight(R), done(R), answered(R, v)); ! && || -> <->; G F U R W "
+                        "(no next operator X)")
     parser.add_argument("--requests", "-k", type=int, required=True, metavar="K",
                         help=f"at most K requests arrive (1 to {MAX_REQUESTS})")
     parser.add_argument("--fairness", choices=("none", "weak"), default="none",
@@ -52,7 +55,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="explicit: the product with the Büchi automaton of ¬φ, with "
                         "request symmetry and ample sets (default); unfold: for G p, p "
                         "without temporal operators: an unfolding of the program's "
-                        "PDNet, each partial-order run once (docs/ltl.md)")
+                        "PDNet, each partial-order run once")
     add_model_options(parser)
 
 

@@ -13,7 +13,8 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--ns", choices=NS_CHOICES, default=DEFAULT_NS,
         help="network system: 'reachable' (default: only (local, global) pairs that can "
-        "co-occur) or 'closure' (the reference's Cartesian construction, paper sizes)",
+        "co-occur) or 'closure' (every local state seen paired with every global state "
+        "seen: larger, and can be infinite where 'reachable' is finite)",
     )
     parser.add_argument(
         "--state-bound", type=int, default=DEFAULT_STATE_BOUND, metavar="N",
@@ -26,7 +27,8 @@ def add_scheduler_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--scheduler", metavar="ADDRESS",
         help="run one task per model on the Dask cluster whose scheduler is at ADDRESS "
-        "(e.g. tcp://10.0.0.5:8786; needs the 'cluster' extra; docs/cluster.md); "
+        "(e.g. tcp://127.0.0.1:8786; needs the 'cluster' extra: pip install "
+        "'ser-prove[cluster]'); "
         "certificates are still written here",
     )
 

@@ -52,8 +52,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--json", action="store_true",
-        help="print one JSON object per model and line on stdout (JSON Lines, "
-        "schemas/prove-result.schema.json), each as soon as its model is decided",
+        help="print one JSON object per model and line on stdout (JSON Lines, format "
+        "prove-result/1), each as soon as its model is decided",
     )
     add_model_options(parser)
     add_scheduler_option(parser)
