@@ -155,3 +155,12 @@ def test_an_unbounded_serializable_program_says_which_variable(
     out = " ".join(capsys.readouterr().out.split())  # the reasons are wrapped
     assert "sets N to 2 at line 2" in out and "N looks unbounded" in out
     assert "try: " in out and "a guard that keeps the unbounded variable" in out
+
+
+def test_a_counter_modulo_500_is_decided_without_a_network_system(tmp_path: Path) -> None:
+    """Every request answers 0 in one atomic step: a reduction proof, checked, with 500
+    values in its domain and no network system (the checker's NS bound is not involved)."""
+    _, found = _prove(tmp_path, "request incr { X := (X + 1) % 500; 0 }\n")
+    record = json.loads((tmp_path / "m.cert.json").read_text())
+    assert record["producer"]["engine"] == "reduction"
+    assert record["reduction"]["domains"] == [{"global": "X", "range": [0, 499]}]
