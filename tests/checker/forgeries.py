@@ -138,14 +138,14 @@ def reduction_forgeries(valid: Json, twin: str) -> list[Json]:
     have), with the invariant kept or dropped. None may be accepted."""
     from checker.certificate import Limits
     from checker.model import parse_program
-    from checker.reduction import _globals
+    from checker.invariant import globals_of
     from checker.steps import enumerate_steps
 
     out = [moved(valid, twin)]
     init, blocks = parse_program(twin)
     names: set[str] = set(dict(init))
     for _, body in blocks:
-        _globals(body, names)
+        globals_of(body, names)
     given = {d["global"]: d for d in valid["reduction"]["domains"]}
     domains = [given.get(x, {"global": x, "range": [0, 3]}) for x in sorted(names)]
     dom = {d["global"]: tuple(range(d["range"][0], d["range"][1] + 1)) if "range" in d

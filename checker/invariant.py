@@ -1,0 +1,259 @@
+"""Inductive invariants of the counter abstraction, on the checker's own per-variable steps
+(checker/steps.py): what reduction proofs and unbounded `G p` proofs share.
+
+An invariant I is a formula over the number M(l) of requests in each local state
+(`{"local": [request, local]}`), the values of the globals (`{"value": X}`) and, for
+`G p`, the number C(r, v) of requests r that answered v (`{"response": [r, v]}`). The
+certificate declares a finite domain per global; the checker conjoins the domain bounds
+and M, C ≥ 0 to I itself, enumerates the steps on the domains, and proves initiation,
+that escapes (and steps it is told are dead) are never enabled, and consecution on every
+other step, arrival and answer. A linear conjunct whose atoms all change by constants is
+settled by arithmetic; the rest by one cvc5 query per transition.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from checker.certificate import Limits, integer
+from checker.errors import LimitError, SchemaError, invalid
+from checker.formula import Backend, Query, Smt, Translator
+from checker.model import Expr, parse_program
+from checker.steps import Local, Step, Steps, enumerate_steps, is_stutter
+
+Json = Any
+Key = tuple[str, ...]  # ("local", request, text), ("value", global), ("response", r, v)
+Linear = tuple[dict[Key, int], int, str]  # Σ c·atom + k  OP  0
+
+
+def globals_of(e: Expr, out: set[str]) -> None:
+    if e[0] in ("var", "assign") and not "a" <= e[1][0] <= "z":
+        out.add(e[1])
+    for child in e[1:]:
+        if isinstance(child, tuple):
+            globals_of(child, out)
+
+
+def linear(f: Json) -> Linear | None:
+    """`lhs OP rhs` with linear sides as Σ c·atom + k OP 0; None for anything else."""
+    if not isinstance(f, dict) or "cmp" not in f:
+        return None
+    coeffs: dict[Key, int] = {}
+    const = 0
+    todo = [(1, f["lhs"]), (-1, f["rhs"])]
+    while todo:
+        c, t = todo.pop()
+        if "const" in t:
+            const += c * t["const"]
+        elif "place" in t:
+            key = key_of(t["place"])
+            coeffs[key] = coeffs.get(key, 0) + c
+        elif "sum" in t:
+            todo.extend((c * k, s) for k, s in t["sum"])
+        else:
+            return None
+    return coeffs, const, f["cmp"]
+
+
+def key_of(p: Json) -> Key:
+    kind = next(iter(p))
+    return ("value", p[kind]) if kind == "value" else (kind, *p[kind])
+
+
+def _holds(d: int | None, op: str) -> bool:
+    """Σ before OP 0 and Σ after = Σ before + d: is Σ after OP 0 sure?"""
+    return d is not None and (d == 0 if op == "=" else d <= 0 if op in ("<=", "<") else d >= 0)
+
+
+def _delta(li: Linear, d: dict[Key, int | None]) -> int | None:
+    total = 0
+    for key, c in li[0].items():
+        if key in d:
+            change = d[key]
+            if change is None:
+                return None
+            total += c * change
+    return total
+
+
+def shown(s: Steps, m: Step) -> str:
+    return "{" + ",".join(f"{x}={v}" for x, v in zip(s.foot[m.src].reads, m.reads,
+                                                     strict=True)) + "}"  # fmt: skip
+
+
+class Inductive:
+    """One invariant of one Ser program on its domains. Not frozen: the obligations run in
+    order and fill it (the program, the domains, the steps, the solver)."""
+
+    def __init__(self, model: Json, domains: Json, inv: Json, limits: Limits,
+                 remaining: Callable[[], float], counts: bool) -> None:  # fmt: skip
+        self.model, self.claim_domains, self.inv, self.limits = model, domains, inv, limits
+        self.remaining, self.counts = remaining, counts
+        self.conj = inv["and"] if isinstance(inv, dict) and "and" in inv else [inv]
+        self.lin = [x for x in map(linear, self.conj) if x is not None]
+        self.smt = Smt()
+        self.var: dict[Key, Any] = {}
+        self.init: dict[str, int] = {}
+        self.names: set[str] = set()
+        self.requests: set[str] = set()
+        self.blocks: list[tuple[str, Expr]] = []
+        self.dom: dict[str, tuple[int, ...]] = {}
+        self.steps: Steps
+        self.live: list[Step] = []
+        self._query: Query | None = None
+
+    def atom(self, key: Key) -> Any:
+        if key not in self.var:
+            self.var[key] = self.smt.var(f"v{len(self.var)}")
+        return self.var[key]
+
+    def resolve(self, p: Json) -> Key:
+        key = key_of(p)
+        s = self.steps
+        if key[0] == "value" and key[1] in self.dom or key[0] == "local" and (
+                key[1:] in s.foot or key[1:] in s.final) or key[0] == "response" and \
+                self.counts and key[1] in self.requests:  # fmt: skip
+            return key
+        raise invalid("E-NAME", f"the invariant names {p}, which is not here")
+
+    def formula(self, f: Json, places: Callable[[Key], Any]) -> Any:
+        return Translator(self.smt, places, {}, self.resolve).form(f)
+
+    def program(self) -> str:
+        if self.model["kind"] != "ser":
+            raise SchemaError("a proof on per-variable steps is for a Ser program")
+        todo, nodes = [self.inv], 0
+        while todo:  # the formula grammar is shared: its aux terms mean nothing here
+            node, nodes = todo.pop(), nodes + 1
+            if isinstance(node, dict) and "aux" in node:
+                raise SchemaError("an invariant on per-variable steps has no aux variables")
+            if nodes > self.limits.max_nodes:
+                raise LimitError(f"invariant has more than {self.limits.max_nodes} nodes")
+            todo.extend(node.values() if isinstance(node, dict) else
+                        node if isinstance(node, list) else [])
+        init_env, self.blocks = parse_program(self.model["source"])
+        self.init.update(init_env)
+        self.names.update(self.init)
+        for r, body in self.blocks:
+            self.requests.add(r)
+            globals_of(body, self.names)
+        return f"{len(self.blocks)} requests over {len(self.names)} globals"
+
+    def domains(self) -> str:
+        size = 0
+        for d in self.claim_domains:
+            x = d["global"]
+            if x not in self.names or x in self.dom:
+                raise invalid("E-NAME", f"domain of {x!r}: not a global of the program, or "
+                              "twice")  # fmt: skip
+            if "range" in d:
+                lo, hi = (integer(v, f"domain of {x}") for v in d["range"])
+                size += max(0, hi - lo + 1)
+            else:
+                size += len(d["values"])
+            if size > self.limits.max_valuations:
+                raise LimitError(f"domains of more than {self.limits.max_valuations} values")
+            self.dom[x] = tuple(range(lo, hi + 1)) if "range" in d else tuple(sorted(d["values"]))
+            if self.init.get(x, 0) not in self.dom[x]:
+                raise invalid("E-DOMAIN", f"the domain of {x} misses its initial value")
+        if self.names - set(self.dom):
+            raise invalid("E-DOMAIN", f"global {min(self.names - set(self.dom))} has no domain")
+        return f"{len(self.dom)} globals with finite domains"
+
+    def enumerate(self) -> str:
+        self.steps = s = enumerate_steps(self.blocks, self.dom, self.limits)
+        self.live = [m for m in s.moves if not is_stutter(m, s.foot[m.src])]
+        return f"{len(s.foot) + len(s.final)} local states, {len(s.moves)} transitions " \
+            f"({len(s.moves) - len(self.live)} stutters), {len(s.escapes)} escapes"
+
+    def query(self) -> Query:
+        """A solver holding I, the domains and M, C ≥ 0."""
+        if self._query is None:
+            q = self._query = Query(self.smt, self.remaining)
+            q.add(self.formula(self.inv, self.atom))
+            m = self.smt.m
+            for x, d in self.dom.items():
+                xv = self.atom(("value", x))
+                q.add(m.And(m.GE(xv, m.Int(d[0])), m.LE(xv, m.Int(d[-1]))))
+                if len(d) != d[-1] - d[0] + 1:
+                    q.add(m.Or([m.Equals(xv, m.Int(v)) for v in d]))
+            for key in [("local", *loc) for loc in [*self.steps.foot, *self.steps.final]] + [
+                    k for k in self.var if k[0] == "response"]:
+                q.add(m.GE(self.atom(key), m.Int(0)))
+        return self._query
+
+    def at(self, loc: Local, low: int, fixed: dict[str, int]) -> Any:
+        m = self.smt.m
+        parts = [m.GE(self.atom(("local", *loc)), m.Int(low))]
+        parts += [m.Equals(self.atom(("value", x)), m.Int(v)) for x, v in sorted(fixed.items())]
+        return m.And(parts)
+
+    def initiation(self) -> str:
+        def value(key: Key) -> int:
+            return self.init.get(key[1], 0) if key[0] == "value" else 0
+
+        if not Translator(Backend(), value, {}, self.resolve).form(self.inv):
+            raise invalid("E-INITIATION", "the invariant is false with no request and the "
+                          "globals at their initial values")
+        return "the invariant holds initially"
+
+    def dead(self, also: list[Step]) -> str:
+        """Escapes, and the steps `also` (labelled dead), are never enabled under I."""
+        s = self.steps
+        gone = list(s.escapes) + also
+        if gone:
+            pre = [self.at(m.src, 1, dict(zip(s.foot[m.src].reads, m.reads, strict=True)))
+                   for m in gone]
+            bad = self.query().unsat(self.smt.m.Or(pre), {})
+            if bad is not None:
+                raise invalid("E-ESCAPE", f"a step that leaves a domain, or is labelled dead, "
+                              f"can be taken ({bad})")
+        return f"{len(gone)} escapes and dead transitions never enabled"
+
+    def changes(self) -> list[tuple[str, Local, dict[Key, int | None], dict[str, int]]]:
+        """Every step of `live`, arrival and answer: (what, local, changes, globals after)."""
+        s = self.steps
+        out: list[tuple[str, Local, dict[Key, int | None], dict[str, int]]] = []
+        for m in self.live:
+            fp = s.foot[m.src]
+            before = dict(zip(fp.reads, m.reads, strict=True))
+            d: dict[Key, int | None] = {("local", *m.src): -1}
+            d[("local", *m.dst)] = (d.get(("local", *m.dst)) or 0) + 1
+            for x, v in zip(fp.touched, m.after, strict=True):
+                d[("value", x)] = v - before[x] if x in before else None
+            out.append((f"step of {m.src[1]} at {shown(s, m)}", m.src, d,
+                        dict(zip(fp.touched, m.after, strict=True))))
+        for loc in s.entries:
+            out.append((f"arrival of {loc[0]}", loc, {("local", *loc): 1}, {}))
+        for loc, v in s.final.items():
+            d = {("local", *loc): -1}
+            if self.counts:
+                d[("response", loc[0], str(v))] = 1
+            out.append((f"answer of {loc[0]} at {loc[1]}", loc, d, {}))
+        return out
+
+    def consecution(self) -> str:
+        solved = 0
+        found = self.changes()
+        for what, src, d, after in found:
+            open_ = [c for c, li in zip(self.conj, map(linear, self.conj), strict=True)
+                     if li is None or not _holds(_delta(li, d), li[2])]
+            if not open_:
+                continue
+            solved += 1
+            fixed = {k[1]: after[k[1]] - dv for k, dv in d.items()
+                     if k[0] == "value" and dv is not None}  # fmt: skip
+
+            def post(key: Key, d: dict[Key, int | None] = d, after: dict[str, int] = after
+                     ) -> Any:  # fmt: skip
+                if key[0] == "value" and key[1] in after:
+                    return self.smt.const(after[key[1]])
+                return self.smt.lin([(1, self.atom(key)), (1, self.smt.const(d.get(key) or 0))])
+
+            low = 0 if what.startswith("arrival") else 1
+            goal = self.smt.m.Not(self.smt.m.And([self.formula(c, post) for c in open_]))
+            bad = self.query().unsat(self.smt.m.And(self.at(src, low, fixed), goal), {})
+            if bad is not None:
+                raise invalid("E-CONSECUTION", f"the {what} breaks the invariant ({bad})")
+        return f"{len(found)} transitions keep the invariant ({solved} needed the solver)"
