@@ -5,111 +5,23 @@ computed from the definition of each operator: no automaton is believed."""
 
 from __future__ import annotations
 
-import importlib.resources
-import itertools
 import operator
-import re
 from collections import Counter
 from collections.abc import Callable, Iterator
-from functools import cache
 from typing import Any
 
-import lark
-
 from checker.certificate import integer
-from checker.errors import LimitError, invalid
+from checker.errors import invalid
+from checker.ltl import nodes, parse_for
 from checker.model import Run, Semantics, apply, explore
 
 Json = Any
 Thunk = Callable[[], str]
 
-_WORD = {"always": "G", "eventually": "F", "next": "X", "until": "U", "release": "R",
-         "weak-until": "W", "iff": "<->", "impl": "->", "or_": "||", "and_": "&&"}
 _CMP = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
         ">": operator.gt, ">=": operator.ge}
 Conf = tuple[str, dict[int, tuple[str, str]], dict[tuple[str, str], int]]
 Obs = tuple[dict[str, int], Counter[str], dict[tuple[str, str], int]]
-
-
-@cache
-def _parser() -> lark.Lark:
-    grammar = (importlib.resources.files("checker") / "ltl.lark").read_text(encoding="utf-8")
-    return lark.Lark(grammar, parser="earley", lexer="dynamic", ambiguity="resolve")
-
-
-MAX_OPERATORS, MAX_NESTING = 256, 64  # the prover's bounds (prover/ltl/formula.py)
-
-
-def parse_formula(text: str) -> Json:
-    """Bounded before parsing: an Earley parse of a deeply nested formula takes minutes
-    and gigabytes (3,000 nested `F`), and a certificate is hostile input."""
-    ops = len(re.findall(r"<->|->|&&|\|\||[=!<>]=|[-+*/%<>!]|\b(?:[GFXURW]|always|"
-                         r"eventually|next|until|release|weak-until)\b", text))
-    depth = max(itertools.accumulate((c == "(") - (c == ")") for c in text), default=0)
-    if ops > MAX_OPERATORS or depth > MAX_NESTING:
-        raise LimitError(f"the formula has {ops} operators and nests {depth} deep (limits "
-                         f"{MAX_OPERATORS}, {MAX_NESTING})")
-    try:
-        tree = _parser().parse(text)
-    except lark.exceptions.LarkError as exc:
-        raise invalid("E-LTL-FORMULA", f"the formula does not parse: {str(exc).strip()}"
-                      .splitlines()[0]) from None
-    try:
-        return _formula(tree)
-    except ValueError:  # Python's limit on the digits of one integer literal
-        raise invalid("E-LTL-FORMULA", "an integer literal is too long") from None
-
-
-def _nodes(f: Json) -> Iterator[Json]:
-    """Every subformula and subterm of `f`, `f` first."""
-    yield f
-    for x in f[1:]:
-        if isinstance(x, tuple):
-            yield from _nodes(x)
-
-
-def _parse_for(sem: Semantics, text: str) -> Json:
-    """The formula, whose request counts must name requests of the model."""
-    f = parse_formula(text)
-    unknown = {n[2] for n in _nodes(f) if n[0] == "count"} - {r for r, _ in sem.requests}
-    if unknown:
-        raise invalid("E-LTL-FORMULA", f"no request of the model is named {min(unknown)}")
-    return f
-
-
-def _formula(t: Any) -> Json:
-    kind, c = (t.data, list[Any](t.children)) if isinstance(t, lark.Tree) else (None, [])
-    if kind in ("true", "false"):
-        return ("const", kind == "true")
-    if kind == "compare":
-        return ("cmp", str(c[1]), _term(c[0]), _term(c[2]))
-    if kind == "not_":
-        return ("not", _formula(c[0]))
-    if kind == "temporal":
-        if _WORD.get(str(c[0]), str(c[0])) == "X":
-            raise invalid("E-LTL-FORMULA", "X (next) is not an LTL-X operator")
-        return (_WORD.get(str(c[0]), str(c[0])), _formula(c[1]))
-    if kind == "binary":
-        return (_WORD.get(str(c[1]), str(c[1])), _formula(c[0]), _formula(c[2]))
-    if kind in ("iff", "impl", "or_", "and_"):
-        return (_WORD[kind], _formula(c[0]), _formula(c[1]))
-    raise invalid("E-LTL-FORMULA", "an integer term stands where a formula is needed")
-
-
-def _term(t: Any) -> Json:
-    kind, c = (t.data, list[Any](t.children)) if isinstance(t, lark.Tree) else (None, [])
-    if kind == "num":
-        return ("num", int(c[0]))
-    if kind == "var":
-        return ("var", str(c[0]))
-    if kind in ("count", "answered"):  # answered(R, v): the answers equal to v
-        return ("count", str(c[0]), str(c[1]), None) if kind == "count" else \
-            ("count", "done", str(c[0]), str(int(c[1])))
-    if kind == "neg":
-        return ("arith", "-", ("num", 0), _term(c[0]))
-    if kind == "arith":
-        return ("arith", str(c[1]), _term(c[0]), _term(c[2]))
-    raise invalid("E-LTL-FORMULA", "a formula stands where an integer term is needed")
 
 
 def _value(t: Json, obs: Obs) -> int:
@@ -192,8 +104,8 @@ def lasso(sem: Semantics, kind: str, ltl: Json) -> Iterator[tuple[str, Thunk]]:
     k = integer(ltl["requests"], "ltl.requests")
 
     def formula() -> str:
-        state["f"] = f = _parse_for(sem, ltl["formula"])
-        if kind != "ser" and any(n[0] == "var" for n in _nodes(f)):
+        state["f"] = f = parse_for({r for r, _ in sem.requests}, ltl["formula"])
+        if kind != "ser" and any(n[0] == "var" for n in nodes(f)):
             raise invalid("E-LTL-FORMULA", "an NS in JSON has no global variables to read")
         return "parsed by the checker's own grammar"
 
@@ -253,9 +165,9 @@ def always(sem: Semantics, kind: str, claim: Json) -> Iterator[tuple[str, Thunk]
     state: dict[str, Any] = {}
 
     def formula() -> str:
-        f = state["f"] = _parse_for(sem, claim["formula"])
+        f = state["f"] = parse_for({r for r, _ in sem.requests}, claim["formula"])
         if f[0] != "G" or kind != "ser" or any(n[0] in ("G", "F", "U", "R", "W", "count")
-                                               for n in _nodes(f[1])):
+                                               for n in nodes(f[1])):
             raise invalid("E-LTL-FORMULA", "an unbounded claim is G p, p over globals of a "
                           "Ser program (no temporal operator, no request counts in p)")
         return "G p, p over globals"
