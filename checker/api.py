@@ -138,7 +138,8 @@ def _obligations(cert: dict[str, Any] | str | bytes, model_text: str | bytes | N
 
     def read() -> str:
         data = certificate.parse(cert, limits)
-        if "reduction" not in data:  # what the schema cannot say of the other claims
+        if "reduction" not in data and "invariant" not in data.get("always", {}):
+            # what the schema cannot say of the claims on a network system or on events
             from checker.obligations import check_structure
 
             check_structure(data, limits)
@@ -182,13 +183,17 @@ def _obligations(cert: dict[str, Any] | str | bytes, model_text: str | bytes | N
         from checker.reduction import reduction
 
         steps = reduction(data["model"], data["reduction"], limits, deadline.remaining)
+    elif "invariant" in data.get("always", {}):  # the same, for G p
+        from checker.always import always
+
+        steps = always(data["model"], data["always"], limits, deadline.remaining)
     else:
         yield "model", _guard(build)
     if "counterexample" in data:
         from checker.obligations import counterexample
 
         steps = counterexample(state["sem"], data["counterexample"])
-    elif "ltl" in data or "always" in data:
+    elif "ltl" in data or "always" in data and "invariant" not in data["always"]:
         from checker.temporal import temporal
 
         steps = temporal(state["sem"], data["model"]["kind"], data)

@@ -76,18 +76,23 @@ def _search(args: argparse.Namespace) -> Searched:
     from prover.frontend.load import load_model
     from prover.ltl.always import always_certificate
     from prover.ltl.formula import is_safety, parse_formula, shown
+    from prover.ltl.inductive import invariant_certificate
     from prover.ltl.lasso import ser_globals
 
-    model = load_model(args.model, state_bound=args.state_bound, ns=args.ns)
-    ns = model.ns
+    model = load_model(args.model, state_bound=args.state_bound, ns=args.ns, lazy=True)
+    if model.steps is not None:  # a Ser program: its names without a network system
+        names = frozenset(model.steps.globals), frozenset(r for r, _ in model.steps.entries)
+    else:
+        names = ser_globals(model.ns), frozenset(model.ns.request_names)
     try:
-        formula = parse_formula(args.formula, ser_globals(ns), frozenset(ns.request_names))
+        formula = parse_formula(args.formula, *names)
     except FormulaError as exc:
         raise FormulaError(f"--formula {shown(args.formula)}: {exc.message}") from None
     if args.engine == "unfold" and not is_safety(formula):
         raise UsageError("--engine unfold decides G p, p without temporal operators; use "
                          "--engine explicit for this formula")
-    proof = always_certificate(args.model, args.formula, formula, args.state_bound)
+    proof = always_certificate(args.model, args.formula, formula, args.state_bound) or \
+        invariant_certificate(args.model, args.formula, formula)
     if proof is not None:
         return Searched("always", 0, proof)
     return replace(_decide(args, model, formula), constant=_constant(args, model, formula))
@@ -225,8 +230,12 @@ def _report(args: argparse.Namespace, verdict: str, why: str, searched: Searched
         print(f"{args.model}: note: on every reachable state with at most {requests}, {said}: "
               "the verdict does not depend on them", file=sys.stderr)
     if verdict == "always":
+        how = "an inductive invariant on the per-variable steps implies p" \
+            if searched is not None and searched.certificate is not None and \
+            "invariant" in searched.certificate["always"] \
+            else "p holds in every global state of the closure NS"
         print(f"{args.model}: {args.formula} holds for every execution, with any number of "
-              f"requests: unbounded, p holds in every global state of the closure NS\n"
+              f"requests: unbounded, {how}\n"
               f"certificate: {dest} (checked: {checked['message'] if checked else ''})")
         return
     if verdict == "holds" and searched is not None:

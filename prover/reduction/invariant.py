@@ -65,8 +65,8 @@ class Linear:
         return s == 0 if self.op == "=" else s <= 0 if self.op == "<=" else s >= 0
 
     def json(self) -> dict[str, Any]:
-        terms = [[c, {"place": {"local": list(k[1:])} if k[0] == "local"
-                                else {"value": k[1]}}] for k, c in self.coeffs]  # fmt: skip
+        terms = [[c, {"place": {"value": k[1]} if k[0] == "value"
+                                else {k[0]: list(k[1:])}}] for k, c in self.coeffs]  # fmt: skip
         op = {"=": "=", "<=": "<=", ">=": ">="}[self.op]
         return {"cmp": op, "lhs": {"sum": terms}, "rhs": {"const": -self.const}}
 
@@ -97,13 +97,17 @@ def step_change(t: Table, m: Move) -> Change:
     return Change(f"step of {m.src[1]}", m.src, 1, before, d, after)
 
 
-def changes(t: Table, live: list[Move]) -> Iterator[Change]:
+def changes(t: Table, live: list[Move], counts: bool = False) -> Iterator[Change]:
+    """`counts`: an answer also adds 1 to the counter C(r, v) of r's answers v."""
     for m in live:
         yield step_change(t, m)
     for loc in t.entries:
         yield Change(f"arrival of {loc[0]}", loc, 0, {}, {("local", *loc): 1}, {})
-    for loc in t.final:
-        yield Change(f"answer at {loc[1]}", loc, 1, {}, {("local", *loc): -1}, {})
+    for loc, v in t.final.items():
+        d: Delta = {("local", *loc): -1}
+        if counts:
+            d[("response", loc[0], str(v))] = 1
+        yield Change(f"answer at {loc[1]}", loc, 1, {}, d, {})
 
 
 # --------------------------------------------------------------------------- candidates
@@ -195,6 +199,7 @@ class Solver:
         s = z3.Solver(ctx=self.ctx)
         s.add(*self.base)
         s.add(*[c.z3(self.atom, self.ctx) for c in inv])
+        s.add(*[v >= 0 for k, v in self.vars.items() if k[0] == "response"])  # answers
         return s
 
     def check(self, s: z3.Solver) -> z3.CheckSatResult:
@@ -217,12 +222,13 @@ class Solver:
 
 
 def houdini(t: Table, live: list[Move], cands: list[Linear], solver: Solver,
-            deadline: float | None) -> list[Linear] | None:  # fmt: skip
-    """The largest inductive subset of `cands` (None when the deadline passes)."""
+            deadline: float | None, counts: bool = False) -> list[Linear] | None:  # fmt: skip
+    """The largest inductive subset of `cands` (None when the deadline passes); `counts`:
+    answers count in C(r, v) too."""
     initial = t.initial
     active = [c for c in cands if c.value(lambda k: initial.get(k[1], 0) if k[0] == "value"
                                            else 0)]  # fmt: skip
-    steps = list(changes(t, live))
+    steps = list(changes(t, live, counts))
     while True:
         s = solver.solver(active)
         dropped: set[Linear] = set()

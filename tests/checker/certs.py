@@ -246,3 +246,14 @@ def reduction_intro_lock() -> Json:
                    {"local": ["main", INTRO_LOCK_HELD], "label": "L"}],
     }
     return cert
+
+
+def always_intro_lock() -> Json:
+    """`G (L <= inflight(main))` for any number of requests, by the reduction proof's
+    invariant (L = #held): the holder is in flight."""
+    cert = reduction_intro_lock()
+    red = cert.pop("reduction")
+    cert["verdict"] = "ltl_holds"
+    cert["always"] = {"formula": "G (L <= inflight(main))",
+                      "invariant": {"domains": red["domains"], "formula": red["invariant"]}}
+    return cert

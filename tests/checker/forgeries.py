@@ -137,8 +137,8 @@ def reduction_forgeries(valid: Json, twin: str) -> list[Json]:
     labelled, first steps one way and later steps another, in each shape a request may
     have), with the invariant kept or dropped. None may be accepted."""
     from checker.certificate import Limits
-    from checker.model import parse_program
     from checker.invariant import globals_of
+    from checker.model import parse_program
     from checker.steps import enumerate_steps
 
     out = [moved(valid, twin)]

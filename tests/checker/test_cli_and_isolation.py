@@ -125,6 +125,9 @@ CLAIMS = {
                                                                      "ltl.lark"],
     "serializable by reduction": ENVELOPE + ["formula.py", "steps.py", "invariant.py",
                                            "reduction.py"],
+    "G p with counts by an inductive invariant": ENVELOPE + ["formula.py", "steps.py",
+                                                             "invariant.py", "always.py",
+                                                             "ltl.py", "ltl.lark"],
 }
 
 
@@ -152,6 +155,7 @@ def _loaded(cert: dict[str, Any]) -> set[str]:
     ("serializable by a walk-labelled invariant of the net", certs.proof_two_walk),
     ("not serializable (counterexamples)", lambda: certs.counterexamples()["intro-nonser.ser"]),
     ("serializable by reduction", certs.reduction_intro_lock),
+    ("G p with counts by an inductive invariant", certs.always_intro_lock),
 ])
 def test_a_check_imports_only_its_claims_modules(claim: str, cert: Any) -> None:
     """The count above is honest: checking a certificate of the kind loads no other

@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from checker.api import check_certificate
-from checker.model import semantics
 from checker.ltl import parse_formula
+from checker.model import semantics
 from checker.temporal import _truth
 from tests.checker.helpers import EXAMPLES
 

@@ -65,7 +65,8 @@ def test_failed_check_is_internal_error(
 ) -> None:
     import prover.pipeline as pipeline
 
-    monkeypatch.setattr(pipeline, "check_text", lambda text, source, timeout, bound=None: ("invalid", "boom"))
+    monkeypatch.setattr(pipeline, "check_text",
+        lambda text, source, timeout, bound=None: ("invalid", "boom"))
     assert main([str(model)]) == 4
     assert not Path(f"{model}.cert.json").exists()
     assert "boom" in capsys.readouterr().err

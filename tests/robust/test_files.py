@@ -108,7 +108,9 @@ def test_atomic_write_leaves_only_the_file(tmp_path: Path) -> None:
 
 def test_rejected_certificate_is_kept_by_the_parent(tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(pipeline, "check_text", lambda text, source, timeout, bound=None: ("invalid", "boom"))
+    monkeypatch.setattr(pipeline, "check_text",
+
+        lambda text, source, timeout, bound=None: ("invalid", "boom"))
     m = _model(tmp_path)
     assert main([str(m)]) == 4
     assert (tmp_path / "m.ser.cert.rejected.json").exists()
@@ -119,7 +121,6 @@ def test_a_foreign_checker_package_is_never_trusted(monkeypatch: pytest.MonkeyPa
     """`checker` and `schemas` are generic names (PyPI has other distributions of them):
     a package of another distribution in their place makes every verdict unavailable."""
     import checker
-
     from prover import pipeline as pl
 
     monkeypatch.setattr(checker, "__distribution__", "someone-else")

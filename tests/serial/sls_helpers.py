@@ -342,8 +342,8 @@ def _ns_json(aut: SerialAutomaton) -> str:
 def checker_accepts(aut: SerialAutomaton, s: SerialSet) -> None:
     """The trusted checker's own witness check accepts every component of S."""
     try:
-        from checker.model import explore, semantics
         from checker.linear_sets import check_component as checker_check
+        from checker.model import explore, semantics
         from checker.obligations import make_model
     except ImportError:  # pragma: no cover - checker not there
         pytest.skip("checker not available")

@@ -182,8 +182,8 @@ def test_scale_models_exact_and_checked(name: str) -> None:
     from prover.serial.automaton import build_serial_automaton
 
     try:
-        from checker.model import explore, semantics
         from checker.linear_sets import check_component as checker_check
+        from checker.model import explore, semantics
         from checker.obligations import make_model
     except ImportError:  # pragma: no cover - checker not there
         pytest.skip("checker not available")
