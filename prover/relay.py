@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import socket
 import stat
 import struct
 import sys
 import time
 from collections.abc import Sequence
+
+from prover.deadline import Interrupted, interruptible
 
 ENV_OFF = "SER_PROVE_NO_SERVER"  # set (to anything but "" or "0"): never use a server
 _HEADER = struct.Struct("!I")
@@ -139,10 +140,6 @@ def process_age() -> float:
     return max(0.0, uptime - started)
 
 
-def _interrupted(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
-
-
 def relayed(argv: list[str], started: float) -> int | None:
     """The exit code of `argv` run by our server, or None to run it here."""
     if os.environ.get(ENV_OFF, "") not in ("", "0") or argv[:1] == ["server"]:
@@ -159,14 +156,12 @@ def relayed(argv: list[str], started: float) -> int | None:
             }, [0, 1, 2])
         except OSError:
             return None
-        old = signal.signal(signal.SIGTERM, _interrupted)
-        try:
-            answer = read_reply(sock)
-        except KeyboardInterrupt:  # closing the socket makes the server stop the run
+        try:  # as the local run does, even when started with SIGINT ignored (`cmd &`)
+            with interruptible():
+                answer = read_reply(sock)
+        except Interrupted as exc:  # closing the socket makes the server stop the run
             print("ser-prove: interrupted", file=sys.stderr)
-            return 130
-        finally:
-            signal.signal(signal.SIGTERM, old)
+            return exc.exit_code
     if answer is None or answer[0] != b"X":  # gone, or serving other code: run here
         return None
     return answer[1]
