@@ -53,9 +53,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         "steps (default 3,000,000)")
     parser.add_argument("--engine", choices=("explicit", "unfold"), default="explicit",
                         help="explicit: the product with the Büchi automaton of ¬φ, with "
-                        "request symmetry and ample sets (default); unfold: for G p, p "
-                        "without temporal operators: an unfolding of the program's "
-                        "PDNet, each partial-order run once")
+                        "request symmetry and ample sets (default); unfold: a complete "
+                        "prefix of the unfolding of the program's PDNet (for G p, p "
+                        "without temporal operators) or of its product with the "
+                        "automaton (any other formula), each partial-order run once; "
+                        "under weak fairness, when it finds only unfair lassos, the "
+                        "explicit search decides")
     add_model_options(parser)
 
 
@@ -70,12 +73,13 @@ class Searched:
     cutoffs: int | None = None  # the unfolding's cut-off events
     why: str = ""  # undecided: which bound
     constant: tuple[tuple[str, bool], ...] = ()  # comparisons with one value everywhere
+    fallback: str = ""  # the unfolding left the verdict to the explicit search: why
 
 
 def _search(args: argparse.Namespace) -> Searched:
     from prover.frontend.load import load_model
     from prover.ltl.always import always_certificate
-    from prover.ltl.formula import is_safety, parse_formula, shown
+    from prover.ltl.formula import parse_formula, shown
     from prover.ltl.inductive import invariant_certificate
     from prover.ltl.lasso import ser_globals
 
@@ -88,9 +92,6 @@ def _search(args: argparse.Namespace) -> Searched:
         formula = parse_formula(args.formula, *names)
     except FormulaError as exc:
         raise FormulaError(f"--formula {shown(args.formula)}: {exc.message}") from None
-    if args.engine == "unfold" and not is_safety(formula):
-        raise UsageError("--engine unfold decides G p, p without temporal operators; use "
-                         "--engine explicit for this formula")
     proof = always_certificate(args.model, args.formula, formula, args.state_bound) or \
         invariant_certificate(args.model, args.formula, formula)
     if proof is not None:
@@ -114,7 +115,7 @@ def _decide(args: argparse.Namespace, model: LoadedModel, formula: Formula) -> S
     from prover.ltl.formula import is_safety
 
     ns = model.ns
-    if is_safety(formula) and args.engine == "unfold":
+    if args.engine == "unfold":
         return _unfold(args, model, formula)
     if is_safety(formula) and args.fairness == "weak":
         return _safety_fairly(args, model, formula)
@@ -134,12 +135,18 @@ def _safety_fairly(args: argparse.Namespace, model: LoadedModel, formula: Unary)
     return Searched(result.verdict, result.states, cert)
 
 
-def _unfold(args: argparse.Namespace, model: LoadedModel, formula: Unary) -> Searched:
+def _unfold(args: argparse.Namespace, model: LoadedModel, formula: Formula) -> Searched:
     from prover.ltl.certify import by_unfolding
     from prover.ltl.unfold import MAX_CONDITIONS
 
     found, cert = by_unfolding(model, args.formula, formula, args.requests, args.fairness,
                                args.max_states, _progress(args))
+    if found.verdict == "unfair":  # no fair loop among those the prefix shows: ask the search
+        fallback = f"the unfolding ({found.events:,} events, {found.cutoffs:,} cut-offs) " \
+            "found only unfair lassos; the explicit search decided"
+        decided = _decide(argparse.Namespace(**{**vars(args), "engine": "explicit",
+                                                "max_states": MAX_STATES}), model, formula)
+        return replace(decided, fallback=fallback)
     why = f"more than {MAX_CONDITIONS:,} conditions in the prefix" \
         if found.limit == "conditions" else ""
     return Searched(found.verdict, found.events, cert, found.cutoffs, why)
@@ -210,14 +217,16 @@ def _report(args: argparse.Namespace, verdict: str, why: str, searched: Searched
     requests = f"{args.requests} request" + ("s" if args.requests > 1 else "")
     bound = f"every execution with at most {requests}" + \
         (" (weakly fair ones)" if args.fairness == "weak" else "")
-    unfolded = args.engine == "unfold"
+    fallback = "" if searched is None else searched.fallback
+    unfolded = args.engine == "unfold" and not fallback
     if args.json:
         print(json.dumps({
             "format": "ltl-result/1", "model": args.model, "formula": args.formula,
             "requests": args.requests, "fairness": args.fairness,
             "verdict": "holds" if verdict == "always" else verdict,
             "bounded": verdict != "always", "reason": why or None, "certificate": dest,
-            "checker": checked, "engine": args.engine,
+            "checker": checked, "engine": "explicit" if fallback else args.engine,
+            "fallback": fallback or None,
             "product_states": None if searched is None or unfolded else searched.states,
             "events": searched.states if searched is not None and unfolded else None,
             "cutoffs": None if searched is None else searched.cutoffs,
@@ -225,6 +234,8 @@ def _report(args: argparse.Namespace, verdict: str, why: str, searched: Searched
             [{"atom": a, "value": v} for a, v in searched.constant],
         }, sort_keys=False))
         return
+    if fallback:
+        print(f"{args.model}: note: {fallback}", file=sys.stderr)
     if searched is not None and searched.constant:
         said = ", ".join(f"`{a}` is always {str(v).lower()}" for a, v in searched.constant)
         print(f"{args.model}: note: on every reachable state with at most {requests}, {said}: "

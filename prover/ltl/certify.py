@@ -11,16 +11,18 @@ that the atoms and the future can see; under fairness the states are exact).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from prover.certificate.write import event_json, make_certificate, producer
 from prover.engines import Event
 from prover.frontend.load import LoadedModel
 from prover.ltl.explore import DONE, ENV, STUTTER, LtlResult, SysState, System, search, system_for
-from prover.ltl.formula import Unary
-from prover.ltl.pdnet import PDNet
-from prover.ltl.replay import fairly, violation
+from prover.ltl.formula import Formula, Unary, is_safety
+from prover.ltl.pdnet import PDNet, Step
+from prover.ltl.replay import fairly, lasso, violation
 from prover.ltl.unfold import Unfolded, unfold_safety
+from prover.ltl.unfold_ltl import unfold_ltl
 
 
 def _moved(before: SysState, after: SysState, process: int) -> int | None:
@@ -90,18 +92,36 @@ def violation_certificate(model: LoadedModel, formula: str, k: int, fairness: st
     return make_certificate(model, "ltl_violated", "ltl", evidence, producer(engine))
 
 
-def by_unfolding(model: LoadedModel, text: str, formula: Unary, k: int, fairness: str,
+def by_unfolding(model: LoadedModel, text: str, formula: Formula, k: int, fairness: str,
                  budget: int, progress: Callable[[str], None] | None = None
                  ) -> tuple[Unfolded, dict[str, Any] | None]:
-    """`G p` (`formula`, written `text`) decided on the unfolding of the PDNet, and a
-    violation's certificate (under weak fairness, with a fair loop)."""
+    """`formula` (written `text`) decided on an unfolding, and a violation's certificate
+    (under weak fairness, with a fair loop): `G p`, p without temporal operators, on the
+    PDNet's (prover/ltl/unfold.py), any other on its Büchi product's (prover/ltl/
+    unfold_ltl.py), whose verdict may then be "unfair" (only unfair lassos found)."""
     net = PDNet(model.ns, k)
-    found = unfold_safety(net, formula.arg, budget, progress)
-    if found.verdict != "violated":
-        return found, None
-    result = violation(net, System(model.ns, k, symmetric=False), found.run, formula,
-                       found.events, fair=fairness == "weak")
-    return found, violation_certificate(model, text, k, fairness, result, engine="ltl-unfold")
+    system = System(model.ns, k, symmetric=False)
+    fair = fairness == "weak"
+    if is_safety(formula):
+        assert isinstance(formula, Unary)
+        found = unfold_safety(net, formula.arg, budget, progress)
+        if found.verdict != "violated":
+            return found, None
+        result = violation(net, system, found.run, formula, found.events, fair=fair)
+        return found, violation_certificate(model, text, k, fairness, result,
+                                            engine="ltl-unfold")
+
+    def accept(prefix: tuple[Step, ...], loop: tuple[Step, ...], kind: str
+               ) -> LtlResult | None:
+        return lasso(net, system, prefix, loop, formula, 0, fair)
+
+    decided = unfold_ltl(net, formula, budget, accept, progress)
+    out = Unfolded(decided.verdict, decided.events, decided.cutoffs, decided.conditions,
+                   limit=decided.limit)
+    if decided.found is None:
+        return out, None
+    result = replace(decided.found, states=decided.events)
+    return out, violation_certificate(model, text, k, fairness, result, engine="ltl-unfold")
 
 
 def safety_fairly(model: LoadedModel, text: str, formula: Unary, k: int, max_states: int,

@@ -44,6 +44,7 @@ class Step:
     slot: int
     pre: tuple[Place, ...]
     post: tuple[Place, ...]
+    reads: tuple[int, ...] = ()  # none: as the unfolding's core reads transitions
 
 
 Outcomes = dict[tuple[object, ...], frozenset[tuple[str, tuple[object, ...]]]]
@@ -113,6 +114,22 @@ class PDNet:
                     tuple(zip(touched, vals, strict=True))
                 out.append(Step("step", i, pre, post))
         return out
+
+    def touched(self, loc: str) -> tuple[int, ...]:
+        """The globals the step of local state `loc` reads or writes."""
+        return self._groups(loc)[0]
+
+    def idle(self, value: object, globals_: dict[int, object]) -> bool:
+        """Whether a slot holding `value` cannot move at these values of (at least) the
+        globals its step touches: not arrived (the environment may stop), answered, or
+        in a local state with no answer and no step here."""
+        if not (isinstance(value, tuple) and value[0] == "flying"):
+            return True
+        loc = value[2]
+        if self.ns.responses_of.get(loc):
+            return False
+        touched, groups = self._groups(loc)
+        return tuple(globals_[v] for v in touched) not in groups
 
     def _choose(self, i: int, entry: int, before: int | None) -> Step:
         """Slot i chooses `entry`, after slot i - 1 chose `before` (no later one)."""

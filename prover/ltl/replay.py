@@ -1,6 +1,7 @@
-"""A run of the PDNet that reaches a state where p is false (prover/ltl/unfold.py), as a
-violation of `G p`: a lasso of the explicit system (prover/ltl/explore.py), which the
-certificate writer then names events for (prover/ltl/certify.py).
+"""Runs of the PDNet as lassos of the explicit system (prover/ltl/explore.py), which the
+certificate writer then names events for (prover/ltl/certify.py): a run to a state
+where p is false (prover/ltl/unfold.py), as a violation of `G p` (`violation`), and a
+candidate lasso of the product's unfolding (prover/ltl/unfold_ltl.py, `lasso`).
 
 The run's steps are replayed in the order given, each as the program's own move from the
 actual state: a PDNet slot becomes the system's slot of the same request when it
@@ -43,6 +44,58 @@ def violation(net: PDNet, system: System, run: Sequence[Step], formula: Formula,
         movers.append(process)
         states.append(cur)
     return _lasso(system, states, movers, formula, events, fair)
+
+
+def lasso(net: PDNet, system: System, prefix: Sequence[Step], loop: Sequence[Step],
+          formula: Formula, events: int, fair: bool = False) -> LtlResult | None:
+    """The lasso of an unfolding's candidate (prover/ltl/unfold_ltl.py): `prefix`, then
+    the environment stops and `loop` repeats forever (empty: the last state repeats, no
+    request being able to move). None under `fair` if the loop is not weakly fair: some
+    request can move in every state of the loop and does not. The lasso must violate
+    `formula` by the exact semantics, else the engine is wrong (an internal error)."""
+    assert not system.symmetric
+    states: list[SysState] = [system.initial()]
+    movers: list[int] = []
+    where: dict[int, int] = {}  # PDNet slot -> the system's slot
+
+    def play(steps: Sequence[Step]) -> None:
+        for step in steps:
+            if step.kind == "choose":
+                continue
+            cur = states[-1]
+            if step.kind == "arrive":
+                where[step.slot] = sum(x is not None for x in cur[1])
+            process, nxt = _move(net, system, cur, step, where[step.slot])
+            movers.append(process)
+            states.append(nxt)
+
+    play(prefix)
+    _stop(states, movers)
+    start = len(states) - 1
+    play(loop)
+    if loop:
+        if states[-1] != states[start]:
+            raise AssertionError("internal error: the unfolding's loop does not return")
+        states.pop()
+    else:
+        if system.raw_moves(states[-1]):
+            raise AssertionError("internal error: the unfolding's deadlock can move")
+        movers.append(STUTTER)
+    if fair and not _fair(system, states[start:], movers[start:]):
+        return None
+    word = [system.observe(s) for s in states]
+    if holds(formula, word, start):
+        raise AssertionError("internal error: the unfolding's lasso satisfies the formula")
+    return LtlResult("violated", events, len(set(states)), (tuple(states), start),
+                     tuple(movers))
+
+
+def _fair(system: System, loop: Sequence[SysState], movers: Sequence[int]) -> bool:
+    """Every process moves in the loop or cannot move in one of its states."""
+    for p in [ENV, *range(system.k)]:
+        if p not in movers and all(any(q == p for q, _ in system.raw_moves(s)) for s in loop):
+            return False
+    return True
 
 
 def fairly(system: System, found: LtlResult, formula: Formula) -> LtlResult:

@@ -1,0 +1,197 @@
+"""Any LTL-X formula with at most K requests, on the unfolding of the Büchi product
+(prover/ltl/product.py) instead of its interleavings (docs/ltl.md, "The unfolding").
+
+The prefix is grown in ERV's adequate order (prover/ltl/prefix.py). A violation is one of:
+
+- an *illegal infinite trace*: a cut-off event e whose local configuration contains an
+  event e' (or is compared with the empty configuration) of the same marking, with the
+  automaton's node among those markings. The events of [e] \\ [e'] then take the
+  product from that marking back to it, and repeat forever; when they hold visible steps
+  whose automaton nodes meet every acceptance set, the repetition is accepted by the
+  automaton of ¬φ;
+- an *illegal livelock*: such a pair whose events are all invisible, so that from any
+  reachable marking that holds the places they start from, they repeat forever while
+  the atoms see one constant state; it is a violation from such a marking where the
+  automaton, in its node there, accepts that constant word. Those markings are searched
+  as co-sets of the complete prefix;
+- a *deadlock* (a finite maximal execution, its last state repeated): a reachable
+  marking where no request can move (every slot not arrived, answered, or in a local
+  state with no answer and no step at the globals' values), the environment having
+  stopped, and the automaton accepting the constant word there.
+
+Each candidate is handed to `accept` (prover/ltl/certify.py replays it on the program's
+own moves and, under weak fairness, keeps it only if its loop is fair); the first it
+accepts is the verdict. None accepted and the prefix complete: "holds", or, when some
+candidate was refused as unfair, "unfair" (the caller decides by the explicit search).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from prover.ltl.formula import Formula
+from prover.ltl.pdnet import PDNet, Place, Step
+from prover.ltl.prefix import OutOfBudget, Prefix, bits
+from prover.ltl.product import INIT, Move, Product
+
+R = TypeVar("R")
+Accept = Callable[[tuple[Step, ...], tuple[Step, ...], str], R | None]
+
+
+@dataclass(frozen=True)
+class Decided(Generic[R]):
+    verdict: str  # "holds" | "violated" | "unfair" | "undecided"
+    events: int
+    cutoffs: int
+    conditions: int
+    found: R | None = None  # violated: what `accept` made of the lasso
+    kind: str = ""  # violated: "infinite" | "livelock" | "deadlock"
+    limit: str = ""  # undecided: "work" or "conditions"
+
+
+class _Search(Generic[R]):
+    def __init__(self, net: PDNet, formula: Formula, budget: int, accept: Accept[R],
+                 progress: Callable[[str], None] | None) -> None:
+        self.net, self.accept, self.progress = net, accept, progress
+        self.product = Product(net, formula)
+        self.prefix: Prefix[Move] | None = None
+        self.budget = budget
+        self.refused = 0
+
+    def decide(self) -> Decided[R]:
+        try:
+            return self._decide()
+        except OutOfBudget as exc:
+            return self._result("undecided", limit=str(exc.args[0]))
+
+    def _result(self, verdict: str, found: R | None = None, kind: str = "",
+                limit: str = "") -> Decided[R]:
+        p = self.prefix
+        if p is None:
+            return Decided(verdict, 0, 0, 0, found, kind, limit)
+        return Decided(verdict, len(p.trans), p.cutoffs, len(p.place), found, kind, limit)
+
+    def _decide(self) -> Decided[R]:
+        self.prefix = prefix = Prefix(self.product, self.budget)
+        livelocks: dict[tuple[tuple[Place, ...], tuple[Step, ...]], tuple[Place, ...]] = {}
+        while (added := prefix.add()) is not None:
+            if self.progress is not None and added.event % 1000 == 999:
+                self.progress(f"{added.event + 1:,} events, {prefix.cutoffs:,} cut-offs")
+            if not added.cutoff:
+                continue
+            for x in prefix.at.get(added.key, []):
+                mine = prefix.below[added.event]
+                earlier = prefix.below[x] if x >= 0 else 0
+                if earlier & ~mine:
+                    continue  # not below the cut-off: no repetition
+                segment = mine & ~earlier
+                nodes = {prefix.trans[f].node for f in bits(segment)} - {None}
+                if nodes:
+                    if all(nodes & acc for acc in self.product.aut.accepting):
+                        found = self._offer(earlier, segment, "infinite")
+                        if found is not None:
+                            return self._result("violated", found, "infinite")
+                    continue
+                loop = self._steps(segment)
+                start = self._start(x, segment)
+                livelocks.setdefault((start, loop), start)
+        for (start, loop) in sorted(livelocks, key=repr):
+            found = self._livelock(start, loop)
+            if found is not None:
+                return self._result("violated", found, "livelock")
+        found = self._deadlock()
+        if found is not None:
+            return self._result("violated", found, "deadlock")
+        return self._result("unfair" if self.refused else "holds")
+
+    def _steps(self, events: int) -> tuple[Step, ...]:
+        assert self.prefix is not None
+        return tuple(m.step for m in self.prefix.run(events) if m.step is not None)
+
+    def _offer(self, before: int, loop: int, kind: str) -> R | None:
+        found = self.accept(self._steps(before), self._steps(loop), kind)
+        if found is None:
+            self.refused += 1
+        return found
+
+    def _start(self, x: int, segment: int) -> tuple[Place, ...]:
+        """The places the segment's events consume first, per variable: where it starts."""
+        assert self.prefix is not None
+        p = self.prefix
+        cut = p.cut0 if x < 0 else p.cut[x]
+        touched = sorted({pl[0] for f in bits(segment) for pl in p.trans[f].pre})
+        return tuple(p.place[cut[v]] for v in touched)
+
+    def _livelock(self, start: tuple[Place, ...], loop: tuple[Step, ...]) -> R | None:
+        """A reachable marking that holds `start`, where the automaton accepts the
+        constant word: the loop then repeats forever from it."""
+        p, prod = self.prefix, self.product
+        assert p is not None
+        fixed = dict(start)
+        order = list(dict.fromkeys([prod.auto, *fixed, *prod.watched]))
+
+        def only(var: int, c: int) -> bool:
+            if var == prod.auto:
+                return p.place[c][1] != INIT
+            return var not in fixed or p.place[c][1] == fixed[var]
+
+        def leaf(chosen: dict[int, int], _: int) -> R | None:
+            q = p.place[chosen[prod.auto]][1]
+            assert isinstance(q, int)
+            if not prod.accepts_constant(q, [p.place[chosen[v]] for v in prod.watched]):
+                return None
+            before = p.config(list(chosen.values()))
+            found = self.accept(self._steps(before), loop, "livelock")
+            if found is None:
+                self.refused += 1
+            return found
+
+        return p.cosets(order, {}, p.everything(), leaf, only)
+
+    def _deadlock(self) -> R | None:
+        """A reachable marking where no request can move and the automaton accepts the
+        constant word."""
+        p, prod, net = self.prefix, self.product, self.net
+        assert p is not None
+
+        def only(var: int, c: int) -> bool:
+            value = p.place[c][1]
+            if var == prod.auto:
+                return value != INIT
+            return not (isinstance(value, tuple) and value[0] == "flying"
+                        and net.ns.responses_of.get(value[2]))
+
+        def slots_chosen(chosen: dict[int, int], allowed: int) -> R | None:
+            needs = {v for s in prod.slots for v in _touched(net, p.place[chosen[s]][1])}
+            needs |= {v for v in prod.watched if v < net.width}
+            return p.cosets(sorted(needs), dict(chosen), allowed, leaf)
+
+        def leaf(chosen: dict[int, int], _: int) -> R | None:
+            values = {v: p.place[c][1] for v, c in chosen.items() if v < net.width}
+            if not all(net.idle(p.place[chosen[s]][1], values) for s in prod.slots):
+                return None
+            q = p.place[chosen[prod.auto]][1]
+            assert isinstance(q, int)
+            if not prod.accepts_constant(q, [p.place[chosen[v]] for v in prod.watched]):
+                return None
+            found = self.accept(self._steps(p.config(list(chosen.values()))), (), "deadlock")
+            if found is None:
+                self.refused += 1
+            return found
+
+        return p.cosets([prod.auto, *prod.slots], {}, p.everything(), slots_chosen, only)
+
+
+def _touched(net: PDNet, value: object) -> Sequence[int]:
+    if isinstance(value, tuple) and value[0] == "flying":
+        return net.touched(value[2])
+    return ()
+
+
+def unfold_ltl(net: PDNet, formula: Formula, budget: int, accept: Accept[R],
+               progress: Callable[[str], None] | None = None) -> Decided[R]:
+    """Decide `formula` on `net` by the unfolding of its Büchi product; `accept` judges
+    each candidate lasso (prefix steps, loop steps, kind), None to refuse it."""
+    return _Search(net, formula, budget, accept, progress).decide()
