@@ -13,6 +13,11 @@ configurations) and search its co-sets.
 A transition has a *primary* place, `pre[0]`, by which the net lists it (a request slot,
 or the automaton); it may also *read* variables whatever their value (it consumes and
 puts back their token), under a guard the net evaluates once the values are chosen.
+With `merge`, an event is a cut-off when an event below it (or the empty configuration)
+reaches the same marking, and when a smaller one elsewhere does only if `merge(event,
+companion)` allows it. The prefix stays finite (markings are finitely many, so every long
+enough chain of events repeats one below itself), and a repetition along a run's own
+history is never cut in two by a companion on another branch that `merge` refuses.
 `budget` bounds events plus search steps: a deterministic unit of work. The
 co-relation takes memory quadratic in the conditions: past MAX_CONDITIONS the prefix is
 given up on as well (about 450 MB of bit sets), deterministically.
@@ -89,8 +94,10 @@ def _parikh(ranks: list[int]) -> Parikh:
 class Prefix(Generic[T]):
     """The prefix, grown one event at a time by `add` (None once it is complete)."""
 
-    def __init__(self, net: Net[T], budget: int) -> None:
+    def __init__(self, net: Net[T], budget: int,
+                 merge: Callable[[int, int], bool] | None = None) -> None:
         self.net, self.budget, self.work = net, budget, 0
+        self.merge = merge
         self.place: list[Place] = []  # per condition
         self.maker: list[int] = []  # per condition: the event that produced it, or -1
         self.co: list[int] = []  # per condition: the conditions concurrent with it
@@ -136,8 +143,12 @@ class Prefix(Generic[T]):
         self.spend()
         e, new = self._event(t, pre, below)
         key = self.marking(self.cut[e])
-        cutoff = self._marks.get(key, order) < order
-        self._marks.setdefault(key, order)
+        if self.merge is None:
+            cutoff = self._marks.get(key, order) < order
+            self._marks.setdefault(key, order)
+        else:  # every earlier event is smaller in the adequate order
+            cutoff = any(x < 0 or self.below[e] >> x & 1 or self.merge(e, x)
+                         for x in self.at.get(key, ()))
         if cutoff:
             self.cutoffs += 1
             self.dead |= sum(1 << c for c in new)

@@ -53,12 +53,13 @@ class Decided(Generic[R]):
 
 class _Search(Generic[R]):
     def __init__(self, net: PDNet, formula: Formula, budget: int, accept: Accept[R],
-                 progress: Callable[[str], None] | None) -> None:
-        self.net, self.accept, self.progress = net, accept, progress
+                 progress: Callable[[str], None] | None, cutoffs: str) -> None:
+        self.net, self.accept, self.progress, self.cutoffs = net, accept, progress, cutoffs
         self.product = Product(net, formula)
         self.prefix: Prefix[Move] | None = None
         self.budget = budget
         self.refused = 0
+        self._weights: dict[int, tuple[int, ...]] = {}
 
     def decide(self) -> Decided[R]:
         try:
@@ -74,7 +75,9 @@ class _Search(Generic[R]):
         return Decided(verdict, len(p.trans), p.cutoffs, len(p.place), found, kind, limit)
 
     def _decide(self) -> Decided[R]:
-        self.prefix = prefix = Prefix(self.product, self.budget)
+        merge = {"erv": lambda e, x: True, "causal": lambda e, x: False,
+                 "dominance": self._dominates}[self.cutoffs]
+        self.prefix = prefix = Prefix(self.product, self.budget, merge)
         livelocks: dict[tuple[tuple[Place, ...], tuple[Step, ...]], tuple[Place, ...]] = {}
         while (added := prefix.add()) is not None:
             if self.progress is not None and added.event % 1000 == 999:
@@ -105,6 +108,24 @@ class _Search(Generic[R]):
         if found is not None:
             return self._result("violated", found, "deadlock")
         return self._result("unfair" if self.refused else "holds")
+
+    def _dominates(self, e: int, x: int) -> bool:
+        """May the visible event e be cut off by x, with the same marking elsewhere: x's
+        history visits each acceptance set at least as often as e's (an invisible event
+        is cut off only by a repetition below it, so no invisible cycle is cut in two)."""
+        if self.prefix is None or self.prefix.trans[e].node is None:
+            return False
+        return all(a >= b for a, b in zip(self._weight(x), self._weight(e), strict=True))
+
+    def _weight(self, e: int) -> tuple[int, ...]:
+        """Per acceptance set, the visible events of [e] whose node is in it."""
+        w = self._weights.get(e)
+        if w is None:
+            assert self.prefix is not None
+            nodes = [self.prefix.trans[f].node for f in bits(self.prefix.below[e])]
+            w = self._weights[e] = tuple(sum(1 for q in nodes if q in acc)
+                                         for acc in self.product.aut.accepting)
+        return w
 
     def _steps(self, events: int) -> tuple[Step, ...]:
         assert self.prefix is not None
@@ -191,7 +212,10 @@ def _touched(net: PDNet, value: object) -> Sequence[int]:
 
 
 def unfold_ltl(net: PDNet, formula: Formula, budget: int, accept: Accept[R],
-               progress: Callable[[str], None] | None = None) -> Decided[R]:
+               progress: Callable[[str], None] | None = None, cutoffs: str = "dominance"
+               ) -> Decided[R]:
     """Decide `formula` on `net` by the unfolding of its Büchi product; `accept` judges
-    each candidate lasso (prefix steps, loop steps, kind), None to refuse it."""
-    return _Search(net, formula, budget, accept, progress).decide()
+    each candidate lasso (prefix steps, loop steps, kind), None to refuse it. `cutoffs`:
+    "dominance" (above; the default), "causal" (a repetition below only), or "erv"
+    (ERV's, which may cut a repetition in two and miss it: for measurements only)."""
+    return _Search(net, formula, budget, accept, progress, cutoffs).decide()

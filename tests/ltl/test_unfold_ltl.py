@@ -1,0 +1,177 @@
+"""Every LTL-X formula on the unfolding of the Büchi product (prover/ltl/product.py,
+prover/ltl/unfold_ltl.py): the three kinds of counterexample, each replayed and certified;
+verdicts equal to the explicit search's on random programs and formulas, with and without
+weak fairness; the fallback to the explicit search when only unfair lassos are found."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from checker.api import check_certificate
+from prover.certificate.write import dump_certificate
+from prover.cli import main
+from prover.frontend.load import LoadedModel, load_model, load_source
+from prover.ltl.certify import by_unfolding
+from prover.ltl.explore import LtlResult, System, search
+from prover.ltl.formula import Formula, parse_formula
+from prover.ltl.lasso import ser_globals
+from prover.ltl.pdnet import PDNet, Step
+from prover.ltl.replay import lasso
+from prover.ltl.unfold_ltl import Decided, unfold_ltl
+
+ROOT = Path(__file__).resolve().parents[2]
+LOCK = str(ROOT / "examples" / "intro-lock.ser")
+NONSER = (ROOT / "examples" / "intro-nonser.ser").read_text(encoding="utf-8")
+FLIP = "request flip { while (1 == 1) { X := 1 - X; yield }; 0 }\n"
+
+
+def _phi(model: LoadedModel, text: str) -> Formula:
+    names = frozenset(e.request for e in model.ns.requests)
+    return parse_formula(text, ser_globals(model.ns), names)
+
+
+def _decide(model: LoadedModel, text: str, k: int, fair: bool = False
+            ) -> Decided[LtlResult]:  # fmt: skip
+    net, phi = PDNet(model.ns, k), _phi(model, text)
+    system = System(model.ns, k, symmetric=False)
+
+    def accept(prefix: tuple[Step, ...], loop: tuple[Step, ...], kind: str
+               ) -> LtlResult | None:  # fmt: skip
+        return lasso(net, system, prefix, loop, phi, 0, fair)
+
+    return unfold_ltl(net, phi, 10**6, accept)
+
+
+@pytest.mark.parametrize(("source", "text", "k", "kind"), [
+    (NONSER, "F done(main) > 0", 2, "deadlock"),  # no request need ever arrive
+    (None, "G F inflight(main) == 0", 2, "livelock"),  # a waiter spins behind the lock
+    (FLIP, "F G X == 0", 1, "infinite"),  # X flips forever
+])
+def test_each_kind_of_counterexample_is_found_and_certified(
+        tmp_path: Path, source: str | None, text: str, k: int, kind: str) -> None:
+    if source is None:
+        model = load_model(LOCK)
+    else:
+        (tmp_path / "m.ser").write_text(source)
+        model = load_model(str(tmp_path / "m.ser"))
+    decided = _decide(model, text, k)
+    assert decided.verdict == "violated" and decided.kind == kind
+    found, cert = by_unfolding(model, text, _phi(model, text), k, "none", 10**6)
+    assert found.verdict == "violated" and cert is not None
+    res = check_certificate(dump_certificate(cert))
+    assert res.status == "valid" and res.verdict == "ltl_violated", res.message
+
+
+def test_holds_on_a_complete_prefix() -> None:
+    model = load_model(LOCK)
+    decided = _decide(model, "G (inflight(main) > 0 -> F inflight(main) == 0)", 1)
+    assert decided.verdict == "holds" and decided.events > 0 and decided.found is None
+
+
+def test_only_unfair_lassos_leave_the_verdict_to_the_explicit_search() -> None:
+    model = load_model(LOCK)
+    text = "G F inflight(main) == 0"
+    found, cert = by_unfolding(model, text, _phi(model, text), 2, "weak", 10**6)
+    assert found.verdict == "unfair" and cert is None
+    assert search(model.ns, _phi(model, text), 2, fairness="weak").verdict == "holds"
+
+
+def test_deterministic_and_bounded() -> None:
+    model = load_model(LOCK)
+    text = "G (inflight(main) > 0 -> F inflight(main) == 0)"
+    runs = [_decide(model, text, 2) for _ in range(2)]
+    assert runs[0] == runs[1]
+    small = _decide_budget(model, text, 2, 20)
+    assert small.verdict == "undecided" and small.limit == "work"
+
+
+def _decide_budget(model: LoadedModel, text: str, k: int, budget: int) -> Decided[LtlResult]:
+    return unfold_ltl(PDNet(model.ns, k), _phi(model, text), budget, lambda *_: None)
+
+
+# ---- the command -----------------------------------------------------------------------
+
+
+def test_the_command_decides_liveness_on_the_unfolding(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cert = tmp_path / "c.json"
+    code = main(["ltl", LOCK, "-f", "G F inflight(main) == 0", "-k", "2", "--engine",
+                 "unfold", "--json", "-o", str(cert)])
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 1 and doc["verdict"] == "violated" and doc["engine"] == "unfold"
+    assert doc["events"] > 0 and doc["checker"]["status"] == "valid"
+
+
+def test_the_command_says_when_the_explicit_search_decided(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["ltl", LOCK, "-f", "G F inflight(main) == 0", "-k", "2", "--engine",
+                 "unfold", "--fairness", "weak"])
+    out, err = capsys.readouterr()
+    assert code == 0 and "holds for every execution with at most 2 requests" in out
+    assert "found only unfair lassos; the explicit search decided" in err
+
+
+# ---- the same verdicts as the explicit search ------------------------------------------
+
+GVARS = ["X", "Y"]
+
+
+def _stmt(depth: int) -> st.SearchStrategy[str]:
+    const = st.sampled_from(["0", "1"])
+    atoms = st.one_of(
+        st.builds(lambda v, c: f"{v} := {c}", st.sampled_from(GVARS), const),
+        st.builds(lambda v: f"{v} := 1 - {v}", st.sampled_from(GVARS)),
+        st.just("yield"),
+        st.builds(lambda v, c: f"while ({v} == {c}) {{ yield }}", st.sampled_from(GVARS), const),
+    )
+    if depth == 0:
+        return atoms
+    sub = _stmt(depth - 1)
+    return st.one_of(
+        atoms,
+        st.builds(lambda v, a, b: f"if ({v} == 0) {{ {a} }} else {{ {b} }}",
+                  st.sampled_from(GVARS), sub, sub),
+        st.builds(lambda a, b: f"{a}; {b}", sub, sub),
+    )
+
+
+@st.composite
+def programs(draw: st.DrawFn) -> str:
+    n = draw(st.integers(1, 2))
+    return "\n".join(f"request r{i} {{ {draw(_stmt(2))}; {draw(st.sampled_from(['X', '1']))} }}"
+                     for i in range(n))
+
+
+def _formula(draw: st.DrawFn, names: list[str], gl: list[str], depth: int) -> str:
+    atoms = [f"{g} == {c}" for g in gl for c in (0, 1)] + \
+        [f"inflight({r}) >= 1" for r in names] + [f"done({r}) >= 1" for r in names]
+    if depth == 0 or draw(st.integers(0, 3)) == 0:
+        return f"({draw(st.sampled_from(atoms))})"
+    op = draw(st.sampled_from(["!", "G", "F", "&&", "||", "U", "R", "W", "->"]))
+    if op in ("!", "G", "F"):
+        return f"{op} ({_formula(draw, names, gl, depth - 1)})"
+    return f"({_formula(draw, names, gl, depth - 1)}) {op} ({_formula(draw, names, gl, depth - 1)})"
+
+
+@settings(max_examples=80, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(programs(), st.data(), st.sampled_from([1, 2]), st.sampled_from(["none", "weak"]))
+def test_same_verdicts_as_the_explicit_search(text: str, data: st.DataObject, k: int,
+                                              fairness: str) -> None:
+    model = load_source(text, "ser", "random.ser")
+    names = sorted({e.request for e in model.ns.requests})
+    formula = _formula(data.draw, names, sorted(ser_globals(model.ns)), 3)
+    phi = _phi(model, formula)
+    explicit = search(model.ns, phi, k, fairness=fairness, max_states=100_000)
+    found, cert = by_unfolding(model, formula, phi, k, fairness, 500_000)
+    assert explicit.verdict in ("holds", "violated")
+    if found.verdict != "unfair":
+        assert found.verdict == explicit.verdict, formula
+    if cert is not None:
+        res = check_certificate(dump_certificate(cert))
+        assert res.status == "valid", res.message
