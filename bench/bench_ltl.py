@@ -1,5 +1,6 @@
-"""Temporal properties: the prover's explicit LTL-X search (prover/ltl/explore.py) against
-SPIN, case by case (issue 24, docs/ltl.md).
+"""Temporal properties: the prover's explicit LTL-X search (prover/ltl/explore.py) and its
+unfolding engine (prover/ltl/unfold.py, prover/ltl/unfold_ltl.py) against SPIN, case by
+case (docs/ltl.md).
 
 Usage: .venv/bin/python bench/bench_ltl.py [--max-cases N] [--max-states N] [--no-spin]
                                           [--json FILE]
@@ -8,7 +9,11 @@ Installs nothing: SPIN and gcc must be on PATH (`apt-get install spin`), else it
 and exits 2. Cases: for models of the examples, the paper set and the small scale models
 (../shared/benchmarks, skipped when absent), a fixed family of properties over the first
 request name R and the first global V of the program (safety and liveness, with and
-without weak fairness), each at K = 2 requests, the first two also at K = 1 and 3:
+without weak fairness), each at K = 2 requests, the first two also at K = 1 and 3, and
+for the scale families liveness under weak fairness at K = 3 (a waiter behind a lock,
+`G (inflight(audit) > 0 -> F inflight(audit) == 0)` on locked-*; a ring that passes the
+turn, `G (T == 1 -> F T != 1)` on ring-*; a decrement waiting for an increment on
+counter-*; a waiter for flips on flipwait-*):
 
   G inflight(R) <= K-1            F done(R) > 0               G (done(R) <= K)
   G (inflight(R) > 0 -> F inflight(R) == 0)                   G F inflight(R) == 0
@@ -18,9 +23,10 @@ Per case: both verdicts; the product states our search explored (`product`: with
 fairness, with request symmetry, states equal up to which request is which, and the
 ample-set reduction of prover/ltl/reduce.py; `full`: every interleaving, neither), the
 program's own states in the search, SPIN's states stored (with its partial-order
-reduction), and the times. For `G p` without fairness, also the unfolding engine
-(`ser-prove ltl --engine unfold`, prover/ltl/unfold.py): its verdict, the events of its
-prefix (`unfold ev`), its time, and its violations' certificates (`ucert`).
+reduction), and the times. Also the unfolding engine (`ser-prove ltl --engine unfold`),
+on every case: its verdict (`unfair`: under weak fairness it met only unfair lassos and
+leaves the verdict to the explicit search, as `ser-prove ltl` then does), the events of
+its prefix (`unfold ev`), its time, and its violations' certificates (`ucert`).
 `--no-spin`: our engines only (SPIN's columns say `-`), for a quick run.
 Every violation our search reports is a lasso already confirmed by the exact semantics
 (prover/ltl/lasso.py); its certificate, as `ser-prove ltl` writes it, is then checked by
@@ -69,6 +75,19 @@ def _models() -> list[Path]:
     return out
 
 
+SCALE_LIVENESS = {"locked": "G (inflight(audit) > 0 -> F inflight(audit) == 0)",
+                  "ring": "G (T == 1 -> F T != 1)",
+                  "counter": "G (inflight(decr) > 0 -> F inflight(decr) == 0)",
+                  "flipwait": "F done(main) > 0"}
+
+
+def _scale_cases(model: Path) -> list[tuple[str, str, int]]:
+    """The scale family's own liveness case, under weak fairness and without, at K = 3."""
+    text = SCALE_LIVENESS.get(model.stem.split("-")[0])
+    return [] if text is None or model.parent.name != "scale" else \
+        [(text, "weak", 3), (text, "none", 3)]
+
+
 def _properties(r: str, v: str | None, k: int) -> list[tuple[str, str]]:
     props = [(f"G inflight({r}) <= {k - 1}", "none"), (f"F done({r}) > 0", "weak"),
              (f"G (done({r}) <= {k})", "none"),
@@ -97,17 +116,11 @@ def _spin(text: str, fair: bool, work: Path) -> tuple[str, int, float]:
     return ("holds" if errors[1] == "0" else "violated"), int(stored[1]) if stored else 0, seconds
 
 
-NO_UNFOLD: dict[str, Any] = {"unfold": "-", "unfold_events": 0, "unfold_s": 0.0,
-                                "unfold_cert": "-"}
-
-
-def _unfold(loaded: LoadedModel, text: str, phi: Formula, k: int, budget: int
-            ) -> dict[str, Any]:
-    """The unfolding engine on a `G p` case: verdict, events, seconds, certificate."""
-    if not is_safety(phi):
-        return NO_UNFOLD
+def _unfold(loaded: LoadedModel, text: str, phi: Formula, k: int, fairness: str,
+            budget: int) -> dict[str, Any]:
+    """The unfolding engine on a case: verdict, events, seconds, certificate."""
     start = time.monotonic()
-    found, made = by_unfolding(loaded, text, phi, k, "none", budget)
+    found, made = by_unfolding(loaded, text, phi, k, fairness, budget)
     seconds = time.monotonic() - start
     cert = "-" if made is None else check_certificate(dump_certificate(made),
                                                        timeout_s=60).status
@@ -119,6 +132,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--max-cases", type=int, default=500)
     ap.add_argument("--max-states", type=int, default=200_000)
+    ap.add_argument("--unfold-work", type=int, default=3_000_000,
+                    help="the unfolding's budget (events and co-set search steps)")
     ap.add_argument("--json", dest="json_out")
     ap.add_argument("--no-spin", action="store_true", help="our engines only")
     args = ap.parse_args()
@@ -136,32 +151,13 @@ def main() -> int:
             if r is None:
                 continue
             gl = sorted(ser_globals(ns))
-            for k in (2, 1, 3):  # every property at K = 2, the first two also at 1 and 3
-                for text, fairness in _properties(r, gl[0] if gl else None, k)[
-                        :None if k == 2 else 2]:
-                    if len(rows) >= args.max_cases:
-                        break
-                    phi = parse_formula(text, ser_globals(ns), frozenset(names))
-                    start = time.monotonic()
-                    ours = search(ns, phi, k, fairness=fairness, max_states=args.max_states)
-                    ours_s = time.monotonic() - start
-                    cert = "-"
-                    if ours.verdict == "violated":  # its lasso, as ser-ltl would certify it
-                        text_cert = dump_certificate(violation_certificate(
-                            loaded, text, k, fairness, ours))
-                        cert = check_certificate(text_cert, timeout_s=60).status
-                    full = search(ns, phi, k, fairness=fairness, max_states=args.max_states,
-                                  symmetry=False, reduction=False)
-                    spin, spin_states, spin_s = ("-", 0, 0.0) if args.no_spin else _spin(
-                        to_promela(ns, k, phi), fairness == "weak", Path(tmp))
-                    unfolded = _unfold(loaded, text, phi, k, args.max_states) \
-                        if fairness == "none" else NO_UNFOLD
-                    rows.append({"model": model.name, "k": k, "formula": text,
-                                 "fairness": fairness, "ours": ours.verdict, "spin": spin,
-                                 "our_states": ours.states, "program_states": ours.system_states,
-                                 "full_states": full.states,
-                                 "spin_states": spin_states, "our_s": round(ours_s, 3),
-                                 "spin_s": round(spin_s, 3), "certificate": cert, **unfolded})
+            cases = [(text, fairness, k) for k in (2, 1, 3)
+                     for text, fairness in _properties(r, gl[0] if gl else None, k)[
+                         :None if k == 2 else 2]] + _scale_cases(model)
+            for text, fairness, k in cases:
+                if len(rows) >= args.max_cases:
+                    break
+                rows.append(_case(loaded, model, text, fairness, k, args, Path(tmp)))
     head = f"{'model':18} {'K':>1} {'fair':4} {'ours':9} {'spin':9} {'product':>8} " \
            f"{'full':>8} {'program':>8} {'spin st':>8} {'ours s':>7} {'spin s':>7} " \
            f"{'cert':7} {'unfold':9} {'unfold ev':>9} {'unf s':>6} {'ucert':7}  formula"
@@ -174,30 +170,67 @@ def main() -> int:
               f"{x['spin_states']:>8} {x['our_s']:>7} {x['spin_s']:>7} {x['certificate']:7} "
               f"{x['unfold']:9} {x['unfold_events']:>9} {x['unfold_s']:>6} "
               f"{x['unfold_cert']:7}  {x['formula']}{mark}")
-    decided = [x for x in rows if x["ours"] != "undecided" and x["spin"] in ("holds", "violated")]
     wrong = [x for x in rows if not _agree(x)]
-    counts = {v: sum(1 for x in rows if x["ours"] == v) for v in ("holds", "violated",
-                                                                    "undecided")}
     unchecked = [x for x in rows if x["ours"] == "violated" and x["certificate"] != "valid"
                  or x["unfold"] == "violated" and x["unfold_cert"] != "valid"]
-    safety = [x for x in rows if x["unfold"] in ("holds", "violated")]
-    print(f"\n{len(rows)} cases, {len(decided)} decided by both ours and SPIN; "
-          f"{len(safety)} G p cases also decided by the unfolding; "
-          f"{len(wrong)} disagreements among the three; ours: {counts}; "
+    print()
+    _summary(rows, args.no_spin)
+    print(f"\n{len(rows)} cases; {len(wrong)} disagreements among the engines; "
           f"violations whose lasso certificate the checker did not accept: {len(unchecked)}")
-    if safety:
-        print(f"G p without fairness: explicit search {sum(x['our_states'] for x in safety)} "
-              f"product states, full interleaving {sum(x['full_states'] for x in safety)}, "
-              f"unfolding {sum(x['unfold_events'] for x in safety)} events"
-              + ("" if args.no_spin else
-                 f", SPIN {sum(x['spin_states'] for x in safety)} states stored"))
     if args.json_out:
         Path(args.json_out).write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
     return 1 if wrong or unchecked else 0
 
 
+def _summary(rows: list[dict[str, Any]], no_spin: bool) -> None:
+    """Per engine and kind of formula: verdicts, work (product states, events, states
+    stored), seconds; and where the unfolding does less work than the explicit search."""
+    print(f"{'kind':10} {'engine':9} {'holds':>5} {'viol.':>5} {'undec.':>6} {'unfair':>6} "
+          f"{'work':>10} {'seconds':>8}")
+    for kind, mine in (("G p", [x for x in rows if x["safety"]]),
+                       ("other", [x for x in rows if not x["safety"]])):
+        engines = [("explicit", "ours", "our_states", "our_s"),
+                   ("unfold", "unfold", "unfold_events", "unfold_s")]
+        if not no_spin:
+            engines.append(("SPIN", "spin", "spin_states", "spin_s"))
+        for name, key, work, secs in engines:
+            n = {v: sum(1 for x in mine if x[key] == v)
+                 for v in ("holds", "violated", "undecided", "unfair")}
+            print(f"{kind:10} {name:9} {n['holds']:>5} {n['violated']:>5} {n['undecided']:>6} "
+                  f"{n['unfair']:>6} {sum(x[work] for x in mine):>10,} "
+                  f"{sum(x[secs] for x in mine):>8.2f}")
+        less = sum(1 for x in mine if x["unfold_events"] < x["our_states"])
+        faster = sum(1 for x in mine if x["unfold_s"] < x["our_s"])
+        print(f"{kind:10} unfolding: fewer events than product states in {less} of "
+              f"{len(mine)} cases, faster in {faster}")
+
+
+def _case(loaded: LoadedModel, model: Path, text: str, fairness: str, k: int,
+          args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
+    ns = loaded.ns
+    phi = parse_formula(text, ser_globals(ns), frozenset(e.request for e in ns.requests))
+    start = time.monotonic()
+    ours = search(ns, phi, k, fairness=fairness, max_states=args.max_states)
+    ours_s = time.monotonic() - start
+    cert = "-"
+    if ours.verdict == "violated":  # its lasso, as ser-ltl would certify it
+        text_cert = dump_certificate(violation_certificate(loaded, text, k, fairness, ours))
+        cert = check_certificate(text_cert, timeout_s=60).status
+    full = search(ns, phi, k, fairness=fairness, max_states=args.max_states,
+                  symmetry=False, reduction=False)
+    spin, spin_states, spin_s = ("-", 0, 0.0) if args.no_spin else _spin(
+        to_promela(ns, k, phi), fairness == "weak", tmp)
+    unfolded = _unfold(loaded, text, phi, k, fairness, args.unfold_work)
+    return {"model": model.name, "k": k, "formula": text, "fairness": fairness,
+            "safety": is_safety(phi), "ours": ours.verdict, "spin": spin, "our_states": ours.states,
+            "program_states": ours.system_states, "full_states": full.states,
+            "spin_states": spin_states, "our_s": round(ours_s, 3), "spin_s": round(spin_s, 3),
+            "certificate": cert, **unfolded}
+
+
 def _agree(x: dict[str, Any]) -> bool:
-    """No two decided verdicts of the engines (ours, SPIN's, the unfolding's) differ."""
+    """No two decided verdicts of the engines (ours, SPIN's, the unfolding's) differ
+    (`unfair` is no verdict: the explicit search's stands)."""
     decided = {x[k] for k in ("ours", "spin", "unfold")} & {"holds", "violated"}
     return len(decided) <= 1
 
