@@ -59,6 +59,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         "automaton (any other formula), each partial-order run once; "
                         "under weak fairness, when it finds only unfair lassos, the "
                         "explicit search decides")
+    parser.add_argument("--unfolding", choices=("prefix", "tree"), default="prefix",
+                        help="with --engine unfold: grow the prefix in the adequate order, "
+                        "adding every possible extension (default), or by the exploration "
+                        "tree, one partial-order run at a time (every formula then goes "
+                        "through the product with the automaton)")
     add_model_options(parser)
 
 
@@ -74,6 +79,7 @@ class Searched:
     why: str = ""  # undecided: which bound
     constant: tuple[tuple[str, bool], ...] = ()  # comparisons with one value everywhere
     fallback: str = ""  # the unfolding left the verdict to the explicit search: why
+    runs: int | None = None  # the exploration tree's maximal configurations
 
 
 def _search(args: argparse.Namespace) -> Searched:
@@ -140,7 +146,7 @@ def _unfold(args: argparse.Namespace, model: LoadedModel, formula: Formula) -> S
     from prover.ltl.unfold import MAX_CONDITIONS
 
     found, cert = by_unfolding(model, args.formula, formula, args.requests, args.fairness,
-                               args.max_states, _progress(args))
+                               args.max_states, _progress(args), tree=args.unfolding == "tree")
     if found.verdict == "unfair":  # no fair loop among those the prefix shows: ask the search
         fallback = f"the unfolding ({found.events:,} events, {found.cutoffs:,} cut-offs) " \
             "found only unfair lassos; the explicit search decided"
@@ -149,7 +155,7 @@ def _unfold(args: argparse.Namespace, model: LoadedModel, formula: Formula) -> S
         return replace(decided, fallback=fallback)
     why = f"more than {MAX_CONDITIONS:,} conditions in the prefix" \
         if found.limit == "conditions" else ""
-    return Searched(found.verdict, found.events, cert, found.cutoffs, why)
+    return Searched(found.verdict, found.events, cert, found.cutoffs, why, runs=found.runs)
 
 
 def _progress(args: argparse.Namespace) -> Progress | None:
@@ -178,6 +184,8 @@ def _rows(cert: dict[str, Any]) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     if not 1 <= args.requests <= MAX_REQUESTS:
         raise UsageError(f"--requests must be between 1 and {MAX_REQUESTS}, not {args.requests}")
+    if args.unfolding == "tree" and args.engine != "unfold":
+        raise UsageError("--unfolding tree needs --engine unfold")
     if args.max_states is None:
         args.max_states = UNFOLD_WORK if args.engine == "unfold" else MAX_STATES
     if not args.timeout > 0 or args.max_states < 1:
@@ -230,6 +238,7 @@ def _report(args: argparse.Namespace, verdict: str, why: str, searched: Searched
             "product_states": None if searched is None or unfolded else searched.states,
             "events": searched.states if searched is not None and unfolded else None,
             "cutoffs": None if searched is None else searched.cutoffs,
+            "runs": None if searched is None else searched.runs,
             "constant_atoms": [] if searched is None else
             [{"atom": a, "value": v} for a, v in searched.constant],
         }, sort_keys=False))
@@ -250,9 +259,13 @@ def _report(args: argparse.Namespace, verdict: str, why: str, searched: Searched
               f"certificate: {dest} (checked: {checked['message'] if checked else ''})")
         return
     if verdict == "holds" and searched is not None:
-        how = f"a complete unfolding prefix of {searched.states} events ({searched.cutoffs} " \
-            "cut-offs)" if unfolded else f"an exhaustive search of {searched.states} product " \
-            "states"
+        how = f"an exhaustive search of {searched.states} product states"
+        if unfolded and searched.runs is not None:
+            how = f"an exploration tree of {searched.runs} runs over {searched.states} " \
+                f"events ({searched.cutoffs} cut-offs)"
+        elif unfolded:
+            how = f"a complete unfolding prefix of {searched.states} events " \
+                f"({searched.cutoffs} cut-offs)"
         print(f"{args.model}: {args.formula} holds for {bound}: a bounded claim, from {how}")
         return
     if verdict == "violated" and searched is not None and searched.certificate is not None:

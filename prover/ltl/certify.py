@@ -93,16 +93,17 @@ def violation_certificate(model: LoadedModel, formula: str, k: int, fairness: st
 
 
 def by_unfolding(model: LoadedModel, text: str, formula: Formula, k: int, fairness: str,
-                 budget: int, progress: Callable[[str], None] | None = None
-                 ) -> tuple[Unfolded, dict[str, Any] | None]:
+                 budget: int, progress: Callable[[str], None] | None = None,
+                 tree: bool = False) -> tuple[Unfolded, dict[str, Any] | None]:
     """`formula` (written `text`) decided on an unfolding, and a violation's certificate
     (under weak fairness, with a fair loop): `G p`, p without temporal operators, on the
     PDNet's (prover/ltl/unfold.py), any other on its Büchi product's (prover/ltl/
-    unfold_ltl.py), whose verdict may then be "unfair" (only unfair lassos found)."""
+    unfold_ltl.py), whose verdict may then be "unfair" (only unfair lassos found).
+    `tree`: every formula on the product, its prefix grown by the exploration tree."""
     net = PDNet(model.ns, k)
     system = System(model.ns, k, symmetric=False)
     fair = fairness == "weak"
-    if is_safety(formula):
+    if is_safety(formula) and not tree:
         assert isinstance(formula, Unary)
         found = unfold_safety(net, formula.arg, budget, progress)
         if found.verdict != "violated":
@@ -115,9 +116,9 @@ def by_unfolding(model: LoadedModel, text: str, formula: Formula, k: int, fairne
                ) -> LtlResult | None:
         return lasso(net, system, prefix, loop, formula, 0, fair)
 
-    decided = unfold_ltl(net, formula, budget, accept, progress)
+    decided = unfold_ltl(net, formula, budget, accept, progress, tree=tree)
     out = Unfolded(decided.verdict, decided.events, decided.cutoffs, decided.conditions,
-                   limit=decided.limit)
+                   limit=decided.limit, runs=decided.runs)
     if decided.found is None:
         return out, None
     result = replace(decided.found, states=decided.events)

@@ -92,7 +92,10 @@ def _parikh(ranks: list[int]) -> Parikh:
 
 
 class Prefix(Generic[T]):
-    """The prefix, grown one event at a time by `add` (None once it is complete)."""
+    """The prefix, grown one event at a time by `add` in the adequate order (None once it
+    is complete), or by `create` in any order a client chooses (the exploration tree,
+    prover/ltl/tree.py); either way an event is a cut-off as above, by the events
+    known when it is made."""
 
     def __init__(self, net: Net[T], budget: int,
                  merge: Callable[[int, int], bool] | None = None) -> None:
@@ -111,6 +114,10 @@ class Prefix(Generic[T]):
         self.cut: list[tuple[int, ...]] = []  # per event: the condition of each variable
         self.depth: list[int] = []  # per event: its level in the Foata normal form
         self.rank: list[int] = []  # per event: its transition's rank
+        self.order: list[Order] = []  # per event: its place in the adequate order
+        self.cutoff: list[bool] = []  # per event
+        self.known: dict[tuple[T, tuple[int, ...]], int] = {}  # (transition, preset) -> event
+        self.made: list[tuple[int, ...]] = []  # per event: the conditions it produced
         self.cutoffs = 0
         self.at: dict[tuple[object, ...], list[int]] = {}  # marking -> events (-1: none)
         self._kinds: dict[tuple[T, tuple[Place, ...]], int] = {}
@@ -124,8 +131,7 @@ class Prefix(Generic[T]):
         key = self.marking(self.cut0)
         self._marks[key] = (0, (), ())
         self.at[key] = [-1]
-        for c in start:
-            self._extensions(c)
+        self._started = False
 
     # ------------------------------------------------------------------ growing
 
@@ -137,26 +143,53 @@ class Prefix(Generic[T]):
     def add(self) -> Added | None:
         """The next event in the adequate order, with its extensions queued unless it
         is a cut-off; None when the prefix is complete."""
+        if not self._started:
+            self._started = True
+            for c in self.cut0:
+                self._extensions(c)
         if not self._queue:
             return None
-        order, _, t, pre, below = heapq.heappop(self._queue)
+        order, _, t, pre, _ = heapq.heappop(self._queue)
+        added = self.create(t, pre, order)
+        if not added.cutoff:
+            for c in added.new:
+                self._extensions(c)
+        return added
+
+    def create(self, t: T, pre: tuple[int, ...], order: Order | None = None) -> Added:
+        """The event of `t` at the conditions `pre` (its preset, reads last), made if it
+        is new; its extensions are not looked for."""
+        e = self.known.get((t, pre))
+        if e is not None:
+            return Added(e, self.made[e], self.cutoff[e], self.marking(self.cut[e]))
         self.spend()
+        below = self.config(pre)
+        if order is None:
+            order = self._order(t, pre, below)
         e, new = self._event(t, pre, below)
+        self.known[(t, pre)] = e
+        self.made.append(tuple(new))
+        self.order.append(order)
         key = self.marking(self.cut[e])
         if self.merge is None:
             cutoff = self._marks.get(key, order) < order
-            self._marks.setdefault(key, order)
-        else:  # every earlier event is smaller in the adequate order
-            cutoff = any(x < 0 or self.below[e] >> x & 1 or self.merge(e, x)
-                         for x in self.at.get(key, ()))
+            if order < self._marks.get(key, order) or key not in self._marks:
+                self._marks[key] = order
+        else:
+            cutoff = self._companion(e, key)
+        self.cutoff.append(cutoff)
         if cutoff:
             self.cutoffs += 1
             self.dead |= sum(1 << c for c in new)
         else:
             self.at.setdefault(key, []).append(e)
-            for c in new:
-                self._extensions(c)
         return Added(e, tuple(new), cutoff, key)
+
+    def _companion(self, e: int, key: tuple[object, ...]) -> bool:
+        assert self.merge is not None
+        return any(x < 0 or x != e and self.below[e] >> x & 1
+                   or self.order[x] < self.order[e] and self.merge(e, x)
+                   for x in self.at.get(key, ()))
 
     def _condition(self, place: Place, maker: int) -> int:
         c = len(self.place)

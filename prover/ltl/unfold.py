@@ -35,6 +35,7 @@ class Unfolded:
     conditions: int
     run: tuple[Step, ...] = ()  # violated: steps of a run to a state where p is false
     limit: str = ""  # undecided: "work" or "conditions"
+    runs: int | None = None  # the exploration tree's maximal configurations reached
 
 
 class _Slots:

@@ -33,8 +33,9 @@ from typing import Generic, TypeVar
 
 from prover.ltl.formula import Formula
 from prover.ltl.pdnet import PDNet, Place, Step
-from prover.ltl.prefix import OutOfBudget, Prefix, bits
+from prover.ltl.prefix import Added, OutOfBudget, Prefix, bits
 from prover.ltl.product import INIT, Move, Product
+from prover.ltl.tree import Explored, explore
 
 R = TypeVar("R")
 Accept = Callable[[tuple[Step, ...], tuple[Step, ...], str], R | None]
@@ -49,12 +50,17 @@ class Decided(Generic[R]):
     found: R | None = None  # violated: what `accept` made of the lasso
     kind: str = ""  # violated: "infinite" | "livelock" | "deadlock"
     limit: str = ""  # undecided: "work" or "conditions"
+    runs: int | None = None  # the exploration tree's maximal configurations reached
 
 
 class _Search(Generic[R]):
     def __init__(self, net: PDNet, formula: Formula, budget: int, accept: Accept[R],
-                 progress: Callable[[str], None] | None, cutoffs: str) -> None:
+                 progress: Callable[[str], None] | None, cutoffs: str, tree: bool) -> None:
         self.net, self.accept, self.progress, self.cutoffs = net, accept, progress, cutoffs
+        self.tree = tree
+        self.explored: Explored | None = None
+        self.found: R | None = None
+        self.livelocks: set[tuple[tuple[Place, ...], tuple[Step, ...]]] = set()
         self.product = Product(net, formula)
         self.prefix: Prefix[Move] | None = None
         self.budget = budget
@@ -69,38 +75,28 @@ class _Search(Generic[R]):
 
     def _result(self, verdict: str, found: R | None = None, kind: str = "",
                 limit: str = "") -> Decided[R]:
-        p = self.prefix
+        p, t = self.prefix, self.explored
+        runs = None if t is None else t.runs
         if p is None:
-            return Decided(verdict, 0, 0, 0, found, kind, limit)
-        return Decided(verdict, len(p.trans), p.cutoffs, len(p.place), found, kind, limit)
+            return Decided(verdict, 0, 0, 0, found, kind, limit, runs)
+        return Decided(verdict, len(p.trans), p.cutoffs, len(p.place), found, kind, limit,
+                       runs)
 
     def _decide(self) -> Decided[R]:
         merge = {"erv": lambda e, x: True, "causal": lambda e, x: False,
                  "dominance": self._dominates}[self.cutoffs]
         self.prefix = prefix = Prefix(self.product, self.budget, merge)
-        livelocks: dict[tuple[tuple[Place, ...], tuple[Step, ...]], tuple[Place, ...]] = {}
-        while (added := prefix.add()) is not None:
-            if self.progress is not None and added.event % 1000 == 999:
-                self.progress(f"{added.event + 1:,} events, {prefix.cutoffs:,} cut-offs")
-            if not added.cutoff:
-                continue
-            for x in prefix.at.get(added.key, []):
-                mine = prefix.below[added.event]
-                earlier = prefix.below[x] if x >= 0 else 0
-                if earlier & ~mine:
-                    continue  # not below the cut-off: no repetition
-                segment = mine & ~earlier
-                nodes = {prefix.trans[f].node for f in bits(segment)} - {None}
-                if nodes:
-                    if all(nodes & acc for acc in self.product.aut.accepting):
-                        found = self._offer(earlier, segment, "infinite")
-                        if found is not None:
-                            return self._result("violated", found, "infinite")
-                    continue
-                loop = self._steps(segment)
-                start = self._start(x, segment)
-                livelocks.setdefault((start, loop), start)
-        for (start, loop) in sorted(livelocks, key=repr):
+        if self.tree:
+            self.explored = explore(prefix, self.product, self._event, self.progress)
+        else:
+            while (added := prefix.add()) is not None:
+                if self.progress is not None and added.event % 1000 == 999:
+                    self.progress(f"{added.event + 1:,} events, {prefix.cutoffs:,} cut-offs")
+                if self._event(added):
+                    break
+        if self.found is not None:
+            return self._result("violated", self.found, "infinite")
+        for (start, loop) in sorted(self.livelocks, key=repr):
             found = self._livelock(start, loop)
             if found is not None:
                 return self._result("violated", found, "livelock")
@@ -108,6 +104,29 @@ class _Search(Generic[R]):
         if found is not None:
             return self._result("violated", found, "deadlock")
         return self._result("unfair" if self.refused else "holds")
+
+    def _event(self, added: Added) -> bool:
+        """A new event: at a cut-off, its repetitions below it; an accepted illegal
+        infinite trace stops the search (True)."""
+        prefix = self.prefix
+        assert prefix is not None
+        if not added.cutoff:
+            return False
+        for x in prefix.at.get(added.key, []):
+            mine = prefix.below[added.event]
+            earlier = prefix.below[x] if x >= 0 else 0
+            if earlier & ~mine:
+                continue  # not below the cut-off: no repetition
+            segment = mine & ~earlier
+            nodes = {prefix.trans[f].node for f in bits(segment)} - {None}
+            if not nodes:
+                loop = self._steps(segment)
+                self.livelocks.add((self._start(x, segment), loop))
+            elif all(nodes & acc for acc in self.product.aut.accepting):
+                self.found = self._offer(earlier, segment, "infinite")
+                if self.found is not None:
+                    return True
+        return False
 
     def _dominates(self, e: int, x: int) -> bool:
         """May the visible event e be cut off by x, with the same marking elsewhere: x's
@@ -212,10 +231,11 @@ def _touched(net: PDNet, value: object) -> Sequence[int]:
 
 
 def unfold_ltl(net: PDNet, formula: Formula, budget: int, accept: Accept[R],
-               progress: Callable[[str], None] | None = None, cutoffs: str = "dominance"
-               ) -> Decided[R]:
+               progress: Callable[[str], None] | None = None, cutoffs: str = "dominance",
+               tree: bool = False) -> Decided[R]:
     """Decide `formula` on `net` by the unfolding of its Büchi product; `accept` judges
     each candidate lasso (prefix steps, loop steps, kind), None to refuse it. `cutoffs`:
     "dominance" (above; the default), "causal" (a repetition below only), or "erv"
-    (ERV's, which may cut a repetition in two and miss it: for measurements only)."""
-    return _Search(net, formula, budget, accept, progress, cutoffs).decide()
+    (ERV's, which may cut a repetition in two and miss it: for measurements only).
+    `tree`: grow the prefix by the exploration tree (prover/ltl/tree.py)."""
+    return _Search(net, formula, budget, accept, progress, cutoffs, tree).decide()

@@ -1,7 +1,9 @@
 """Every LTL-X formula on the unfolding of the Büchi product (prover/ltl/product.py,
-prover/ltl/unfold_ltl.py): the three kinds of counterexample, each replayed and certified;
-verdicts equal to the explicit search's on random programs and formulas, with and without
-weak fairness; the fallback to the explicit search when only unfair lassos are found."""
+prover/ltl/unfold_ltl.py), its prefix grown in the adequate order or by the exploration
+tree (prover/ltl/tree.py): the three kinds of counterexample, each replayed and
+certified; verdicts equal to the explicit search's on random programs and formulas, with
+and without weak fairness; the fallback to the explicit search when only unfair lassos
+are found."""
 
 from __future__ import annotations
 
@@ -35,7 +37,7 @@ def _phi(model: LoadedModel, text: str) -> Formula:
     return parse_formula(text, ser_globals(model.ns), names)
 
 
-def _decide(model: LoadedModel, text: str, k: int, fair: bool = False
+def _decide(model: LoadedModel, text: str, k: int, fair: bool = False, tree: bool = False
             ) -> Decided[LtlResult]:  # fmt: skip
     net, phi = PDNet(model.ns, k), _phi(model, text)
     system = System(model.ns, k, symmetric=False)
@@ -44,33 +46,37 @@ def _decide(model: LoadedModel, text: str, k: int, fair: bool = False
                ) -> LtlResult | None:  # fmt: skip
         return lasso(net, system, prefix, loop, phi, 0, fair)
 
-    return unfold_ltl(net, phi, 10**6, accept)
+    return unfold_ltl(net, phi, 10**6, accept, tree=tree)
 
 
+@pytest.mark.parametrize("tree", [False, True])
 @pytest.mark.parametrize(("source", "text", "k", "kind"), [
     (NONSER, "F done(main) > 0", 2, "deadlock"),  # no request need ever arrive
     (None, "G F inflight(main) == 0", 2, "livelock"),  # a waiter spins behind the lock
     (FLIP, "F G X == 0", 1, "infinite"),  # X flips forever
 ])
 def test_each_kind_of_counterexample_is_found_and_certified(
-        tmp_path: Path, source: str | None, text: str, k: int, kind: str) -> None:
+        tmp_path: Path, source: str | None, text: str, k: int, kind: str, tree: bool) -> None:
     if source is None:
         model = load_model(LOCK)
     else:
         (tmp_path / "m.ser").write_text(source)
         model = load_model(str(tmp_path / "m.ser"))
-    decided = _decide(model, text, k)
+    decided = _decide(model, text, k, tree=tree)
     assert decided.verdict == "violated" and decided.kind == kind
-    found, cert = by_unfolding(model, text, _phi(model, text), k, "none", 10**6)
+    found, cert = by_unfolding(model, text, _phi(model, text), k, "none", 10**6, tree=tree)
     assert found.verdict == "violated" and cert is not None
     res = check_certificate(dump_certificate(cert))
     assert res.status == "valid" and res.verdict == "ltl_violated", res.message
 
 
-def test_holds_on_a_complete_prefix() -> None:
-    model = load_model(LOCK)
-    decided = _decide(model, "G (inflight(main) > 0 -> F inflight(main) == 0)", 1)
+@pytest.mark.parametrize("tree", [False, True])
+def test_holds_on_a_complete_prefix(tree: bool) -> None:
+    model = load_model(str(ROOT / "examples" / "semaphore.ser"))
+    decided = _decide(model, "G (inflight(worker) > 0 -> F inflight(worker) == 0)", 2,
+                      tree=tree)
     assert decided.verdict == "holds" and decided.events > 0 and decided.found is None
+    assert (decided.runs is not None) == tree and (not tree or decided.runs)
 
 
 def test_only_unfair_lassos_leave_the_verdict_to_the_explicit_search() -> None:
@@ -105,6 +111,15 @@ def test_the_command_decides_liveness_on_the_unfolding(
     doc = json.loads(capsys.readouterr().out)
     assert code == 1 and doc["verdict"] == "violated" and doc["engine"] == "unfold"
     assert doc["events"] > 0 and doc["checker"]["status"] == "valid"
+
+
+def test_the_command_explores_a_tree_when_asked(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["ltl", LOCK, "-f", "G (inflight(main) > 0 -> F inflight(main) == 0)", "-k",
+                 "1", "--engine", "unfold", "--unfolding", "tree"])
+    out = capsys.readouterr().out
+    assert code == 0 and "from an exploration tree of" in out and " runs over " in out
+    assert main(["ltl", LOCK, "-f", "G (L <= 1)", "-k", "2", "--unfolding", "tree"]) == 2
+    assert "--unfolding tree needs --engine unfold" in capsys.readouterr().err
 
 
 def test_the_command_says_when_the_explicit_search_decided(
@@ -168,10 +183,11 @@ def test_same_verdicts_as_the_explicit_search(text: str, data: st.DataObject, k:
     formula = _formula(data.draw, names, sorted(ser_globals(model.ns)), 3)
     phi = _phi(model, formula)
     explicit = search(model.ns, phi, k, fairness=fairness, max_states=100_000)
-    found, cert = by_unfolding(model, formula, phi, k, fairness, 500_000)
     assert explicit.verdict in ("holds", "violated")
-    if found.verdict != "unfair":
-        assert found.verdict == explicit.verdict, formula
-    if cert is not None:
-        res = check_certificate(dump_certificate(cert))
-        assert res.status == "valid", res.message
+    for tree in (False, True):
+        found, cert = by_unfolding(model, formula, phi, k, fairness, 200_000, tree=tree)
+        if found.verdict not in ("unfair", "undecided"):
+            assert found.verdict == explicit.verdict, (formula, tree)
+        if cert is not None:
+            res = check_certificate(dump_certificate(cert))
+            assert res.status == "valid", res.message
