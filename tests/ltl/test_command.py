@@ -80,12 +80,12 @@ def test_budgets_are_honoured(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     model = tmp_path / "count.ser"
     model.write_text("request incr { while (X == 64) { yield }; X := X + 1 }\n"
                      "request decr { while (X == 0) { yield }; X := X - 1 }\n")
-    code, out, _ = _ltl(capsys, str(model), "-f", "G (inflight(incr) * inflight(decr) >= 0)", "-k", "3",
-                        "--max-states", "50")
+    product = "G (inflight(incr) * inflight(decr) >= 0)"
+    code, out, _ = _ltl(capsys, str(model), "-f", product, "-k", "3", "--max-states", "50")
     assert code == 3 and "more than 50 product states" in out
     start = time.monotonic()
-    code, out, _ = _ltl(capsys, str(model), "-f", "G (inflight(incr) * inflight(decr) >= 0)", "-k", "10",
-                        "--fairness", "weak", "--timeout", "1", "--max-states", "100000000")
+    code, out, _ = _ltl(capsys, str(model), "-f", product, "-k", "10", "--fairness", "weak",
+                        "--timeout", "1", "--max-states", "100000000")
     assert code == 3 and "no verdict within 1 s" in out
     assert time.monotonic() - start < 10
 
