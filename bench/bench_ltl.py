@@ -117,15 +117,17 @@ def _spin(text: str, fair: bool, work: Path) -> tuple[str, int, float]:
 
 
 def _unfold(loaded: LoadedModel, text: str, phi: Formula, k: int, fairness: str,
-            budget: int) -> dict[str, Any]:
-    """The unfolding engine on a case: verdict, events, seconds, certificate."""
+            budget: int, tree: bool = False) -> dict[str, Any]:
+    """The unfolding engine on a case (its prefix grown in the adequate order, or by
+    the exploration tree): verdict, events, runs, seconds, certificate."""
     start = time.monotonic()
-    found, made = by_unfolding(loaded, text, phi, k, fairness, budget)
+    found, made = by_unfolding(loaded, text, phi, k, fairness, budget, tree=tree)
     seconds = time.monotonic() - start
     cert = "-" if made is None else check_certificate(dump_certificate(made),
                                                        timeout_s=60).status
-    return {"unfold": found.verdict, "unfold_events": found.events,
-            "unfold_s": round(seconds, 3), "unfold_cert": cert}
+    name = "tree" if tree else "unfold"
+    return {name: found.verdict, f"{name}_events": found.events,
+            f"{name}_s": round(seconds, 3), f"{name}_cert": cert, f"{name}_runs": found.runs}
 
 
 def main() -> int:
@@ -160,7 +162,8 @@ def main() -> int:
                 rows.append(_case(loaded, model, text, fairness, k, args, Path(tmp)))
     head = f"{'model':18} {'K':>1} {'fair':4} {'ours':9} {'spin':9} {'product':>8} " \
            f"{'full':>8} {'program':>8} {'spin st':>8} {'ours s':>7} {'spin s':>7} " \
-           f"{'cert':7} {'unfold':9} {'unfold ev':>9} {'unf s':>6} {'ucert':7}  formula"
+           f"{'cert':7} {'unfold':9} {'unfold ev':>9} {'unf s':>6} {'ucert':7} " \
+           f"{'tree':9} {'tree ev':>8} {'runs':>7} {'tree s':>6}  formula"
     print(head)
     for x in rows:
         mark = "" if _agree(x) else "  <<"
@@ -169,10 +172,12 @@ def main() -> int:
               f"{x['program_states']:>8} "
               f"{x['spin_states']:>8} {x['our_s']:>7} {x['spin_s']:>7} {x['certificate']:7} "
               f"{x['unfold']:9} {x['unfold_events']:>9} {x['unfold_s']:>6} "
-              f"{x['unfold_cert']:7}  {x['formula']}{mark}")
+              f"{x['unfold_cert']:7} {x['tree']:9} {x['tree_events']:>8} "
+              f"{x['tree_runs'] or 0:>7} {x['tree_s']:>6}  {x['formula']}{mark}")
     wrong = [x for x in rows if not _agree(x)]
     unchecked = [x for x in rows if x["ours"] == "violated" and x["certificate"] != "valid"
-                 or x["unfold"] == "violated" and x["unfold_cert"] != "valid"]
+                 or x["unfold"] == "violated" and x["unfold_cert"] != "valid"
+                 or x["tree"] == "violated" and x["tree_cert"] != "valid"]
     print()
     _summary(rows, args.no_spin)
     print(f"\n{len(rows)} cases; {len(wrong)} disagreements among the engines; "
@@ -190,7 +195,8 @@ def _summary(rows: list[dict[str, Any]], no_spin: bool) -> None:
     for kind, mine in (("G p", [x for x in rows if x["safety"]]),
                        ("other", [x for x in rows if not x["safety"]])):
         engines = [("explicit", "ours", "our_states", "our_s"),
-                   ("unfold", "unfold", "unfold_events", "unfold_s")]
+                   ("unfold", "unfold", "unfold_events", "unfold_s"),
+                   ("tree", "tree", "tree_events", "tree_s")]
         if not no_spin:
             engines.append(("SPIN", "spin", "spin_states", "spin_s"))
         for name, key, work, secs in engines:
@@ -203,6 +209,11 @@ def _summary(rows: list[dict[str, Any]], no_spin: bool) -> None:
         faster = sum(1 for x in mine if x["unfold_s"] < x["our_s"])
         print(f"{kind:10} unfolding: fewer events than product states in {less} of "
               f"{len(mine)} cases, faster in {faster}")
+        less = sum(1 for x in mine if x["tree_events"] < x["unfold_events"])
+        faster = sum(1 for x in mine if x["tree_s"] < x["unfold_s"])
+        runs = sum(x["tree_runs"] or 0 for x in mine)
+        print(f"{kind:10} tree: {runs:,} runs explored; fewer events than the prefix in "
+              f"{less} cases, faster in {faster}")
 
 
 def _case(loaded: LoadedModel, model: Path, text: str, fairness: str, k: int,
@@ -221,17 +232,18 @@ def _case(loaded: LoadedModel, model: Path, text: str, fairness: str, k: int,
     spin, spin_states, spin_s = ("-", 0, 0.0) if args.no_spin else _spin(
         to_promela(ns, k, phi), fairness == "weak", tmp)
     unfolded = _unfold(loaded, text, phi, k, fairness, args.unfold_work)
+    treed = _unfold(loaded, text, phi, k, fairness, args.unfold_work, tree=True)
     return {"model": model.name, "k": k, "formula": text, "fairness": fairness,
             "safety": is_safety(phi), "ours": ours.verdict, "spin": spin, "our_states": ours.states,
             "program_states": ours.system_states, "full_states": full.states,
             "spin_states": spin_states, "our_s": round(ours_s, 3), "spin_s": round(spin_s, 3),
-            "certificate": cert, **unfolded}
+            "certificate": cert, **unfolded, **treed}
 
 
 def _agree(x: dict[str, Any]) -> bool:
     """No two decided verdicts of the engines (ours, SPIN's, the unfolding's) differ
     (`unfair` is no verdict: the explicit search's stands)."""
-    decided = {x[k] for k in ("ours", "spin", "unfold")} & {"holds", "violated"}
+    decided = {x[k] for k in ("ours", "spin", "unfold", "tree")} & {"holds", "violated"}
     return len(decided) <= 1
 
 
