@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from prover.commands.options import add_model_options
 from prover.commands.progress import Progress
 from prover.deadline import run_isolated
-from prover.errors import FormulaError, SerError, UsageError
+from prover.errors import FormulaError, SerError, StateBoundError, UsageError
 
 if TYPE_CHECKING:
     from prover.frontend.load import LoadedModel
@@ -102,6 +102,12 @@ def _search(args: argparse.Namespace) -> Searched:
         invariant_certificate(args.model, args.formula, formula)
     if proof is not None:
         return Searched("always", 0, proof)
+    try:
+        model.ns  # noqa: B018 -- the bounded searches read the network system
+    except StateBoundError as exc:  # too large to step through: no bounded verdict
+        return Searched("undecided", 0, why=f"{exc.message}; the bounded search needs the "
+                        "program's network system (no invariant on the per-variable steps "
+                        "implied the formula either)")
     return replace(_decide(args, model, formula), constant=_constant(args, model, formula))
 
 

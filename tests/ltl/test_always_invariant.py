@@ -167,3 +167,21 @@ def test_the_command_proves_g_p_with_counts(model: Path, tmp_path: Path,
     assert code == 0 and "with any number of requests" in out, out
     res = check_certificate(cert.read_text(encoding="utf-8"))
     assert res.status == "valid" and res.verdict == "ltl_holds", res.message
+
+
+def test_a_counting_semaphore_is_bounded_by_its_holders(tmp_path: Path) -> None:
+    """S = #inside needs its guarded release shown dead by the law itself."""
+    semaphore = Path(__file__).resolve().parents[2] / "examples" / "semaphore.ser"
+    text = "G (S <= inflight(worker))"
+    cert = invariant_certificate(str(semaphore), text,
+                                 parse_formula(text, frozenset({"S"}), frozenset({"worker"})))
+    assert cert is not None
+    assert check_certificate(json.dumps(cert)).status == "valid"
+
+
+def test_no_network_system_within_the_bound_is_undecided(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    lock = Path(__file__).resolve().parents[2] / "examples" / "intro-lock.ser"
+    code = main(["ltl", str(lock), "-f", "G (X == 0)", "-k", "2", "--state-bound", "3"])
+    out = capsys.readouterr().out
+    assert code == 3 and "undecided" in out and "the bounded search needs" in out
