@@ -162,7 +162,7 @@ def _obligations(cert: dict[str, Any] | str | bytes, model_text: str | bytes | N
         return digest
 
     def build() -> str:
-        from checker.obligations import make_model
+        from checker.serial_model import make_model
 
         cert, m = state["cert"], state["cert"]["model"]
         state["sem"] = sem = semantics(m["kind"], m["source"])

@@ -8,20 +8,15 @@ Imported only by proofs that carry a serial set.
 from __future__ import annotations
 
 from math import gcd
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from checker.certificate import integer
 from checker.errors import invalid
 from checker.formula import Smt
 from checker.model import Vector
 from checker.net import Place
-from checker.obligations import known, vector, vtext
 from checker.serial import Edge
-
-if TYPE_CHECKING:
-    from checker.obligations import Model
-
-Json = Any
+from checker.serial_model import Json, Model, known, vector, vtext
 
 
 def _rows(periods: list[Vector], coords: list[tuple[str, str]]) -> list[dict[int, int]]:

@@ -9,56 +9,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from functools import partial
 from typing import Any, cast
 
-from checker.certificate import Limits, integer
+from checker.certificate import Limits
 from checker.errors import LimitError, SchemaError, invalid
 from checker.formula import Backend, Query, Resolve, Smt, Translator, check_shape
-from checker.model import NS, Run, Semantics, Vector, apply
-from checker.net import Net, Place, TKey, build_net, place_text, transition_text
-from checker.serial import Serial, build_serial, is_serial
+from checker.model import Run, Semantics, apply
+from checker.net import Place, TKey, place_text, transition_text
+from checker.serial import is_serial
+from checker.serial_model import Json, Model, ascending, vector, vtext
 
-Json = Any
 Thunk = Callable[[], str]
-
-
-@dataclass(frozen=True)
-class Model:
-    ns: NS
-    net: Net
-    aut: Serial
-    locals_: frozenset[str]
-    globals_: frozenset[str]
-    requests: frozenset[str]
-    responses: frozenset[str]
-
-
-def make_model(ns: NS) -> Model:
-    locs = {loc for _, loc in ns.requests} | {loc for loc, _ in ns.responses}
-    locs |= {loc for t in ns.transitions for loc in (t[0], t[2])}
-    globs = {ns.initial} | {g for t in ns.transitions for g in (t[1], t[3])}
-    return Model(ns, build_net(ns), build_serial(ns), frozenset(locs), frozenset(globs),
-                 frozenset(r for r, _ in ns.requests), frozenset(v for _, v in ns.responses))
-
-
-def known(kind: str, name: str, pool: frozenset[str], where: str) -> None:
-    if name not in pool:
-        raise invalid("E-NAME", f"{where}: unknown {kind} {name!r}")
-
-
-def vector(entries: list[Json], where: str) -> Vector:
-    """Sparse vector; the format demands strictly sorted (request, response) pairs."""
-    keys = [(e["request"], e["response"]) for e in entries]
-    if not _ascending(keys):
-        raise SchemaError(f"{where}: entries not sorted by (request, response) or repeated")
-    return {k: integer(e["count"], where) for k, e in zip(keys, entries, strict=True)}
-
-
-def _ascending(keys: list[Any]) -> bool:
-    """Strictly sorted: in order and no repeats."""
-    return all(a < b for a, b in zip(keys, keys[1:], strict=False))
 
 
 def check_structure(cert: Json, limits: Limits) -> None:
@@ -71,7 +33,7 @@ def check_structure(cert: Json, limits: Limits) -> None:
         vector(ev.get("completed", []), "completed")
         return
     proof = cert["proof"]
-    if not _ascending([tuple(p) for p in proof.get("pairs", [])]):
+    if not ascending([tuple(p) for p in proof.get("pairs", [])]):
         raise SchemaError("proof.pairs: not sorted by (local, global) or repeated")
     # (a name given twice only leaves a variable out of Walk: harmless, not checked)
     if not {e["aux"] for part in proof.get("walk", {}).values() for e in part} <= set(
@@ -132,10 +94,6 @@ def counterexample(sem: Semantics, ce: Json) -> Iterator[tuple[str, Thunk]]:
     yield "quiescent", quiescent
     yield "completed", completed
     yield "not-serial", not_serial
-
-
-def vtext(v: Vector) -> str:
-    return " ".join(f"{r}/{s}^{c}" for (r, s), c in sorted(v.items())) or "(empty)"
 
 
 # --------------------------------------------------------------------------- invariant

@@ -6,18 +6,13 @@ Imported only by proofs that name walk variables.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from checker.errors import invalid
 from checker.formula import Smt
 from checker.net import Place
-from checker.obligations import known
 from checker.serial import Edge
-
-if TYPE_CHECKING:
-    from checker.obligations import Model
-
-Json = Any
+from checker.serial_model import Json, Model, known
 
 
 def walk_constraints(m: Model, w: Json, smt: Smt, mvar: dict[Place, Any],

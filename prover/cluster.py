@@ -44,7 +44,7 @@ def client_for(address: str) -> Any:
 def on_worker(task: Callable[[], Any], timeout_s: float, memory_bytes: int | None,
               passthrough: tuple[type[BaseException], ...]) -> ChildOutcome:
     """Runs on a worker: the task in its own child, as a local run would."""
-    from prover.pipeline import warm
+    from prover.warm import warm
 
     warm(batch=True)  # once per worker process: later forks inherit the imports
     return run_isolated(task, timeout_s=timeout_s, memory_bytes=memory_bytes,

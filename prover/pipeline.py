@@ -60,6 +60,7 @@ from prover.errors import CertificateError, Diagnostic, SerError, UsageError
 from prover.frontend.steps import ProgramSteps
 from prover.ns import NetworkSystem
 from prover.serial.ondemand import SoloTooLarge
+from prover.warm import warm
 
 if TYPE_CHECKING:  # the front end is imported inside the child, when it runs
     from prover.frontend.load import LoadedModel
@@ -337,23 +338,6 @@ def _read_for_cluster(models: list[str], early: dict[int, SerError]) -> dict[int
         except SerError as unreadable:
             early[i] = unreadable
     return data
-
-
-def warm(batch: bool) -> None:
-    """Build, once in the parent, what every child needs: each forked child inherits the
-    two Ser parsers (the checker's takes about 0.1 s to build) and the imported modules
-    instead of repeating that work. Only a batch also imports the engines and solvers, which a
-    model decided by the first explicit search never needs."""
-    import checker.api  # noqa: F401  (builds the checker's parser)
-    from prover.frontend.parser import warm_parser
-
-    warm_parser()
-    if batch:
-        import prover.engines.portfolio  # noqa: F401
-        import prover.smt.invariant  # noqa: F401
-        from checker.formula import solver_modules
-
-        solver_modules()  # the checker's pySMT and cvc5, which it loads on first use
 
 
 def _settle(path: str, outcome: ChildOutcome, timeout_s: float) -> ProveResult | SerError:

@@ -54,7 +54,7 @@ def preload() -> None:
     import importlib
 
     from prover.cli import COMMANDS, _parser_for
-    from prover.pipeline import warm
+    from prover.warm import warm
 
     warm(batch=True)
     for name, (module, _) in COMMANDS.items():

@@ -344,7 +344,7 @@ def checker_accepts(aut: SerialAutomaton, s: SerialSet) -> None:
     try:
         from checker.linear_sets import check_component as checker_check
         from checker.model import explore, semantics
-        from checker.obligations import make_model
+        from checker.serial_model import make_model
     except ImportError:  # pragma: no cover - checker not there
         pytest.skip("checker not available")
     m = make_model(explore(semantics("ns-json", _ns_json(aut))))

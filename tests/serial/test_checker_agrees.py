@@ -15,7 +15,7 @@ def test_checker_accepts_components(name: str) -> None:
     try:
         from checker.linear_sets import check_component
         from checker.model import explore, semantics
-        from checker.obligations import make_model
+        from checker.serial_model import make_model
     except ImportError:  # pragma: no cover - checker not there
         pytest.skip("checker not available")
     path = BENCH_DIR / name
