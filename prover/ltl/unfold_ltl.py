@@ -15,7 +15,8 @@ The prefix is grown in ERV's adequate order (prover/ltl/prefix.py). A violation 
   automaton, in its node there, accepts that constant word. Those markings are searched
   as co-sets of the complete prefix;
 - a *deadlock* (a finite maximal execution, its last state repeated): a reachable
-  marking where no request can move (every slot not arrived, answered, or in a local
+  marking (searched for already in partial prefixes, at 16, 32, 64, ... events) where
+  no request can move (every slot not arrived, answered, or in a local
   state with no answer and no step at the globals' values), the environment having
   stopped, and the automaton accepting the constant word there.
 
@@ -60,6 +61,7 @@ class _Search(Generic[R]):
         self.tree = tree
         self.explored: Explored | None = None
         self.found: R | None = None
+        self.kind = "infinite"
         self.livelocks: set[tuple[tuple[Place, ...], tuple[Step, ...]]] = set()
         self.product = Product(net, formula)
         self.prefix: Prefix[Move] | None = None
@@ -95,7 +97,7 @@ class _Search(Generic[R]):
                 if self._event(added):
                     break
         if self.found is not None:
-            return self._result("violated", self.found, "infinite")
+            return self._result("violated", self.found, self.kind)
         for (start, loop) in sorted(self.livelocks, key=repr):
             found = self._livelock(start, loop)
             if found is not None:
@@ -110,6 +112,15 @@ class _Search(Generic[R]):
         infinite trace stops the search (True)."""
         prefix = self.prefix
         assert prefix is not None
+        if added.event + 1 >= 16 and (added.event + 1) & added.event == 0:
+            # Every co-set of a partial prefix is a reachable marking too: searched for a
+            # deadlock at 16, 32, 64, ... events (deterministic, at most twice the final
+            # search's work), a short finite violation (`F done(R) > 0`, met by the
+            # empty execution) needs no complete prefix.
+            self.found = self._deadlock()
+            if self.found is not None:
+                self.kind = "deadlock"
+                return True
         if not added.cutoff:
             return False
         for x in prefix.at.get(added.key, []):
