@@ -15,8 +15,8 @@ import time
 from collections.abc import Sequence
 
 from prover import __version__
-from prover.deadline import Interrupted, interruptible
 from prover.errors import SerError
+from prover.run.deadline import Interrupted, interruptible
 
 # command name -> (module, one-line help). The default command is "prove".
 COMMANDS: dict[str, tuple[str, str]] = {

@@ -61,7 +61,7 @@ class SerError(Exception):
         self.location = location
 
     def __reduce__(self) -> tuple[object, ...]:
-        # Errors cross the pipe from a model's child process (prover/deadline.py); the
+        # Errors cross the pipe from a model's child process (prover/run/deadline.py); the
         # default pickling would call `cls(message)` and drop the location.
         return (self.__class__, (self.message, self.location))
 
@@ -77,7 +77,7 @@ class SerError(Exception):
 
 class InputFileError(SerError):
     """The model file cannot be read, is empty, has an unknown extension, is not a
-    regular file or is larger than prover.limits.MAX_MODEL_BYTES."""
+    regular file or is larger than prover.frontend.files.MAX_MODEL_BYTES."""
 
     code = "E-INPUT"
 
@@ -131,7 +131,7 @@ class NetworkSystemFormatError(SerError):
 
 
 class CheckerLimitError(SerError):
-    """The model is beyond a limit of the certificate checker (prover/limits.py): no
+    """The model is beyond a limit of the certificate checker (prover/run/limits.py): no
     certificate for it could be checked, so it is refused before any engine runs."""
 
     code = "E-CHECKER-LIMIT"

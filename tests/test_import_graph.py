@@ -88,3 +88,13 @@ def test_the_checker_never_imports_the_prover() -> None:
     graph = _graph()
     assert not any(t.startswith("prover") for m, ts in graph.items()
                    if m.startswith("checker") for t in ts)
+
+
+def test_the_verification_core_never_imports_the_run_time_plumbing() -> None:
+    """prover/run (pipeline, deadlines, limits, relay, fork server, cluster) sits above the
+    engines: only the commands and the entry point import it (DESIGN.md's layout)."""
+    above = ("prover.run", "prover.commands", "prover.cli")
+    graph = _graph()
+    wrong = sorted((m, t) for m, ts in graph.items() if not m.startswith(above)
+                   for t in ts if t.startswith("prover.run"))
+    assert wrong == []

@@ -158,11 +158,11 @@ def _local_rows(models: list[Path], out_dir: Path, args: argparse.Namespace) -> 
 
 def _cluster_rows(models: list[Path], out_dir: Path,
                   args: argparse.Namespace) -> Iterator[BenchRow]:
-    """One task per model on a Dask cluster (prover/cluster.py): the worker runs the two
+    """One task per model on a Dask cluster (prover/run/cluster.py): the worker runs the two
     tools on its own copy of the model; the client keeps the certificate and judges the
     verdict against its own expected.json."""
-    from prover.cluster import LOST, completed
-    from prover.pipeline import write_atomically
+    from prover.run.cluster import LOST, completed
+    from prover.run.pipeline import write_atomically
 
     calls = [(_remote_one, (m.name, m.read_bytes(), args.timeout, args.ns)) for m in models]
     for k, got, why in completed(args.scheduler, calls, "ser-bench"):

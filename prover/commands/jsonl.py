@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from prover.errors import Diagnostic
-from prover.pipeline import EXIT_INTERNAL, EXIT_USAGE, ProveResult
+from prover.run.pipeline import EXIT_INTERNAL, EXIT_USAGE, ProveResult
 
 SCHEMA_ID = "prove-result/1"
 

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from prover.commands.options import add_model_options
 from prover.commands.progress import Progress
-from prover.deadline import run_isolated
 from prover.errors import FormulaError, SerError, StateBoundError, UsageError
+from prover.run.deadline import run_isolated
 
 if TYPE_CHECKING:
     from prover.frontend.load import LoadedModel
@@ -197,7 +197,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.timeout > 0 or args.max_states < 1:
         raise UsageError("--timeout must be > 0 and --max-states at least 1")
     from prover.certificate.write import dump_certificate
-    from prover.pipeline import check_text, write_atomically
+    from prover.run.pipeline import check_text, write_atomically
 
     outcome = run_isolated(partial(_search, args), timeout_s=args.timeout,
                            passthrough=(SerError,))

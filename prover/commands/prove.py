@@ -1,7 +1,7 @@
 """`ser-prove MODEL... [-o CERT | --out-dir DIR] [--timeout S] [--jobs N] [--json] [--quiet]
 [--state-bound N] [--artifacts DIR]`: decide serializability.
 
-For each model: run the engines (prover/pipeline.py), check the certificate with the
+For each model: run the engines (prover/run/pipeline.py), check the certificate with the
 trusted checker, and only then print the verdict; for a counterexample also the
 explanation (numbered interleaving table, final multiset, why it is not serial). What
 is printed, and when, is prover/commands/report.py; `--json` records are
@@ -23,7 +23,7 @@ from prover.commands.options import add_model_options, add_scheduler_option, che
 from prover.commands.progress import Progress
 from prover.commands.report import InputFailure, Outcome, Reporter
 from prover.errors import SerError, UsageError
-from prover.pipeline import ProveResult, prove_models
+from prover.run.pipeline import ProveResult, prove_models
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -88,7 +88,7 @@ def _outcome(path: str, result: ProveResult | SerError, args: argparse.Namespace
     if result.status == "error" and not result.check_status:  # a crash, not a verdict
         return result.reason
     if args.artifacts:
-        from prover.artifacts import write_artifacts
+        from prover.run.artifacts import write_artifacts
 
         try:
             write_artifacts(path, result, args.artifacts)

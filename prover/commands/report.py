@@ -17,7 +17,7 @@ from typing import Any, TextIO
 
 from prover.commands import jsonl
 from prover.errors import SerError
-from prover.pipeline import (
+from prover.run.pipeline import (
     EXIT_INTERNAL,
     EXIT_NOT_SERIALIZABLE,
     EXIT_SERIALIZABLE,
@@ -58,7 +58,7 @@ SIZE_KEYS = ("network_system", "petri_net", "per_variable")
 def sizes_of(result: ProveResult) -> dict[str, dict[str, int] | None] | None:
     """NS and interleaving-net sizes, when an engine built the NS, and the per-variable
     sizes, when the reduction engine ran (for the summary and --json), computed in the
-    model's own run, under its deadline (prover/pipeline.py)."""
+    model's own run, under its deadline (prover/run/pipeline.py)."""
     if result.sizes is None:
         return None
     return {k: result.sizes.get(k) for k in SIZE_KEYS}

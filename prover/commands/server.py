@@ -1,6 +1,6 @@
 """`ser-prove server start|stop|status`: a fork server that makes small runs cheap.
 
-While it runs, every `ser-prove ...` of this user is handed to it (prover/relay.py) and
+While it runs, every `ser-prove ...` of this user is handed to it (prover/run/relay.py) and
 runs in a fork of a process that already holds the imports; without one, or with
 SER_PROVE_NO_SERVER=1, `ser-prove` runs as before. Results are the same bytes either way.
 """
@@ -39,8 +39,8 @@ def _show(status: dict[str, object] | None, as_json: bool, said: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from prover import server
-    from prover.relay import socket_path
+    from prover.run import server
+    from prover.run.relay import socket_path
 
     if args.action == "start":
         if not 0 < args.idle_timeout <= 7 * 24 * 60:

@@ -475,7 +475,7 @@ def find_counterexample(
     nothing was found. Each round's state budget is capped by `max_states` (memory).
 
     Every budget but the deadline is counted in states, not seconds, so the same model
-    gives the same result on an idle and on a loaded machine (prover/pipeline.py).
+    gives the same result on an idle and on a loaded machine (prover/run/pipeline.py).
     """
     tab = tables(ns, automaton)
     budget = min(initial_states, max_states)

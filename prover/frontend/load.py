@@ -23,13 +23,13 @@ from typing import Literal
 from prover.errors import Diagnostic, InputFileError
 from prover.frontend.closure import compile_program
 from prover.frontend.compile import DEFAULT_STATE_BOUND
+from prover.frontend.files import read_model_bytes
 from prover.frontend.lint import lint
 from prover.frontend.nsjson import load_ns_json
 from prover.frontend.parser import parse
 from prover.frontend.reachable import compile_reachable, restrict_ns
 from prover.frontend.sniff import reject_certificate
 from prover.frontend.steps import ProgramSteps
-from prover.limits import read_model_bytes
 from prover.ns import NetworkSystem
 
 __all__ = [
@@ -116,7 +116,7 @@ def load_model(
 ) -> LoadedModel:
     """Read and build a model file; `.ser` is a Ser program, `.json` a network system.
 
-    Only regular files of at most `prover.limits.MAX_MODEL_BYTES` are read. `data`: the
+    Only regular files of at most `prover.frontend.files.MAX_MODEL_BYTES` are read. `data`: the
     file's bytes, already read that way (by a cluster's client); `path` then only names it."""
     p = Path(path)
     name = str(path)

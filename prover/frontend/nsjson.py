@@ -6,7 +6,7 @@ string`); malformed JSON with line and column. Unknown top-level members and rep
 entries are accepted with a warning (the reference ignores the former; repeated
 entries do not change the semantics, and the NS keeps each entry once). A repeated
 member name inside an object and a lone surrogate escape in a string are errors (the
-certificate checker refuses both; see prover/limits.py).
+certificate checker refuses both; see prover/run/limits.py).
 """
 
 from __future__ import annotations
@@ -129,7 +129,7 @@ def _decode(source: str, path: str) -> object:
     except ValueError as exc:  # e.g. a number of more than 4,300 digits
         raise NetworkSystemFormatError(f"{path}: malformed JSON: {exc}") from None
     if duplicates:
-        # The certificate checker refuses repeated keys (prover/limits.py: one set of
+        # The certificate checker refuses repeated keys (prover/run/limits.py: one set of
         # limits), and "the last one wins" hides a typo: an error, not a warning.
         raise NetworkSystemFormatError(
             f"{path}: an object repeats the member '{_show(duplicates[0])}' "

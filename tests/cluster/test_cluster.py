@@ -21,7 +21,7 @@ distributed = pytest.importorskip("distributed", reason="the 'cluster' extra (da
                                   "distributed) is not installed")
 
 from prover.errors import SerError  # noqa: E402
-from prover.pipeline import ProveResult, prove_models  # noqa: E402
+from prover.run.pipeline import ProveResult, prove_models  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted(p for p in (ROOT / "examples").iterdir()
@@ -117,7 +117,7 @@ def test_a_worker_killed_mid_batch_loses_no_model(cluster: str, tmp_path: Path) 
 
 
 def test_no_scheduler_no_dask(tmp_path: Path) -> None:
-    code = ("import sys; from prover.pipeline import prove_model; "
+    code = ("import sys; from prover.run.pipeline import prove_model; "
             f"prove_model({str(EXAMPLES[0])!r}, cert_path={str(tmp_path / 'c.json')!r}); "
             "print('distributed' in sys.modules or 'dask' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)

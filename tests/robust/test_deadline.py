@@ -1,4 +1,4 @@
-"""prover/deadline.py: each model runs in a forked child that the parent kills at its
+"""prover/run/deadline.py: each model runs in a forked child that the parent kills at its
 deadline; answers, input errors, bugs and memory exhaustion come back as outcomes."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from prover.deadline import ChildOutcome, run_isolated, run_isolated_many
 from prover.errors import SerSyntaxError, SourceLocation
+from prover.run.deadline import ChildOutcome, run_isolated, run_isolated_many
 
 
 def test_value_comes_back() -> None:

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from prover import pipeline
+from prover.run import pipeline
 from prover.cli import main
-from prover.deadline import Interrupted
 from prover.errors import UsageError
+from prover.run.deadline import Interrupted
 
 NONSER = "request main { X := 1; yield; y := X; X := 0; y }\n"
 SER = "request main { 1 }\n"
@@ -121,7 +121,7 @@ def test_a_foreign_checker_package_is_never_trusted(monkeypatch: pytest.MonkeyPa
     """`checker` and `schemas` are generic names (PyPI has other distributions of them):
     a package of another distribution in their place makes every verdict unavailable."""
     import checker
-    from prover import pipeline as pl
+    from prover.run import pipeline as pl
 
     monkeypatch.setattr(checker, "__distribution__", "someone-else")
     status, message = pl.check_text("{}", "", 5)

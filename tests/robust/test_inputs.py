@@ -20,8 +20,8 @@ from prover.errors import (
     NetworkSystemFormatError,
     SerError,
 )
+from prover.frontend.files import MAX_MODEL_BYTES, read_model_bytes
 from prover.frontend.load import load_model, load_source
-from prover.limits import MAX_MODEL_BYTES, read_model_bytes
 
 NS = {"initial_global": "g", "requests": [["r", "l"]], "responses": [["l", "ok"]],
       "transitions": []}

@@ -10,7 +10,7 @@ import pytest
 
 from prover.cli import main
 from prover.errors import CheckerLimitError
-from prover.limits import (
+from prover.run.limits import (
     certificate_over_limits,
     check_source_fits,
     checker_limits,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from prover import pipeline
+from prover.run import pipeline
 from prover.cli import main
 from prover.engines import explicit
 from tests.robust import SLOW
@@ -94,7 +94,7 @@ def test_each_model_has_its_own_deadline_with_jobs(
 
 
 def test_process_age_is_known_here() -> None:
-    from prover.relay import process_age
+    from prover.run.relay import process_age
 
     assert process_age() > 0.0
 

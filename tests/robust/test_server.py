@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from prover import relay, server
+from prover.run import relay, server
 from tests.robust import SLOW
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _ser_prove(env: dict[str, str], *args: str,
                cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "prover.relay", *args], cwd=cwd, env=env,
+    return subprocess.run([sys.executable, "-m", "prover.run.relay", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=120)
 
 
@@ -73,7 +73,8 @@ def test_input_errors_and_the_working_directory_are_the_clients(env: dict[str, s
 def test_a_client_that_goes_away_stops_its_run(env: dict[str, str], tmp_path: Path) -> None:
     model = tmp_path / "slow.ser"
     model.write_text(SLOW)
-    proc = subprocess.Popen([sys.executable, "-m", "prover.relay", str(model), "--timeout", "60"],
+    proc = subprocess.Popen([sys.executable, "-m", "prover.run.relay", str(model),
+                             "--timeout", "60"],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     for _ in range(200):
@@ -157,7 +158,7 @@ def test_another_installation_gets_its_own_codes_answer(env: dict[str, str],
                         ignore=shutil.ignore_patterns("__pycache__"))
     init = other / "prover" / "__init__.py"
     init.write_text(init.read_text().replace('__version__ = "', '__version__ = "9.9.9+other-'))
-    theirs = subprocess.run([sys.executable, "-m", "prover.relay", "--version"], cwd=other,
+    theirs = subprocess.run([sys.executable, "-m", "prover.run.relay", "--version"], cwd=other,
                             env={**env, "PYTHONPATH": str(other)}, capture_output=True,
                             text=True, timeout=60)
     assert "9.9.9+other-" in theirs.stdout, theirs.stdout + theirs.stderr
@@ -171,7 +172,8 @@ def test_status_of_an_idle_and_a_busy_server(env: dict[str, str], tmp_path: Path
     assert idle["up"] is True and idle["runs_in_progress"] == 0
     model = tmp_path / "slow.ser"
     model.write_text(SLOW)
-    proc = subprocess.Popen([sys.executable, "-m", "prover.relay", str(model), "--timeout", "60"],
+    proc = subprocess.Popen([sys.executable, "-m", "prover.run.relay", str(model),
+                             "--timeout", "60"],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     try:

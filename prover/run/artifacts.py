@@ -17,7 +17,7 @@ from prover.petri.build import build_interleaving_net
 from prover.serial.automaton import build_serial_automaton
 
 if TYPE_CHECKING:
-    from prover.pipeline import ProveResult
+    from prover.run.pipeline import ProveResult
 
 
 def ns_to_json(ns: NetworkSystem) -> dict[str, Any]:

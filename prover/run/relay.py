@@ -19,7 +19,7 @@ import sys
 import time
 from collections.abc import Sequence
 
-from prover.deadline import Interrupted, interruptible
+from prover.run.deadline import Interrupted, interruptible
 
 ENV_OFF = "SER_PROVE_NO_SERVER"  # set (to anything but "" or "0"): never use a server
 _HEADER = struct.Struct("!I")

@@ -4,7 +4,7 @@ The prover must never spend its budget on a model and then write a certificate t
 checker rejects for a limit the prover could have known. So:
 
 * model files are read only if they are regular files of at most `MAX_MODEL_BYTES`
-  (checked with fstat before reading, and at most that many bytes + 1 are read);
+  (prover/frontend/files.py);
 * the embedded model source must fit the checker's certificate size limit;
 * after the prover's own front end accepted a model, the checker's own front end
   (`checker.model.load_model`: its parser, its compiler, its state and pair bounds, its
@@ -20,18 +20,11 @@ so a change there is followed here without a second copy of the numbers.
 from __future__ import annotations
 
 import json
-import os
-import stat
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from prover.errors import CheckerLimitError, InputFileError
-
-MAX_MODEL_BYTES = 4 * 1024 * 1024
-"""Largest model file read (4 MiB): far above any real model (the paper's largest is
-under 4 KiB), and with JSON escaping still well inside the checker's 16 MiB certificate."""
+from prover.errors import CheckerLimitError
 
 _CERT_ENVELOPE_BYTES = 64 * 1024
 """Room kept in the certificate for everything but the embedded source."""
@@ -51,68 +44,6 @@ def checker_limits() -> CheckerLimits:
         return CheckerLimits(1 << 62, 1 << 62)
     lim = Limits()
     return CheckerLimits(int(lim.max_bytes), int(lim.max_events))
-
-
-def read_model_bytes(path: str | Path, *, max_bytes: int = MAX_MODEL_BYTES) -> bytes:
-    """The bytes of a model file: regular files only, at most `max_bytes`.
-
-    Opened non-blocking (a FIFO must not hang the open), then fstat: devices such as
-    /dev/zero, FIFOs, sockets and directories are refused before anything is read; a file
-    that grows while being read is cut off at `max_bytes` + 1 bytes and refused."""
-    name = str(path)
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-    try:
-        fd = os.open(name, flags)
-    except FileNotFoundError:
-        raise InputFileError(f"{name}: no such file") from None
-    except IsADirectoryError:
-        raise InputFileError(f"{name}: is a directory, not a model file") from None
-    except OSError as exc:
-        raise InputFileError(f"{name}: cannot read ({exc.strerror or exc})") from None
-    try:
-        st = os.fstat(fd)
-        if stat.S_ISDIR(st.st_mode):
-            raise InputFileError(f"{name}: is a directory, not a model file")
-        if not stat.S_ISREG(st.st_mode):
-            raise InputFileError(
-                f"{name}: not a regular file ({_file_kind(st.st_mode)}); models are read "
-                "from regular files only"
-            )
-        if st.st_size > max_bytes:
-            raise InputFileError(_too_large(name, st.st_size, max_bytes))
-        chunks: list[bytes] = []
-        total = 0
-        while total <= max_bytes:
-            chunk = os.read(fd, min(1 << 20, max_bytes + 1 - total))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            total += len(chunk)
-        if total > max_bytes:
-            raise InputFileError(_too_large(name, total, max_bytes, at_least=True))
-        return b"".join(chunks)
-    except OSError as exc:
-        raise InputFileError(f"{name}: cannot read ({exc.strerror or exc})") from None
-    finally:
-        os.close(fd)
-
-
-def _too_large(name: str, size: int, limit: int, *, at_least: bool = False) -> str:
-    what = f"more than {limit} bytes" if at_least else f"{size} bytes"
-    return (f"{name}: the model is {what}; the limit is {limit} bytes "
-            f"({limit // (1024 * 1024)} MiB, prover.limits.MAX_MODEL_BYTES)")
-
-
-def _file_kind(mode: int) -> str:
-    if stat.S_ISCHR(mode):
-        return "a character device"
-    if stat.S_ISBLK(mode):
-        return "a block device"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a regular file"
 
 
 def check_source_fits(source: str, path: str) -> None:

@@ -43,7 +43,7 @@ MEMORY_LIMIT_BYTES = 1800 * 1024 * 1024
 _READ_CHUNK = 1 << 16
 
 OutcomeKind = Literal["ok", "raised", "bug", "memory", "timeout", "died", "lost"]
-"""("lost": a cluster's workers died while running it, prover/cluster.py.)"""
+"""("lost": a cluster's workers died while running it, prover/run/cluster.py.)"""
 
 
 @dataclass(frozen=True)

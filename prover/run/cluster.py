@@ -4,7 +4,7 @@ Imported only when a scheduler is given: without one nothing here runs and Dask 
 imported. The optional dependency is the `cluster` extra (`pip install 'ser-prove[cluster]'`).
 
 A task is the very callable a local run forks: on its worker it runs in its own forked
-child (prover/deadline.py) under the same deadline and memory cap, and only the child's
+child (prover/run/deadline.py) under the same deadline and memory cap, and only the child's
 outcome travels back. The client settles each outcome as it arrives (writing certificates
 atomically, on the client's disk), in the order the models finish, as a local run does.
 
@@ -21,8 +21,8 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from prover.deadline import ChildOutcome, run_isolated
 from prover.errors import UsageError
+from prover.run.deadline import ChildOutcome, run_isolated
 
 CONNECT_TIMEOUT_S = 20.0
 """How long the client waits for the scheduler to answer before the run is refused."""
@@ -44,7 +44,7 @@ def client_for(address: str) -> Any:
 def on_worker(task: Callable[[], Any], timeout_s: float, memory_bytes: int | None,
               passthrough: tuple[type[BaseException], ...]) -> ChildOutcome:
     """Runs on a worker: the task in its own child, as a local run would."""
-    from prover.warm import warm
+    from prover.run.warm import warm
 
     warm(batch=True)  # once per worker process: later forks inherit the imports
     return run_isolated(task, timeout_s=timeout_s, memory_bytes=memory_bytes,

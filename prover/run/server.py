@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from prover.relay import code_identity, frame, private, read_frame, reply, socket_path
+from prover.run.relay import code_identity, frame, private, read_frame, reply, socket_path
 
 _STOP_GRACE_S = 2.0  # SIGTERM first (no partial certificate), SIGKILL after this
 _MAX_REQUEST = 16 << 20
@@ -54,7 +54,7 @@ def preload() -> None:
     import importlib
 
     from prover.cli import COMMANDS, _parser_for
-    from prover.warm import warm
+    from prover.run.warm import warm
 
     warm(batch=True)
     for name, (module, _) in COMMANDS.items():
@@ -339,7 +339,7 @@ def listen(path: str) -> socket.socket:
 
 def request_control(control: str, path: str | None = None) -> dict[str, object] | None:
     """Ask our server for its status (or to stop); None when none answers."""
-    from prover.relay import connect, send_request
+    from prover.run.relay import connect, send_request
 
     sock = connect(path)
     if sock is None:

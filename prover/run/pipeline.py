@@ -9,14 +9,14 @@ requested destination as `*.rejected.json` for the bug report.
 
 **One hard deadline.** `timeout_s` bounds everything one model costs: reading,
 compiling, the serial set, the target, the engines, the self-check and the checker. The
-whole run happens in a forked child process (prover/deadline.py) that the parent kills
+whole run happens in a forked child process (prover/run/deadline.py) that the parent kills
 at the deadline (+ `deadline.GRACE_S`), with an address-space limit
 (`deadline.MEMORY_LIMIT_BYTES`); a killed run is "undecided" (exit 3), a run that runs
 out of memory too. The child never writes a file: it hands the certificate text back and
 the parent writes it atomically (temporary file in the same folder + rename), so an
 interrupted or killed run leaves no partial file.
 
-**One set of limits** (prover/limits.py): model files are regular files of at most 4 MiB;
+**One set of limits** (prover/run/limits.py): model files are regular files of at most 4 MiB;
 a model the checker's own front end refuses is refused here (exit 2), before any engine.
 
 Engine schedule, inside the child (the engines stop at `ENGINE_SHARE` of the budget, the
@@ -53,14 +53,14 @@ from prover.certificate.write import (
     producer,
 )
 from prover.context import RunContext
-from prover.deadline import MEMORY_LIMIT_BYTES, ChildOutcome, run_isolated_many
 from prover.engines import Counterexample
 from prover.engines.explicit import SearchResult, Tables, find_counterexample, tables
 from prover.errors import CertificateError, Diagnostic, SerError, UsageError
 from prover.frontend.steps import ProgramSteps
 from prover.ns import NetworkSystem
+from prover.run.deadline import MEMORY_LIMIT_BYTES, ChildOutcome, run_isolated_many
+from prover.run.warm import warm
 from prover.serial.ondemand import SoloTooLarge
-from prover.warm import warm
 
 if TYPE_CHECKING:  # the front end is imported inside the child, when it runs
     from prover.frontend.load import LoadedModel
@@ -273,7 +273,7 @@ def prove_models(
     parent as each model settles (certificate written), for streaming output.
 
     `scheduler`: the address of a Dask scheduler; each model is then one task on the
-    cluster (prover/cluster.py), which gets the model's bytes (read here) instead of its
+    cluster (prover/run/cluster.py), which gets the model's bytes (read here) instead of its
     path, and runs the same isolated child on a worker."""
     dests = [cert or default_certificate_path(path) for path, cert in jobs]
     models = [path for path, _ in jobs]
@@ -313,7 +313,7 @@ def prove_models(
 
     tasks = [task(k, i) for k, i in enumerate(todo)]
     if scheduler is not None:
-        from prover.cluster import run_on_cluster
+        from prover.run.cluster import run_on_cluster
 
         run_on_cluster(tasks, address=scheduler, timeout_s=timeout_s, memory_bytes=memory_bytes,
                        passthrough=(SerError,), on_done=settled)
@@ -326,8 +326,8 @@ def prove_models(
 def _read_for_cluster(models: list[str], early: dict[int, SerError]) -> dict[int, bytes]:
     """The bytes of each model a cluster's worker will decide (it may not see our disk);
     an unreadable one joins `early`. Unknown extensions are left to the child's message."""
+    from prover.frontend.files import read_model_bytes
     from prover.frontend.load import MODEL_SUFFIXES
-    from prover.limits import read_model_bytes
 
     data: dict[int, bytes] = {}
     for i, path in enumerate(models):
@@ -465,7 +465,7 @@ def _load(path: str, timeout_s: float, progress: Callable[[str], None] | None,
     run's context. A Ser program's network system is built only when an engine reads it
     (the explicit search and the reduction engine read its per-variable steps)."""
     from prover.frontend.load import NsChoice, load_model
-    from prover.limits import preflight
+    from prover.run.limits import preflight
 
     start = time.monotonic()
     ns_kind: NsChoice = "closure" if ns_choice == "closure" else "reachable"
@@ -486,8 +486,8 @@ def _network_system(run: _Run) -> NetworkSystem | None:
     """The model's network system for the engines that read it, built on first use; None
     (with the reason recorded) when it cannot be built or the checker could not explore
     it. Its sizes are reported."""
-    from prover.limits import preflight_ns
     from prover.petri.build import interleaving_net_sizes
+    from prover.run.limits import preflight_ns
 
     if "ns_error" in run.stats:
         return None
@@ -662,7 +662,7 @@ def _bmc(run: _Run) -> Counterexample | None:
 def _certify(run: _Run, dest: str, cert: dict[str, Any], engine: str,
              cex: Counterexample | None, check_timeout_s: float) -> _Decided:
     """Check the certificate with the trusted checker; a verdict only if it is valid."""
-    from prover.limits import certificate_over_limits
+    from prover.run.limits import certificate_over_limits
 
     text = dump_certificate(cert)
     over = certificate_over_limits(text, len(cex.events) if cex is not None else None)
