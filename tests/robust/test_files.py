@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from prover.run import pipeline
 from prover.cli import main
 from prover.errors import UsageError
+from prover.run import pipeline
 from prover.run.deadline import Interrupted
 
 NONSER = "request main { X := 1; yield; y := X; X := 0; y }\n"

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from prover.run import pipeline
 from prover.cli import main
 from prover.engines import explicit
+from prover.run import pipeline
 from tests.robust import SLOW
 
 # e3 of the paper benchmarks: its violation needs about 1,200 explored states, so the
