@@ -14,13 +14,17 @@ from prover.petri.build import build_interleaving_net, interleaving_net_sizes
 ROOT = Path(__file__).resolve().parents[2]
 MODELS = sorted(p for p in (ROOT / "examples").iterdir()
                 if p.suffix in (".ser", ".json") and not p.name.endswith(".cert.json"))
+# Its closure pairs the release `S := S + 1` with every value of S seen, S = 2 included,
+# and grows S without end (the example says so itself).
+NO_FINITE_CLOSURE = {"semaphore-plain.ser"}
 
 
 @pytest.mark.parametrize("path", MODELS, ids=lambda p: p.name)
 @pytest.mark.parametrize("ns", ["reachable", "closure"])
 def test_counted_sizes_are_the_built_nets(path: Path, ns: str) -> None:
-    try:
-        model = load_model(path, ns="closure" if ns == "closure" else "reachable")
-    except StateBoundError:
-        pytest.skip("no finite closure")
+    if ns == "closure" and path.name in NO_FINITE_CLOSURE:
+        with pytest.raises(StateBoundError):
+            load_model(path, ns="closure")
+        return
+    model = load_model(path, ns="closure" if ns == "closure" else "reachable")
     assert interleaving_net_sizes(model.ns) == build_interleaving_net(model.ns).sizes()
