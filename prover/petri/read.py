@@ -28,6 +28,7 @@ from xml.parsers import expat
 from xml.sax.saxutils import escape, quoteattr
 
 from prover.errors import InputFileError, SerError, SourceLocation
+from prover.frontend.files import MAX_NET_BYTES, read_model_bytes
 from prover.petri.dynamic_slice import PTNet, Slice
 
 MAX_TOKENS = 10**18  # markings and weights beyond this are certainly a mistake
@@ -608,14 +609,7 @@ def read_net_file(path: str | Path) -> PTNet:
     suffix = p.suffix.lower()
     if suffix not in RAW_SUFFIXES:
         raise InputFileError(f"{name}: unknown net extension {suffix or '(none)'!r}")
-    try:
-        data = p.read_bytes()
-    except IsADirectoryError:
-        raise InputFileError(f"{name}: is a directory, not a net file") from None
-    except FileNotFoundError:
-        raise InputFileError(f"{name}: no such file") from None
-    except OSError as exc:
-        raise InputFileError(f"{name}: cannot read ({exc.strerror or exc})") from None
+    data = read_model_bytes(p, max_bytes=MAX_NET_BYTES, kind="net")
     if suffix == ".net":
         try:
             text = data.decode("utf-8")

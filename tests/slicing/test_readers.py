@@ -3,6 +3,7 @@ on arbitrary input."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -292,3 +293,38 @@ def test_slice_of_an_ns_json_model(capsys: pytest.CaptureFixture[str]) -> None:
     info = json.loads(capsys.readouterr().out)
     assert info["status"] == "sliced"
     assert set(info["places"]) <= set(net.place_ids)
+
+
+# Raw net files are read like model files: regular files only, and bounded.
+
+
+def test_a_fifo_named_like_a_net_is_refused_without_hanging(tmp_path: Path) -> None:
+    from prover.errors import InputFileError
+    from prover.petri.read import read_net_file
+
+    fifo = tmp_path / "model.pnml"
+    os.mkfifo(fifo)
+    with pytest.raises(InputFileError, match="not a regular file \\(a FIFO\\); nets"):
+        read_net_file(fifo)
+
+
+def test_a_directory_named_like_a_net_is_refused(tmp_path: Path) -> None:
+    from prover.errors import InputFileError
+    from prover.petri.read import read_net_file
+
+    folder = tmp_path / "model.net"
+    folder.mkdir()
+    with pytest.raises(InputFileError, match="is a directory, not a net file"):
+        read_net_file(folder)
+
+
+def test_a_net_over_the_size_limit_is_refused_before_it_is_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from prover.errors import InputFileError
+    from prover.petri import read
+
+    big = tmp_path / "big.net"
+    big.write_text("net big\n" + "pl p (1)\n" * 100)
+    monkeypatch.setattr(read, "MAX_NET_BYTES", 64)
+    with pytest.raises(InputFileError, match="the net is .* the limit is 64 bytes"):
+        read.read_net_file(big)
