@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import os
 import signal
+import stat
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -90,7 +91,14 @@ def _count(text: str) -> int:
 
 
 def _read(path: str, limit: int) -> bytes:
-    with open(path, "rb") as f:
+    """Regular files only (a FIFO must not hang the open: non-blocking, then fstat)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise OSError(f"{path}: " + ("is a directory" if stat.S_ISDIR(mode) else
+                                     "not a regular file"))
+    with os.fdopen(fd, "rb") as f:
         return f.read(limit + 1)  # one byte over the limit is enough to reject
 
 

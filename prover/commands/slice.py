@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from prover.errors import InputFileError, SourceLocation, UsageError
+from prover.frontend.files import read_model_bytes
 from prover.petri.dynamic_slice import (
     DEFAULT_MAX_STATES,
     MinimalResult,
@@ -161,11 +162,10 @@ _LINE = re.compile(r"\s*(?P<place>.*?)\s*(?:=|:|\s)\s*(?P<n>[0-9]+)\s*$")
 
 def read_marking(path: str, net: PTNet, from_model: bool) -> tuple[int, ...]:
     """A marking file (see the module docstring); places not listed are empty."""
+    data = read_model_bytes(path, kind="marking")
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputFileError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise InputFileError(f"{path}: cannot read the marking ({exc})") from None
     m = [0] * len(net.place_ids)
     entries: list[tuple[str, object, int]] = []  # place, tokens, line

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -52,6 +53,19 @@ def test_exit_codes(files: dict[str, Path], capsys: Any) -> None:
         main(["--no-such-flag"])
     assert exc.value.code == 2
     assert main([str(files["ce"]), "--max-bytes", "10"]) == 2
+
+
+def test_only_regular_files_are_read(files: dict[str, Path], tmp_path: Path,
+                                     capsys: Any) -> None:
+    """A FIFO would hang a blocking open; a directory or a device is no certificate."""
+    fifo = tmp_path / "cert.json"
+    os.mkfifo(fifo)
+    for path, why in ((fifo, "not a regular file"), (tmp_path, "is a directory"),
+                      (Path("/dev/zero"), "not a regular file")):
+        assert main([str(path)]) == 2
+        assert main([str(files["ce"]), "--model", str(path)]) == 2
+        err = capsys.readouterr().err
+        assert err.count(f"error[E-USAGE]: cannot read: {path}: {why}") == 2, err
 
 
 def test_human_report_names_failure_and_counter_model(files: dict[str, Path], capsys: Any) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -89,6 +90,18 @@ def test_usage_errors(
     src.write_text(FILTER + DUPS)
     assert main(["slice", str(src), *argv]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_a_marking_that_is_a_fifo_is_refused_without_hanging(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = tmp_path / "f.net"
+    src.write_text(FILTER)
+    mk = tmp_path / "m.txt"
+    os.mkfifo(mk)
+    assert main(["slice", str(src), "--criterion", "q", "--marking", str(mk),
+                 "--algorithm", "maximal"]) == 2
+    assert "not a regular file (a FIFO); markings are read" in capsys.readouterr().err
 
 
 def test_bad_net_file_is_an_error_with_location(
