@@ -21,7 +21,7 @@ Engines, in order (`ENGINES`):
    models whose requests wait without effect and then finish in one atomic step.
 3. `pdr` (prover/engines/pdr.py): IC3 with clause frames over the place counters, on top
    of the state-equation invariant (even when that one does not refute the target); at
-   most `PDR_SHARE` of the remaining budget.
+   most `PDR_UNITS` of z3 work (resource units, so the same on a loaded machine).
 4. `sliced-state-equation` (prover/engines/sliced.py): per target disjunct, the
    bidirectionally sliced net, its state equation, lifted back (backward-removed places:
    ∨ place ≥ 1; forward-removed: ∧ place = 0) and stitched into one invariant of the full
@@ -55,9 +55,6 @@ ENGINES: tuple[str, ...] = (
     "locked-walk", "state-equation", "serial-walk", "pdr", "sliced-state-equation"
 )
 """The proof engines, in the order the portfolio runs them."""
-
-PDR_SHARE = 0.5
-"""The fraction of the remaining budget PDR may use."""
 
 HINTS_FROM = 1_000
 """Consecution hints (unsat cores of the self-check) for nets of at least this many
@@ -292,13 +289,10 @@ def _run_pdr(
             attempts.append(EngineAttempt("pdr", False, 0.0, "no background invariant"))
             return None
         background.append(se.full_invariant)
-    # PDR may run long on models with deep counterexamples: leave half of the rest of the
-    # budget to the caller (the counterexample engines run after the portfolio).
-    own = min(deadline, time.monotonic() + PDR_SHARE * max(0.0, deadline - time.monotonic()))
     base = background[0]
     if km is not None:  # PDR strengthens relative to I_KM too; its result contains it
         base = replace(base, formula=conj([base.formula, km.formula]))
-    res = prove_pdr(net, target, base, deadline=own)
+    res = prove_pdr(net, target, base, deadline=deadline)
     if res.invariant is None:
         detail = f"{res.reason} ({res.clauses} clauses)"
         attempts.append(EngineAttempt("pdr", False, time.monotonic() - t0, detail))
