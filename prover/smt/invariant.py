@@ -8,12 +8,13 @@ The self-check is the prover's own gate (z3); the trusted gate is the checker (c
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import z3
 
 from prover.ns import Restriction
-from prover.petri.net import PetriNet, Place
+from prover.petri.net import NetTransition, PetriNet, Place
 from prover.smt.exact import kept, shift
 from prover.smt.formula import (
     TRUE,
@@ -161,9 +162,6 @@ def self_check(
     index = net.place_index
     parts = list(inv.formula.args) if isinstance(inv.formula, And) else [inv.formula]
     part_vars = [free_names(f, index) for f in parts]
-    # Each conjunct is converted once, over the pre-state; a transition's post-state
-    # conjuncts are these terms with the changed variables substituted (inside z3),
-    # not a fresh conversion per transition.
     parts_z3 = [formula_z3(f, m.__getitem__, aux.__getitem__, ctx) for f in parts]
     solver = z3.Solver(ctx=ctx)
     solver.add([v >= 0 for v in m.values()])
@@ -178,37 +176,14 @@ def self_check(
     zero = _forced_zero(net, inv.formula) | (
         _forced_zero(net, assume) if assume is not None else set()
     )
+    conjuncts = _Conjuncts(parts, part_vars, parts_z3, index)
     for ti, t in enumerate(net.transitions):
         if any(i in zero for i, _ in t.pre):
             continue  # disabled in every state of the invariant: consecution is trivial
-        pre = dict(t.pre)
-        post = dict(t.post)
-        guard = [m[net.places[i]] >= w for i, w in sorted(pre.items()) if w]
-        assign = dict(upd.get(ti, ()))
-        # A conjunct over variables that t leaves alone keeps its (true) value: only the
-        # others can fail in the post-state.
-        changed: set[int | str] = {
-            i for i in set(pre) | set(post) if post.get(i, 0) != pre.get(i, 0)
-        }
-        changed.update(assign)
-        delta: dict[int | str, int | None] = {
-            i: post.get(i, 0) - pre.get(i, 0) for i in changed if isinstance(i, int)}
-        delta.update((a, shift(term, a, index)) for a, term in assign.items())
-        moved = [k for k, fv in enumerate(part_vars)
-                 if fv & changed and not kept(parts[k], delta, index)]
-        touched = [parts_z3[k] for k in moved]
-        if not touched:
+        guard = [m[net.places[i]] >= w for i, w in sorted(t.pre) if w]
+        moved, i_next = conjuncts.after(net, t, dict(upd.get(ti, ())), m, aux, ctx)
+        if i_next is None:
             continue
-        # the post-state: every changed variable replaced at once by its new value
-        pairs = [
-            (m[net.places[i]], m[net.places[i]] + (post.get(i, 0) - pre.get(i, 0)))
-            for i in sorted(c for c in changed if isinstance(c, int))
-        ]
-        pairs += [
-            (aux[a], term_z3(term, m.__getitem__, aux.__getitem__, ctx))
-            for a, term in assign.items() if a in aux
-        ]
-        i_next = z3.substitute(z3.And(touched), *pairs) if pairs else z3.And(touched)
         solver.push()
         solver.add(guard)
         solver.add(z3.Not(i_next))
@@ -222,27 +197,11 @@ def self_check(
             return SelfCheck(False, f"consecution {t.label()} ({r})", time.monotonic() - start)
     solver.add(track)  # from here on every conjunct holds
     if target is not None:
-        # A large target on a fresh solver: after the push/pop of consecution z3 solves
-        # incrementally, without its preprocessing (e.g. solving the SE equalities away),
-        # and a large target then takes far longer (counter-64: 7.3 s against 0.5 s
-        # fresh); a small one is faster incrementally (d4: 0.05 s against 1.4 s).
-        # (A push would make the fresh solver incremental too: it gets none.)
-        idx = {i: m[p] for i, p in enumerate(net.places)}
-        refute = solver
-        if target.is_large():
-            refute = z3.Solver(ctx=ctx)
-            refute.add(solver.assertions())
-        else:
-            solver.push()
-        refute.add(target_z3(target, idx, ctx, prefix="selfk"))
-        bound_query(refute, deadline)
-        r = refute.check()
-        if refute is solver:
-            solver.pop()
+        r = _refute_target(solver, target, [m[p] for p in net.places], deadline)
         if r != z3.unsat:
             return SelfCheck(False, f"refutation ({r})", time.monotonic() - start)
     if walk is not None:
-        refute = z3.Solver(ctx=ctx)  # fresh, as for a large target (see above)
+        refute = z3.Solver(ctx=ctx)  # fresh, as for a large target (_refute_target)
         refute.add(solver.assertions())
         refute.add([m[p] == 0 for p in net.places if p.kind == "local"])
         refute.add(z3.Not(formula_z3(walk, m.__getitem__, aux.__getitem__, ctx)))
@@ -251,6 +210,71 @@ def self_check(
         if r != z3.unsat:
             return SelfCheck(False, f"walk refutation ({r})", time.monotonic() - start)
     return SelfCheck(True, "", time.monotonic() - start, tuple(found))
+
+
+@dataclass(frozen=True)
+class _Conjuncts:
+    """The invariant's top-level conjuncts: as formulas, the variables each reads, and as
+    z3 terms over the pre-state (converted once; a transition's post-state conjuncts are
+    these terms with the changed variables substituted inside z3)."""
+
+    parts: Sequence[Formula]
+    reads: list[set[int | str]]
+    terms: list[z3.BoolRef]
+    index: dict[Place, int]
+
+    def after(self, net: PetriNet, t: NetTransition, assign: dict[str, Term],
+              m: dict[Place, z3.ArithRef], aux: dict[str, z3.ArithRef], ctx: z3.Context
+              ) -> tuple[list[int], z3.BoolRef | None]:
+        """The conjuncts that t may falsify, and their conjunction in the post-state (None
+        when there are none: a conjunct over variables that t leaves alone, or one that
+        `kept` settles exactly, keeps its true value)."""
+        pre, post = dict(t.pre), dict(t.post)
+        changed: set[int | str] = {
+            i for i in set(pre) | set(post) if post.get(i, 0) != pre.get(i, 0)
+        }
+        changed.update(assign)
+        delta: dict[int | str, int | None] = {
+            i: post.get(i, 0) - pre.get(i, 0) for i in changed if isinstance(i, int)}
+        delta.update((a, shift(term, a, self.index)) for a, term in assign.items())
+        moved = [k for k, fv in enumerate(self.reads)
+                 if fv & changed and not kept(self.parts[k], delta, self.index)]
+        if not moved:
+            return moved, None
+        pairs = [
+            (m[net.places[i]], m[net.places[i]] + (post.get(i, 0) - pre.get(i, 0)))
+            for i in sorted(c for c in changed if isinstance(c, int))
+        ]
+        pairs += [
+            (aux[a], term_z3(term, m.__getitem__, aux.__getitem__, ctx))
+            for a, term in assign.items() if a in aux
+        ]
+        touched = z3.And([self.terms[k] for k in moved])
+        return moved, z3.substitute(touched, *pairs) if pairs else touched
+
+
+def _refute_target(solver: z3.Solver, target: Target, marking: list[z3.ArithRef],
+                   deadline: float | None) -> z3.CheckSatResult:
+    """The target against the invariant (`solver`'s assertions).
+
+    A large target goes on a fresh solver: after the push/pop of consecution z3 solves
+    incrementally, without its preprocessing (e.g. solving the SE equalities away), and a
+    large target then takes far longer (counter-64: 7.3 s against 0.5 s fresh); a small
+    one is faster incrementally (d4: 0.05 s against 1.4 s). (A push would make the fresh
+    solver incremental too: it gets none.)"""
+    ctx = solver.ctx
+    refute = solver
+    if target.is_large():
+        refute = z3.Solver(ctx=ctx)
+        refute.add(solver.assertions())
+    else:
+        solver.push()
+    refute.add(target_z3(target, dict(enumerate(marking)), ctx, prefix="selfk"))
+    bound_query(refute, deadline)
+    r = refute.check()
+    if refute is solver:
+        solver.pop()
+    return r
 
 
 def _literals(bools: list[z3.BoolRef]) -> z3.Ast:
