@@ -39,8 +39,10 @@ def always(model: Json, claim: Json, limits: Limits, remaining: Callable[[], flo
         return "G p, p a state formula"
 
     def holds() -> str:
-        p = _form(ind, st["f"][1])  # before the solver: its counters are then ≥ 0 there
-        bad = ind.query().unsat(ind.smt.m.Not(p), {})
+        p = _form(ind, st["f"][1])
+        m = ind.smt.m  # answers that p counts and I does not name: counts, so ≥ 0
+        counts = [m.GE(v, m.Int(0)) for k, v in ind.var.items() if k[0] == "response"]
+        bad = ind.query().unsat(m.And([m.Not(p), *counts]), ind.shown())
         if bad is not None:
             raise invalid("E-LTL-ALWAYS", f"the invariant allows a state where p is false "
                           f"({bad})")  # fmt: skip

@@ -108,6 +108,15 @@ class Inductive:
             self.var[key] = self.smt.var(f"v{len(self.var)}")
         return self.var[key]
 
+    def shown(self) -> dict[str, Any]:
+        """The variables a counter-model names: globals, `#r«local»` counts, answers."""
+        def name(k: Key) -> str:
+            if k[0] == "value":
+                return str(k[1])
+            text = str(k[2]) if len(str(k[2])) <= 40 else str(k[2])[:37] + "..."
+            return f"#{k[1]}«{text}»" if k[0] == "local" else f"answered({k[1]}, {text})"
+        return {name(k): v for k, v in sorted(self.var.items(), key=lambda kv: str(kv[0]))}
+
     def resolve(self, p: Json) -> Key:
         key = key_of(p)
         s = self.steps
@@ -205,7 +214,7 @@ class Inductive:
         if gone:
             pre = [self.at(m.src, 1, dict(zip(s.foot[m.src].reads, m.reads, strict=True)))
                    for m in gone]
-            bad = self.query().unsat(self.smt.m.Or(pre), {})
+            bad = self.query().unsat(self.smt.m.Or(pre), self.shown())
             if bad is not None:
                 raise invalid("E-ESCAPE", f"a step that leaves a domain, or is labelled dead, "
                               f"can be taken ({bad})")
@@ -253,7 +262,8 @@ class Inductive:
 
             low = 0 if what.startswith("arrival") else 1
             goal = self.smt.m.Not(self.smt.m.And([self.formula(c, post) for c in open_]))
-            bad = self.query().unsat(self.smt.m.And(self.at(src, low, fixed), goal), {})
+            bad = self.query().unsat(self.smt.m.And(self.at(src, low, fixed), goal),
+                                     self.shown())
             if bad is not None:
                 raise invalid("E-CONSECUTION", f"the {what} breaks the invariant ({bad})")
         return f"{len(found)} transitions keep the invariant ({solved} needed the solver)"

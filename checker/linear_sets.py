@@ -126,8 +126,7 @@ def check_component(m: Model, i: int, comp: Json) -> str:
     base, periods = vecs[0], vecs[1:]
     if len(_reduce(_rows(periods, sorted(keys)))) < len(periods):
         raise invalid("E-WITNESS", f"{where}: periods are linearly dependent")
-    init = m.aut.initial
-    end = comp["walk"]["end"]
+    init, end = m.aut.initial, comp["walk"]["end"]
     known("state", end, frozenset(m.aut.states), where)
     walk = _resolve_edges(m, comp["walk"], f"{where} walk")
     if _labels(walk) != base:

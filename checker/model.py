@@ -17,7 +17,7 @@ from typing import Any
 import lark
 
 from checker.certificate import integer
-from checker.errors import CheckerError, Invalid, ModelError, invalid
+from checker.errors import CheckerError, Invalid, LimitError, ModelError, invalid
 
 Expr = tuple[Any, ...]
 Env = tuple[tuple[str, int], ...]  # sorted (name, value) pairs, zero values dropped
@@ -25,6 +25,7 @@ Outcome = tuple[bool, Any, Env, Env]  # (yielded, residual Expr or returned int,
 
 I64_MIN, I64_MAX = -(2**63), 2**63 - 1
 STATE_BOUND = 20_000  # states of one yield-free loop, and of an NS JSON file
+OUTCOME_BOUND = 100_000  # outcomes of one atomic step: ser-prove's default bound on them
 NS_BOUND = 20_000  # locals + globals an exploration may find (--state-bound)
 PAIR_BOUND = 1_000_000  # (local, global) pairs explored by the closure of §2.4
 ZERO: Expr = ("int", 0)
@@ -236,6 +237,7 @@ def run(e: Expr, loc: Env, glo: Env) -> list[Outcome]:
                         out.append((True, res, l3, g3))
                     else:
                         out.append((False, _apply(op, v, w), l3, g3))
+                _more(out, [])
     elif tag in ("not", "neg"):  # the smart constructor computes the value of a literal
         for y, v, l2, g2 in run(e[1], loc, glo):
             out.append((y, mk_un(tag, v) if y else mk_un(tag, ("int", v))[1], l2, g2))
@@ -245,13 +247,13 @@ def run(e: Expr, loc: Env, glo: Env) -> list[Outcome]:
         # the value of a finished first part is dropped: continue once per distinct state,
         # so `?; ?; ...; ?` costs linear, not exponential, time
         for l2, g2 in dict.fromkeys((l2, g2) for y, _, l2, g2 in first if not y):
-            out.extend(run(e[2], l2, g2))
+            _more(out, run(e[2], l2, g2))
     elif tag == "if":
         for y, v, l2, g2 in run(e[1], loc, glo):
             if y:
                 out.append((True, mk_if(v, e[2], e[3]), l2, g2))
             else:
-                out.extend(run(e[2] if v != 0 else e[3], l2, g2))
+                _more(out, run(e[2] if v != 0 else e[3], l2, g2))
     else:
         out.extend(_run_while(e, loc, glo))
     return list(dict.fromkeys(out))  # duplicates only cost time (outcomes are a set)
@@ -275,10 +277,16 @@ def _run_while(e: Expr, loc: Env, glo: Env) -> list[Outcome]:
             else:
                 for y2, w, l3, g3 in run(body, l2, g2):
                     if y2:
-                        out.append((True, mk_seq(w, e), l3, g3))
+                        _more(out, [(True, mk_seq(w, e), l3, g3)])
                     else:
                         stack.append((l3, g3))
     return out
+
+
+def _more(out: list[Outcome], more: list[Outcome]) -> None:
+    out.extend(more)  # `v0 := ?; ...; v39 := ?` alone has 2^40 outcomes: bounded as made
+    if len(out) > OUTCOME_BOUND:
+        raise LimitError(f"one atomic step has more than {OUTCOME_BOUND} outcomes")
 
 
 # --------------------------------------------------------------------------- one-step semantics

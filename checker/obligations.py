@@ -43,9 +43,8 @@ def check_structure(cert: Json, limits: Limits) -> None:
         if len(comp["periods"]) > limits.max_periods:
             raise LimitError(f"component {i}: {len(comp['periods'])} periods, limit "
                              f"{limits.max_periods}")
-        vector(comp["base"], f"component {i} base")
-        for j, p in enumerate(comp["periods"]):
-            vector(p, f"component {i} period {j}")
+        for j, p in enumerate([comp["base"], *comp["periods"]]):  # the base first
+            vector(p, f"component {i} " + (f"period {j - 1}" if j else "base"))
         if len(comp["circulations"]) != len(comp["periods"]):
             raise SchemaError(f"component {i}: one circulation per period required")
         for part in [comp["walk"], *comp["circulations"]]:

@@ -117,7 +117,7 @@ def reduction(model: Json, claim: Json, limits: Limits, remaining: Callable[[], 
         return "every request's path reads (R|B)* N? (L|B)*"
 
     def movers() -> str:
-        st.update(steps=ind.steps, dom=ind.dom, live=ind.live)
+        st.update(steps=ind.steps, dom=ind.dom, live=ind.live, shown=ind.shown)
         return _movers(st, ind.query, ind.at, ind.lin, ind.smt)
 
     yield "model", ind.program
@@ -205,7 +205,7 @@ def _movers(st: dict[str, Any], query: Callable[[], Query], at: Callable[..., An
                                                                              *b.src)], {})))
             if open_:
                 asked += 1
-                bad = query().unsat(smt.m.Or(open_), {})
+                bad = query().unsat(smt.m.Or(open_), st["shown"]())
                 if bad is not None:
                     side = "right" if first else "left"
                     raise invalid("E-MOVER", f"the step of {t.src[1]} at {shown(s, t)} "

@@ -43,8 +43,7 @@ def is_serial(sem: Semantics, multiset: Mapping[tuple[str, str], int]) -> bool:
     Exhaustive search over (global, remaining counts, running request and its local), on
     the one-step semantics itself (no NS, so no pair list to trust); finite because the
     counts bound the requests and each request's run alone is finite-state, else the
-    search limit makes it undecided.
-    """
+    search limit makes it undecided."""
     keys = sorted(multiset)
     index = {k: i for i, k in enumerate(keys)}
     entries = sorted(set(sem.requests))

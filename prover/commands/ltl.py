@@ -217,7 +217,8 @@ def run(args: argparse.Namespace) -> int:
         status, message = check_text(text, searched.certificate["model"]["source"], args.timeout)
         checked = {"status": status, "message": message}
         if status != "valid":
-            verdict, why = "rejected", f"the checker rejected our lasso: {message}"
+            what = "lasso" if searched.verdict == "violated" else "proof"
+            verdict, why = "rejected", f"the checker rejected our {what}: {message}"
     if searched is not None and verdict == "undecided" and not why:
         unit = "units of work (events and co-set search steps)" if args.engine == "unfold" \
             else "product states"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from checker.errors import ModelError
+from checker.errors import LimitError, ModelError
 from checker.model import NS, explore, expr_text, load_ns_json, parse_program, ser_semantics
 from checker.net import build_net
 from checker.serial import build_serial, is_serial
@@ -110,6 +110,18 @@ def test_yield_free_cycle_gets_stuck_and_growth_hits_the_bound() -> None:
         compile_ser("request a { while (1) { x := x + 1 } }")
     with pytest.raises(ModelError, match="variable N"):
         compile_ser("request a { N := N + 1; yield; 0 }")
+
+
+@pytest.mark.parametrize("body", [
+    "; ".join(f"v{i} := ?" for i in range(40)) + "; X := 1; 0",  # seq
+    " + ".join(f"(v{i} := ?)" for i in range(40)),  # nested operands
+    "if (" + " + ".join(f"(v{i} := ?)" for i in range(40)) + ") { 1 } else { 0 }",
+])
+def test_one_atomic_step_with_too_many_outcomes_is_refused_as_it_grows(body: str) -> None:
+    """2^40 outcomes in one step: refused after 100,000 of them (ser-prove's default
+    bound), not after memory runs out (a red-team pass: 3 GB, then an internal error)."""
+    with pytest.raises(LimitError, match="more than 100000 outcomes"):
+        compile_ser(f"request a {{ {body} }}")
 
 
 def test_locals_and_globals() -> None:

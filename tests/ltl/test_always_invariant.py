@@ -185,3 +185,32 @@ def test_no_network_system_within_the_bound_is_undecided(
     code = main(["ltl", str(lock), "-f", "G (X == 0)", "-k", "2", "--state-bound", "3"])
     out = capsys.readouterr().out
     assert code == 3 and "undecided" in out and "the bounded search needs" in out
+
+
+def test_an_answer_count_only_p_names_is_at_least_zero(valid: dict[str, Any]) -> None:
+    """A true claim on an answer count that the invariant leaves out is still proved: a
+    count is ≥ 0 (found by a red-team pass: the counter could go negative)."""
+    assert _check(_with(valid, formula="G (answered(audit, 3) >= 0)")) == ("valid", None)
+    assert _check(_with(valid, formula="G (answered(audit, 3) + done(move0) >= 0)")) == \
+        ("valid", None)
+
+
+def test_a_refused_claim_shows_its_counter_model(valid: dict[str, Any]) -> None:
+    """The state the solver found, in the program's names, not "all variables 0"."""
+    res = check_certificate(json.dumps(_with(valid, formula="G (L + A0 <= 0)")))
+    assert res.code == "E-LTL-ALWAYS", res.message
+    assert "all variables 0" not in res.message
+    assert "L=1" in res.message or "A0=" in res.message, res.message
+
+
+def test_the_prover_proves_what_the_red_team_found_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """ser-prove wrote this proof and its own check refused it (exit 4) before answer
+    counts were bounded below."""
+    src = tmp_path / "r.ser"
+    src.write_text("request r0 { x := 0; while (X == 2) { yield }; yield; Z }\n"
+                   "request r1 { x := 0; yield; 0 }\n", encoding="utf-8")
+    formula = "G ((done(r0) + inflight(r1) >= inflight(r1)) || (done(r0) + done(r0) == 0))"
+    code = main(["ltl", str(src), "-f", formula, "-k", "2", "-o", str(tmp_path / "c.json")])
+    out = capsys.readouterr().out
+    assert code == 0 and "with any number of requests" in out, out
