@@ -11,10 +11,14 @@ deleted / duplicated / swapped / grafted subtrees), every number respelled as a 
 exponent, the hand-built forgeries of tests/checker/forgeries.py for every
 not-serializable model, and every reduction proof moved onto a not-serializable twin
 (locked-K onto unlocked-K, the others onto flipwait-03) as it is and rebuilt for the
-twin's names. Each row counts, per mutation kind (those of reduction proofs apart):
-rejected; accepted and still valid (the claimed verdict is the model's true verdict:
-known from the archive or expected.json, else decided again by ser-prove); accepted and
-WRONG (must be 0).
+twin's names. Unbounded `G p` proofs with counts (`always.invariant`) of the examples'
+and the small scale models' lock idioms are mutated too, and each of their formulas is
+also swapped for nearby ones (constants moved by one, comparisons turned). Each row
+counts, per mutation kind (those of reduction and `G p` proofs apart): rejected; accepted
+and still valid (the claimed verdict is the model's true verdict: known from the archive
+or expected.json, else decided again by ser-prove; for a `G p` claim, which no finite
+search decides for every number of requests: no violation with at most 3 requests, by
+the explicit search); accepted and WRONG (must be 0).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import copy
 import hashlib
 import json
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -145,6 +150,65 @@ def _scale(scale: Path, most: int) -> tuple[list[Path], dict[str, Path]]:
     return models, twins
 
 
+ALWAYS = [("examples/intro-lock.ser", "G (L <= inflight(main))"),
+          ("examples/intro-lock.ser", "G (X <= L && done(main) >= 0)"),
+          ("examples/semaphore.ser", "G (S <= inflight(worker))"),
+          ("examples/semaphore.ser", "G (inflight(worker) >= 0 && S <= 2)"),
+          ("scale:locked-02.ser", "G (answered(audit, 5) == 0)"),
+          ("scale:twophase-02.ser", "G (C <= 2)")]
+
+
+def _always_certs(scale: Path) -> dict[str, Json]:
+    """`G p` for any number of requests, proved by an invariant (prover/ltl/inductive.py)."""
+    from prover.ltl.formula import parse_formula
+    from prover.ltl.inductive import invariant_certificate
+
+    found = {}
+    for where, text in ALWAYS:
+        path = scale / where[6:] if where.startswith("scale:") else ROOT / where
+        if not path.is_file():
+            continue
+        src = path.read_text(encoding="utf-8")
+        names = set(re.findall(r"\b[A-Z][A-Z0-9_]*\b", src))
+        phi = parse_formula(text, frozenset(names), frozenset(re.findall(
+            r"request\s+(\w+)", src)))
+        cert = invariant_certificate(str(path), text, phi)
+        assert cert is not None, (where, text)
+        found[f"always:{path.name}:{text}"] = cert
+    return found
+
+
+def formula_swaps(cert: Json) -> Iterator[Mutant]:
+    """The claim's formula with one constant moved by one or one comparison turned."""
+    text = cert["always"]["formula"]
+    subs = [(m.span(), str(int(m.group()) + d)) for m in re.finditer(r"\b\d+\b", text)
+            for d in (-1, 1)]
+    subs += [(m.span(), t) for m in re.finditer(r"<=|>=|==|!=", text)
+             for t in ("<", ">", "!=", "==") if t != m.group()]
+    for (a, b), new in subs:
+        doc = copy.deepcopy(cert)
+        doc["always"]["formula"] = text[:a] + new + text[b:]
+        yield "formula swap", doc
+
+
+def _always_truth(cert: Json) -> str | None:
+    """A `G p` claim's truth as far as the explicit search sees, with at most 3 requests."""
+    from prover.frontend.load import load_source
+    from prover.ltl.explore import search
+    from prover.ltl.formula import parse_formula
+    from prover.ltl.lasso import ser_globals
+
+    try:
+        model = load_source(cert["model"]["source"], "ser", "m.ser")
+        ns = model.ns
+        phi = parse_formula(cert["always"]["formula"], ser_globals(ns),
+                            frozenset(e.request for e in ns.requests))
+        found = search(ns, phi, 3, max_states=200_000)
+    except Exception:  # noqa: BLE001 (an unreadable claim: no truth to compare)
+        return None
+    return {"violated": "violated", "holds": "ltl_holds"}.get(found.verdict, "ltl_holds")
+
+
 def _expected(folder: Path) -> dict[str, str]:
     """Model source hash -> verdict, from the folder's expected.json."""
     table = json.loads((folder / "expected.json").read_text(encoding="utf-8"))
@@ -160,6 +224,8 @@ def _truth(cert: Json, known: dict[str, str]) -> str | None:
     model = cert.get("model") if isinstance(cert, dict) else None
     if not isinstance(model, dict):
         return None
+    if "always" in cert:
+        return _always_truth(cert)
     if model.get("sha256") in known:
         return known[model["sha256"]]
     with tempfile.TemporaryDirectory() as tmp:  # a model we have not seen: decide it again
@@ -200,11 +266,14 @@ def main() -> int:
             valid.update(_paper_certs(Path(args.scale), folder, scaled))
             known.update(_expected(Path(args.scale)))
     known.update({c["model"]["sha256"]: c["verdict"] for c in valid.values()})
+    valid.update(_always_certs(Path(args.scale)))
     for name, cert in valid.items():
         assert check_certificate(cert).status == "valid", name
     mutants: list[tuple[str, str, Json]] = []
     for name, cert in valid.items():
-        claim = "reduction " if "reduction" in cert else ""  # counted apart
+        claim = "reduction " if "reduction" in cert else "G p " if "always" in cert else ""
+        if "always" in cert:
+            mutants += [(name, claim + k, m) for k, m in formula_swaps(cert)]
         mutants += [(name, claim + k, m) for k, m in random_mutants(cert, args.per_cert, rng)]
         mutants += [(name, claim + k, m)
                     for k, m in spelling_mutants(cert, rng, args.spellings)]
