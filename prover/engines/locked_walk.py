@@ -168,17 +168,23 @@ def _classify(ns: NetworkSystem, net: PetriNet, live: Sequence[int],
         steps_at[h] = at
     completion: dict[tuple[int, str], tuple[str, str]] = {}
 
-    def complete(h: int, g: str, depth: int = 0) -> tuple[str, str]:
-        key = (h, g)
-        if key in completion:
-            return completion[key]
-        if depth > len(net.places) * 64 or g not in steps_at[h]:
-            raise NotApplicable(f"{net.places[h].label()} blocks or loops at {g}")
-        t = net.transitions[steps_at[h][g]]
-        dst = index[Place("local", t.request, t.to_local or "")]
-        g2 = t.to_global or ""
-        got = (finished[dst], g2) if dst in finished else complete(dst, g2, depth + 1)
-        completion[key] = got
+    def complete(h: int, g: str) -> tuple[str, str]:
+        """Where the holder at h, running alone from g, finishes: (its answer, the global
+        then). Iterative: a holder's run can be longer than Python's recursion limit."""
+        path: list[tuple[int, str]] = []
+        while (h, g) not in completion:
+            if (h, g) in path or g not in steps_at.get(h, {}):
+                raise NotApplicable(f"{net.places[h].label()} blocks or loops at {g}")
+            path.append((h, g))
+            t = net.transitions[steps_at[h][g]]
+            dst = index[Place("local", t.request, t.to_local or "")]
+            g2 = t.to_global or ""
+            if dst in finished:
+                completion[(h, g)] = (finished[dst], g2)
+                break
+            h, g = dst, g2
+        got = completion[(h, g)]
+        completion.update((key, got) for key in path)
         return got
 
     for h in sorted(holders):
@@ -220,55 +226,82 @@ def prove_locked_walk(
     return TemplateResult(inv, "", time.monotonic() - start, walk)
 
 
+class _Names:
+    """The invariant's vocabulary: place counters (M, G for a global's place), and per
+    commit edge its count y, per serial state its end flag, visited flag and rank."""
+
+    def __init__(self, net: PetriNet, shape: _Shape, init: str) -> None:
+        self.net, self.init = net, init
+        self.gplace = {p.state: i for i, p in enumerate(net.places) if p.kind == "global"}
+        if init not in self.gplace:
+            raise NotApplicable("no initial global place")
+        self.order = sorted(set(shape.commits.values()))
+        self.yname = {e: f"y{k}" for k, e in enumerate(self.order)}
+        self.states = sorted({e.source for e in self.order} | {e.target for e in self.order}
+                             | {init})
+        self.sid = {s: k for k, s in enumerate(self.states)}
+        self.labels = sorted({(e.request, e.response) for ti, e in shape.commits.items()
+                              if ti in shape.into_holder})
+        self.cname = {rv: f"c{k}" for k, rv in enumerate(self.labels)}
+        # Where the serial edges the commits take form a DAG apart from self-loops, a flow
+        # with one unit leaving the initial state is one simple path plus loops; otherwise
+        # visited flags and first-visit ranks say that it is connected.
+        self.ranked = topological({(e.source, e.target) for e in self.order
+                                   if e.source != e.target}) is None
+
+    def M(self, i: int) -> Term:
+        return PlaceVar(self.net.places[i])
+
+    def G(self, g: str) -> Term:
+        return self.M(self.gplace[g]) if g in self.gplace else const(0)
+
+    def y(self, e: SerialEdge) -> Term:
+        return Aux(self.yname[e])
+
+    def end(self, s: str) -> Term:
+        return Aux(f"e{self.sid[s]}") if s in self.sid else const(0)
+
+    def vis(self, s: str) -> Term:
+        return const(1) if s == self.init else Aux(f"v{self.sid[s]}")
+
+    def rank(self, s: str) -> Term:
+        return const(0) if s == self.init else Aux(f"d{self.sid[s]}")
+
+
 def _build(ns: NetworkSystem, net: PetriNet, automaton: SerialAutomaton,
            restriction: Restriction | None) -> tuple[Invariant, WalkNames]:
     markable, live = live_structure(net)
     shape = _classify(ns, net, live, markable, set(automaton.edges))
     if not shape.commits:
         raise NotApplicable("no commit step")
-    init = ns.initial_global
-    gplace = {p.state: i for i, p in enumerate(net.places) if p.kind == "global"}
-    if init not in gplace:
-        raise NotApplicable("no initial global place")
+    n = _Names(net, shape, ns.initial_global)
+    parts = (_places(n, shape, markable, restriction) + _walk(n) + _ends(n, shape)
+             + _labels(n, shape) + (_ranks(n) if n.ranked else _loops(n)))
+    init, sid, states = n.init, n.sid, n.states
+    aux = (tuple(n.yname[e] for e in n.order) + tuple(f"e{sid[s]}" for s in states)
+           + tuple(f"v{sid[s]}" for s in states if s != init and n.ranked)
+           + tuple(f"d{sid[s]}" for s in states if s != init and n.ranked)
+           + tuple(n.cname[rv] for rv in n.labels))
+    initial = tuple((a, int(a == f"e{sid[init]}")) for a in aux)
+    walk = WalkNames(init, tuple((e, n.yname[e]) for e in n.order),
+                     tuple((s, f"e{sid[s]}") for s in states),
+                     tuple((s, f"d{sid[s]}") for s in states if s != init and n.ranked))
+    return Invariant(aux, initial, conj(parts), _updates(n, shape)), walk
 
-    def M(i: int) -> Term:
-        return PlaceVar(net.places[i])
 
-    def G(g: str) -> Term:
-        return M(gplace[g]) if g in gplace else const(0)
-
-    order = sorted(set(shape.commits.values()))
-    yname = {e: f"y{k}" for k, e in enumerate(order)}
-    states = sorted({e.source for e in order} | {e.target for e in order} | {init})
-    sid = {s: k for k, s in enumerate(states)}
-
-    def y(e: SerialEdge) -> Term:
-        return Aux(yname[e])
-
-    def end(s: str) -> Term:
-        return Aux(f"e{sid[s]}") if s in sid else const(0)
-
-    def vis(s: str) -> Term:
-        return const(1) if s == init else Aux(f"v{sid[s]}")
-
-    def rank(s: str) -> Term:
-        return const(0) if s == init else Aux(f"d{sid[s]}")
-
-    labels = sorted({(e.request, e.response) for ti, e in shape.commits.items()
-                     if ti in shape.into_holder})
-    cname = {rv: f"c{k}" for k, rv in enumerate(labels)}
-
-    parts: list[Formula] = []
+def _places(n: _Names, shape: _Shape, markable: frozenset[int] | set[int],
+            restriction: Restriction | None) -> list[Formula]:
+    """One global place marked, at most one holder, each holder at a global where it
+    steps, and waiting locals only at the globals the restriction lists."""
+    net, M, G = n.net, n.M, n.G
     # Never-markable places (other requests' locals among them) hold nothing: one
     # equality each, which cvc5 substitutes away (as one sum they cost every transition
     # of another request's local a real query: locked-03 check 29 s -> 16 s).
-    dead = [i for i in range(len(net.places)) if i not in markable]
-    parts += [cmp("=", M(i), const(0)) for i in dead]
-    parts.append(cmp("=", linear((1, M(i)) for i in sorted(gplace.values())), const(1)))
+    parts = [cmp("=", M(i), const(0)) for i in range(len(net.places)) if i not in markable]
+    parts.append(cmp("=", linear((1, M(i)) for i in sorted(n.gplace.values())), const(1)))
     holders = sorted(shape.holders)
-    hsum = linear((1, M(h)) for h in holders)
     if holders:
-        parts.append(cmp("<=", hsum, const(1)))
+        parts.append(cmp("<=", linear((1, M(h)) for h in holders), const(1)))
     # (per global instead, G(g) + Σ holders that cannot step at g ≤ 1: measured slower)
     for h in holders:
         parts.append(cmp("<=", M(h), linear((1, G(g)) for g in sorted(shape.steps_at[h]))))
@@ -278,26 +311,39 @@ def _build(ns: NetworkSystem, net: PetriNet, automaton: SerialAutomaton,
             listed.setdefault(loc, set()).add(g)
         for w in sorted(shape.waiting):
             ok = listed.get(net.places[w].state, set())
-            if any(g not in ok for g in gplace):
+            if any(g not in ok for g in n.gplace):
                 parts.append(implies(cmp(">=", M(w), const(1)),
                                      cmp(">=", linear((1, G(g)) for g in sorted(ok)),
                                          const(1))))
-    parts += [cmp(">=", y(e), const(0)) for e in order]
-    parts += [cmp(">=", end(s), const(0)) for s in states]
-    parts.append(cmp("=", linear((1, end(s)) for s in states), const(1)))
-    for s in states:
-        flow = linear([(1, y(e)) for e in order if e.target == s]
-                      + [(-1, y(e)) for e in order if e.source == s])
-        parts.append(cmp("=", flow, linear([(1, end(s))], -1 if s == init else 0)))
+    return parts
+
+
+def _walk(n: _Names) -> list[Formula]:
+    """The commit counts form a walk from the initial state to the one state it ends at."""
+    y, end = n.y, n.end
+    parts = [cmp(">=", y(e), const(0)) for e in n.order]
+    parts += [cmp(">=", end(s), const(0)) for s in n.states]
+    parts.append(cmp("=", linear((1, end(s)) for s in n.states), const(1)))
+    for s in n.states:
+        flow = linear([(1, y(e)) for e in n.order if e.target == s]
+                      + [(-1, y(e)) for e in n.order if e.source == s])
+        parts.append(cmp("=", flow, linear([(1, end(s))], -1 if s == n.init else 0)))
+    return parts
+
+
+def _ends(n: _Names, shape: _Shape) -> list[Formula]:
+    """Where the walk ends, and which label the lock's holder will add."""
+    M, G, end = n.M, n.G, n.end
+    parts: list[Formula] = []
     # Nobody holds the lock at a global where no holder can step: there the walk ends at
     # the current global. (Where a holder can step the pair constraints below say where
     # it ends; no commit starts there, so nothing more is needed. Leaving H out keeps
     # these conjuncts untouched by the holder's own steps.)
     holder_globals = {g for h in shape.holders for g in shape.steps_at[h]}
-    for g in sorted(gplace):
+    for g in sorted(n.gplace):
         if g not in holder_globals:
             parts.append(cmp("<=", G(g), end(g)))
-    for h in holders:
+    for h in sorted(shape.holders):
         by_end: dict[str, list[str]] = {}
         by_label: dict[str, list[str]] = {}
         for g in sorted(shape.steps_at[h]):
@@ -306,89 +352,105 @@ def _build(ns: NetworkSystem, net: PetriNet, automaton: SerialAutomaton,
             by_label.setdefault(v, []).append(g)
         for g2, gs in sorted(by_end.items()):
             parts.append(cmp("<=", linear([(1, M(h))] + [(1, G(g)) for g in gs], -1), end(g2)))
-        r = net.places[h].request or ""
+        r = n.net.places[h].request or ""
         for v, gs in sorted(by_label.items()):
-            if (r, v) not in cname:
-                raise NotApplicable(f"{net.places[h].label()} completes with an uncommitted label")
+            if (r, v) not in n.cname:
+                raise NotApplicable(
+                    f"{n.net.places[h].label()} completes with an uncommitted label")
             parts.append(cmp("<=", linear([(1, M(h))] + [(1, G(g)) for g in gs], -1),
-                             Aux(cname[(r, v)])))
-    if labels:
-        parts += [cmp(">=", Aux(cname[rv]), const(0)) for rv in labels]
-        parts.append(cmp("=", linear((1, Aux(cname[rv])) for rv in labels), hsum))
-    for i, p in enumerate(net.places):
+                             Aux(n.cname[(r, v)])))
+    return parts
+
+
+def _labels(n: _Names, shape: _Shape) -> list[Formula]:
+    """The walk's labels are the answered requests, the finished ones and the holder's."""
+    parts: list[Formula] = []
+    if n.labels:
+        parts += [cmp(">=", Aux(n.cname[rv]), const(0)) for rv in n.labels]
+        parts.append(cmp("=", linear((1, Aux(n.cname[rv])) for rv in n.labels),
+                         linear((1, n.M(h)) for h in sorted(shape.holders))))
+    for i, p in enumerate(n.net.places):
         if p.kind != "response":
             continue
         rv = (p.request or "", p.state)
-        lhs = linear([(1, y(e)) for e in order if (e.request, e.response) == rv])
-        rhs: list[tuple[int, Term]] = [(1, M(i))]
-        rhs += [(1, M(j)) for j, v in sorted(shape.finished.items())
-                if (net.places[j].request, v) == rv]
-        if rv in cname:
-            rhs.append((1, Aux(cname[rv])))
+        lhs = linear([(1, n.y(e)) for e in n.order if (e.request, e.response) == rv])
+        rhs: list[tuple[int, Term]] = [(1, n.M(i))]
+        rhs += [(1, n.M(j)) for j, v in sorted(shape.finished.items())
+                if (n.net.places[j].request, v) == rv]
+        if rv in n.cname:
+            rhs.append((1, Aux(n.cname[rv])))
         parts.append(cmp("=", lhs, linear(rhs)))
-    # Connectivity. Where the serial edges the commits take form a DAG apart from
-    # self-loops, a flow with one unit leaving the initial state is one simple path plus
-    # loops, and a loop is on the path when its state has an inflow (measured on
-    # locked-03: a fifth of the checker's consecution time of the rank encoding).
-    # Otherwise visited flags and first-visit ranks as in templates.py.
-    ranked = topological({(e.source, e.target) for e in order if e.source != e.target}) is None
-    if not ranked:
-        for s in states:
-            loops = [e for e in order if e.source == s == e.target]
-            if s == init or not loops:
-                continue
-            inflow = [e for e in order if e.target == s and e.source != s]
-            parts.append(implies(cmp(">=", linear((1, y(e)) for e in loops), const(1)),
-                                 cmp(">=", linear((1, y(e)) for e in inflow), const(1))))
-    else:
-        for s in states:
-            if s != init:
-                parts += [cmp(">=", vis(s), const(0)), cmp("<=", vis(s), const(1)),
-                          cmp("<=", end(s), vis(s))]
-        for e in order:
-            seen = [cmp("=", vis(s), const(1)) for s in sorted({e.source, e.target})
-                    if s != init]
-            if seen:
-                parts.append(implies(cmp(">=", y(e), const(1)), conj(seen)))
-        for s in states:
-            if s == init:
-                continue
-            options = [conj([cmp(">=", y(e), const(1)), cmp("<", rank(e.source), rank(s))])
-                       for e in order if e.target == s and e.source != s]
-            parts.append(implies(cmp("=", vis(s), const(1)),
-                                 disj(options) if options else FALSE))
+    return parts
+
+
+def _loops(n: _Names) -> list[Formula]:
+    """Connectivity when the commit edges form a DAG apart from self-loops: a loop is on
+    the path when its state has an inflow (measured on locked-03: a fifth of the checker's
+    consecution time of the rank encoding)."""
+    parts: list[Formula] = []
+    for s in n.states:
+        loops = [e for e in n.order if e.source == s == e.target]
+        if s == n.init or not loops:
+            continue
+        inflow = [e for e in n.order if e.target == s and e.source != s]
+        parts.append(implies(cmp(">=", linear((1, n.y(e)) for e in loops), const(1)),
+                             cmp(">=", linear((1, n.y(e)) for e in inflow), const(1))))
+    return parts
+
+
+def _ranks(n: _Names) -> list[Formula]:
+    """Connectivity by visited flags and first-visit ranks, as in templates.py."""
+    vis, rank, init = n.vis, n.rank, n.init
+    parts: list[Formula] = []
+    for s in n.states:
+        if s != init:
+            parts += [cmp(">=", vis(s), const(0)), cmp("<=", vis(s), const(1)),
+                      cmp("<=", n.end(s), vis(s))]
+    for e in n.order:
+        seen = [cmp("=", vis(s), const(1)) for s in sorted({e.source, e.target}) if s != init]
+        if seen:
+            parts.append(implies(cmp(">=", n.y(e), const(1)), conj(seen)))
+    for s in n.states:
+        if s == init:
+            continue
+        options = [conj([cmp(">=", n.y(e), const(1)), cmp("<", rank(e.source), rank(s))])
+                   for e in n.order if e.target == s and e.source != s]
+        parts.append(implies(cmp("=", vis(s), const(1)), disj(options) if options else FALSE))
+    return parts
+
+
+def _updates(n: _Names, shape: _Shape) -> tuple[tuple[int, tuple[tuple[str, Term], ...]], ...]:
+    """The aux variables' witness updates on the commit and release transitions."""
     updates: list[tuple[int, tuple[tuple[str, Term], ...]]] = []
     for ti in sorted(set(shape.commits) | set(shape.releases)):
         assign: list[tuple[str, Term]] = []
         if ti in shape.commits:
-            e = shape.commits[ti]
-            assign.append((yname[e], linear([(1, y(e))], 1)))
-            if e.target != e.source:
-                assign.append((f"e{sid[e.source]}", linear([(1, end(e.source))], -1)))
-                assign.append((f"e{sid[e.target]}", linear([(1, end(e.target))], 1)))
-                if e.target != init and ranked:
-                    k = sid[e.target]
-                    assign.append((f"v{k}", const(1)))
-                    old = cmp("=", vis(e.target), const(1))
-                    assign.append((f"d{k}", Ite(old, rank(e.target),
-                                                linear([(1, rank(e.source))], 1))))
-            if ti in shape.into_holder:
-                c = cname[(e.request, e.response)]
-                assign.append((c, linear([(1, Aux(c))], 1)))
+            assign += _commit(n, shape.commits[ti], ti in shape.into_holder)
         if ti in shape.releases:
-            rv = (net.transitions[ti].request, shape.releases[ti])
-            if rv not in cname:
-                raise NotApplicable(f"{net.transitions[ti].label()} releases an uncommitted label")
-            c = cname[rv]
+            rv = (n.net.transitions[ti].request, shape.releases[ti])
+            if rv not in n.cname:
+                raise NotApplicable(
+                    f"{n.net.transitions[ti].label()} releases an uncommitted label")
+            c = n.cname[rv]
             assign.append((c, linear([(1, Aux(c))], -1)))
         if assign:
             updates.append((ti, tuple(assign)))
-    aux = (tuple(yname[e] for e in order) + tuple(f"e{sid[s]}" for s in states)
-           + tuple(f"v{sid[s]}" for s in states if s != init and ranked)
-           + tuple(f"d{sid[s]}" for s in states if s != init and ranked)
-           + tuple(cname[rv] for rv in labels))
-    initial = tuple((a, int(a == f"e{sid[init]}")) for a in aux)
-    walk = WalkNames(init, tuple((e, yname[e]) for e in order),
-                     tuple((s, f"e{sid[s]}") for s in states),
-                     tuple((s, f"d{sid[s]}") for s in states if s != init and ranked))
-    return Invariant(aux, initial, conj(parts), tuple(updates)), walk
+    return tuple(updates)
+
+
+def _commit(n: _Names, e: SerialEdge, into_holder: bool) -> list[tuple[str, Term]]:
+    """A commit extends the walk by its edge (moving its end, visiting its target)."""
+    assign: list[tuple[str, Term]] = [(n.yname[e], linear([(1, n.y(e))], 1))]
+    if e.target != e.source:
+        assign.append((f"e{n.sid[e.source]}", linear([(1, n.end(e.source))], -1)))
+        assign.append((f"e{n.sid[e.target]}", linear([(1, n.end(e.target))], 1)))
+        if e.target != n.init and n.ranked:
+            k = n.sid[e.target]
+            assign.append((f"v{k}", const(1)))
+            old = cmp("=", n.vis(e.target), const(1))
+            assign.append((f"d{k}", Ite(old, n.rank(e.target),
+                                        linear([(1, n.rank(e.source))], 1))))
+    if into_holder:
+        c = n.cname[(e.request, e.response)]
+        assign.append((c, linear([(1, Aux(c))], 1)))
+    return assign

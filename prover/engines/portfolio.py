@@ -32,6 +32,7 @@ Engines, in order (`ENGINES`):
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -126,7 +127,7 @@ def attempt_proof(
             attempts.append(EngineAttempt(engine, False, 0.0, "not started: budget exhausted"))
             continue
         if engine == "locked-walk":
-            outcome = _run_locked_walk(run, deadline, attempts)
+            outcome = _guarded(engine, attempts, _run_locked_walk, run, deadline, attempts)
             if outcome is not None:
                 return ProofAttempt(outcome, tuple(attempts))
             continue
@@ -140,24 +141,17 @@ def attempt_proof(
             km = _Km(ns.restriction, ideal_formula(net, ns.restriction),
                      tuple(holder_rows(net, ns.restriction)))
         if engine == "state-equation":
-            outcome = _run_state_equation(
-                net, serial_set, target, deadline, attempts, background, km
-            )
+            outcome = _guarded(engine, attempts, _run_state_equation, net, serial_set,
+                               target, deadline, attempts, background, km)
         elif engine == "pdr":
-            outcome = _run_pdr(net, serial_set, target, deadline, attempts, background, km)
+            outcome = _guarded(engine, attempts, _run_pdr, net, serial_set, target,
+                               deadline, attempts, background, km)
         elif engine == "serial-walk":
-            outcome = _run_serial_walk(ns, net, run.automaton, serial_set, target, deadline,
-                                       attempts, km)
+            outcome = _guarded(engine, attempts, _run_serial_walk, ns, net, run.automaton,
+                               serial_set, target, deadline, attempts, km)
         elif engine == "sliced-state-equation":
-            from prover.engines.sliced import attempt_sliced
-
-            t0 = time.monotonic()
-            outcome, detail = attempt_sliced(
-                ns, budget_s=max(0.0, deadline - time.monotonic()), net=net,
-                serial_set=serial_set,
-            )
-            if outcome is None:
-                attempts.append(EngineAttempt(engine, False, time.monotonic() - t0, detail))
+            outcome = _guarded(engine, attempts, _run_sliced, ns, net, serial_set, deadline,
+                               attempts)
         else:
             raise ValueError(f"unknown proof engine {engine!r}")
         if outcome is not None and km is not None and outcome.proof.get("pairs") is None:
@@ -176,6 +170,32 @@ def attempt_proof(
         if outcome is not None:
             return ProofAttempt(outcome, tuple(attempts))
     return ProofAttempt(None, tuple(attempts))
+
+
+def _guarded(engine: str, attempts: list[EngineAttempt],
+             run: Callable[..., ProofOutcome | None], *args: Any) -> ProofOutcome | None:
+    """An engine's failure is its own "unknown" (recorded), and the next engine runs: a
+    RecursionError in locked-walk once left a serializable model undecided."""
+    t0 = time.monotonic()
+    try:
+        return run(*args)
+    except Exception as exc:  # noqa: BLE001 (no verdict comes from a failed engine)
+        attempts.append(EngineAttempt(engine, False, time.monotonic() - t0,
+                                      f"failed ({type(exc).__name__}: {exc})"))
+        return None
+
+
+def _run_sliced(ns: NetworkSystem, net: PetriNet, serial_set: SerialSet, deadline: float,
+                attempts: list[EngineAttempt]) -> ProofOutcome | None:
+    from prover.engines.sliced import attempt_sliced
+
+    t0 = time.monotonic()
+    outcome, detail = attempt_sliced(ns, budget_s=max(0.0, deadline - time.monotonic()),
+                                     net=net, serial_set=serial_set)
+    if outcome is None:
+        attempts.append(EngineAttempt("sliced-state-equation", False,
+                                      time.monotonic() - t0, detail))
+    return outcome
 
 
 @dataclass(frozen=True)

@@ -117,3 +117,25 @@ def test_locked_02_scale_model() -> None:
     att = attempt_proof(m, budget_s=30, engines=("locked-walk",))
     assert att.outcome is not None, att.reason
     _check(m, att.outcome.proof)
+
+
+# A holder that waits in its critical section loops when run alone: the template does not
+# apply. Its alone-run was followed by recursion, deeper than Python allows, and the
+# RecursionError ended the whole proof portfolio: this serializable model was undecided.
+UP_DOWN = """
+request up { while (N == 3) { yield }; N := N + 1; yield; while (N == 3) { yield }; N := N + 1; 1 }
+request down { while (N == 0) { yield }; N := N - 1; 0 }
+"""
+
+
+def test_a_holder_that_loops_alone_is_not_applicable(tmp_path: Path) -> None:
+    m = _model(tmp_path, UP_DOWN)
+    ns = m.ns  # type: ignore[attr-defined]
+    res = prove_locked_walk(ns, build_interleaving_net(ns), build_serial_automaton(ns),
+                            ns.restriction)
+    assert res.invariant is None and "blocks or loops at {N=3}" in res.reason
+
+
+def test_a_holder_that_loops_alone_leaves_the_proof_to_other_engines(tmp_path: Path) -> None:
+    att = attempt_proof(_model(tmp_path, UP_DOWN), budget_s=30)  # type: ignore[arg-type]
+    assert att.outcome is not None, att.reason
