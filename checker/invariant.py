@@ -82,6 +82,14 @@ def shown(s: Steps, m: Step) -> str:
                                                      strict=True)) + "}"  # fmt: skip
 
 
+def _shown_name(k: Key) -> str:
+    """A variable in a counter-model: a global, a `#r«local»` count, or an answer count."""
+    if k[0] == "value":
+        return str(k[1])
+    text = str(k[2]) if len(str(k[2])) <= 40 else str(k[2])[:37] + "..."
+    return f"#{k[1]}«{text}»" if k[0] == "local" else f"answered({k[1]}, {text})"
+
+
 class Inductive:
     """One invariant of one Ser program on its domains. Not frozen: the obligations run in
     order and fill it (the program, the domains, the steps, the solver)."""
@@ -102,20 +110,17 @@ class Inductive:
         self.steps: Steps
         self.live: list[Step] = []
         self._query: Query | None = None
+        self._named: dict[str, Any] = {}
 
     def atom(self, key: Key) -> Any:
         if key not in self.var:
-            self.var[key] = self.smt.var(f"v{len(self.var)}")
+            self.var[key] = self._named[_shown_name(key)] = self.smt.var(f"v{len(self.var)}")
         return self.var[key]
 
     def shown(self) -> dict[str, Any]:
-        """The variables a counter-model names: globals, `#r«local»` counts, answers."""
-        def name(k: Key) -> str:
-            if k[0] == "value":
-                return str(k[1])
-            text = str(k[2]) if len(str(k[2])) <= 40 else str(k[2])[:37] + "..."
-            return f"#{k[1]}«{text}»" if k[0] == "local" else f"answered({k[1]}, {text})"
-        return {name(k): v for k, v in sorted(self.var.items(), key=lambda kv: str(kv[0]))}
+        """The variables a counter-model names (named once, as made: every solver query
+        gets this, and only a failing one reads it)."""
+        return self._named
 
     def resolve(self, p: Json) -> Key:
         key = key_of(p)
