@@ -160,7 +160,7 @@ ALWAYS = [("examples/intro-lock.ser", "G (L <= inflight(main))"),
 
 def _always_certs(scale: Path) -> dict[str, Json]:
     """`G p` for any number of requests, proved by an invariant (prover/ltl/inductive.py)."""
-    from prover.ltl.formula import parse_formula
+    from prover.frontend.load import load_model
     from prover.ltl.inductive import invariant_certificate
 
     found = {}
@@ -168,11 +168,7 @@ def _always_certs(scale: Path) -> dict[str, Json]:
         path = scale / where[6:] if where.startswith("scale:") else ROOT / where
         if not path.is_file():
             continue
-        src = path.read_text(encoding="utf-8")
-        names = set(re.findall(r"\b[A-Z][A-Z0-9_]*\b", src))
-        phi = parse_formula(text, frozenset(names), frozenset(re.findall(
-            r"request\s+(\w+)", src)))
-        cert = invariant_certificate(str(path), text, phi)
+        cert = invariant_certificate(str(path), text, _formula(load_model(path).ns, text))
         assert cert is not None, (where, text)
         found[f"always:{path.name}:{text}"] = cert
     return found
@@ -191,19 +187,22 @@ def formula_swaps(cert: Json) -> Iterator[Mutant]:
         yield "formula swap", doc
 
 
+def _formula(ns: Any, text: str) -> Any:
+    """`text` read against the model's globals and request names."""
+    from prover.ltl.formula import parse_formula
+    from prover.ltl.lasso import ser_globals
+
+    return parse_formula(text, ser_globals(ns), frozenset(e.request for e in ns.requests))
+
+
 def _always_truth(cert: Json) -> str | None:
     """A `G p` claim's truth as far as the explicit search sees, with at most 3 requests."""
     from prover.frontend.load import load_source
     from prover.ltl.explore import search
-    from prover.ltl.formula import parse_formula
-    from prover.ltl.lasso import ser_globals
 
     try:
-        model = load_source(cert["model"]["source"], "ser", "m.ser")
-        ns = model.ns
-        phi = parse_formula(cert["always"]["formula"], ser_globals(ns),
-                            frozenset(e.request for e in ns.requests))
-        found = search(ns, phi, 3, max_states=200_000)
+        ns = load_source(cert["model"]["source"], "ser", "m.ser").ns
+        found = search(ns, _formula(ns, cert["always"]["formula"]), 3, max_states=200_000)
     except Exception:  # noqa: BLE001 (an unreadable claim: no truth to compare)
         return None
     return {"violated": "violated", "holds": "ltl_holds"}.get(found.verdict, "ltl_holds")
