@@ -25,6 +25,7 @@ from prover.ltl.lasso import ser_globals
 from prover.ltl.pdnet import PDNet, Step
 from prover.ltl.replay import lasso
 from prover.ltl.unfold_ltl import Decided, unfold_ltl
+from tests.strategies import ser_programs
 
 ROOT = Path(__file__).resolve().parents[2]
 LOCK = str(ROOT / "examples" / "intro-lock.ser")
@@ -133,35 +134,6 @@ def test_the_command_says_when_the_explicit_search_decided(
 
 # ---- the same verdicts as the explicit search ------------------------------------------
 
-GVARS = ["X", "Y"]
-
-
-def _stmt(depth: int) -> st.SearchStrategy[str]:
-    const = st.sampled_from(["0", "1"])
-    atoms = st.one_of(
-        st.builds(lambda v, c: f"{v} := {c}", st.sampled_from(GVARS), const),
-        st.builds(lambda v: f"{v} := 1 - {v}", st.sampled_from(GVARS)),
-        st.just("yield"),
-        st.builds(lambda v, c: f"while ({v} == {c}) {{ yield }}", st.sampled_from(GVARS), const),
-    )
-    if depth == 0:
-        return atoms
-    sub = _stmt(depth - 1)
-    return st.one_of(
-        atoms,
-        st.builds(lambda v, a, b: f"if ({v} == 0) {{ {a} }} else {{ {b} }}",
-                  st.sampled_from(GVARS), sub, sub),
-        st.builds(lambda a, b: f"{a}; {b}", sub, sub),
-    )
-
-
-@st.composite
-def programs(draw: st.DrawFn) -> str:
-    n = draw(st.integers(1, 2))
-    return "\n".join(f"request r{i} {{ {draw(_stmt(2))}; {draw(st.sampled_from(['X', '1']))} }}"
-                     for i in range(n))
-
-
 def _formula(draw: st.DrawFn, names: list[str], gl: list[str], depth: int) -> str:
     atoms = [f"{g} == {c}" for g in gl for c in (0, 1)] + \
         [f"inflight({r}) >= 1" for r in names] + [f"done({r}) >= 1" for r in names]
@@ -175,7 +147,8 @@ def _formula(draw: st.DrawFn, names: list[str], gl: list[str], depth: int) -> st
 
 @settings(max_examples=80, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow])
-@given(programs(), st.data(), st.sampled_from([1, 2]), st.sampled_from(["none", "weak"]))
+@given(ser_programs(with_locals=False, results=["X", "1"]), st.data(), st.sampled_from([1, 2]),
+       st.sampled_from(["none", "weak"]))
 def test_same_verdicts_as_the_explicit_search(text: str, data: st.DataObject, k: int,
                                               fairness: str) -> None:
     model = load_source(text, "ser", "random.ser")

@@ -13,6 +13,7 @@ from proof_helpers import assert_checker_accepts
 from prover.engines.explicit import find_counterexample
 from prover.engines.portfolio import attempt_proof
 from prover.frontend.load import LoadedModel, load_source
+from tests.strategies import ser_programs
 
 GLOBALS = ["g0", "g1", "g2"]
 LOCALS = ["a", "b", "c", "d"]
@@ -68,48 +69,10 @@ def test_never_both_and_certificates_check(text: str) -> None:
 
 # ---- random Ser programs ------------------------------------------------------------
 
-GVARS = ["X", "Y"]
-
-
-def _stmt(depth: int) -> st.SearchStrategy[str]:
-    const = st.sampled_from(["0", "1"])
-    atoms = st.one_of(
-        st.builds(lambda v, c: f"{v} := {c}", st.sampled_from(GVARS), const),
-        st.builds(lambda v: f"{v} := 1 - {v}", st.sampled_from(GVARS)),
-        st.builds(lambda v: f"y := {v}", st.sampled_from(GVARS)),
-        st.builds(lambda v: f"{v} := y", st.sampled_from(GVARS)),
-        st.just("yield"),
-        st.builds(lambda v, c: f"while ({v} == {c}) {{ yield }}", st.sampled_from(GVARS), const),
-    )
-    if depth == 0:
-        return atoms
-    sub = _stmt(depth - 1)
-    cond = st.one_of(
-        st.just("?"),
-        st.builds(lambda v, c: f"{v} == {c}", st.sampled_from(GVARS + ["y"]), const),
-    )
-    return st.one_of(
-        atoms,
-        st.builds(lambda c, a, b: f"if ({c}) {{ {a} }} else {{ {b} }}", cond, sub, sub),
-        st.builds(lambda a, b: f"{a}; {b}", sub, sub),
-    )
-
-
-@st.composite
-def ser_program(draw: st.DrawFn) -> str:
-    n = draw(st.integers(1, 2))
-    reqs = []
-    for i in range(n):
-        body = draw(_stmt(2))
-        result = draw(st.sampled_from(["X", "y", "1", "Y"]))
-        reqs.append(f"request r{i} {{ {body}; {result} }}")
-    return "\n".join(reqs)
-
-
 @settings(
     max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow],
     derandomize=True,
 )
-@given(ser_program())
+@given(ser_programs(with_locals=True, results=["X", "y", "1", "Y"]))
 def test_random_ser_programs(text: str) -> None:
     _never_both(load_source(text, "ser", "random.ser"))
