@@ -134,7 +134,8 @@ class _Search(Generic[R]):
                 loop = self._steps(segment)
                 self.livelocks.add((self._start(x, segment), loop))
             elif all(nodes & acc for acc in self.product.aut.accepting):
-                self.found = self._offer(earlier, segment, "infinite")
+                self.found = self._offer(self._steps(earlier), self._steps(segment),
+                                         "infinite")
                 if self.found is not None:
                     return True
         return False
@@ -161,8 +162,9 @@ class _Search(Generic[R]):
         assert self.prefix is not None
         return tuple(m.step for m in self.prefix.run(events) if m.step is not None)
 
-    def _offer(self, before: int, loop: int, kind: str) -> R | None:
-        found = self.accept(self._steps(before), self._steps(loop), kind)
+    def _offer(self, before: tuple[Step, ...], loop: tuple[Step, ...], kind: str) -> R | None:
+        """A candidate to `accept`; one it refuses (unfair) is counted."""
+        found = self.accept(before, loop, kind)
         if found is None:
             self.refused += 1
         return found
@@ -194,10 +196,7 @@ class _Search(Generic[R]):
             if not prod.accepts_constant(q, [p.place[chosen[v]] for v in prod.watched]):
                 return None
             before = p.config(list(chosen.values()))
-            found = self.accept(self._steps(before), loop, "livelock")
-            if found is None:
-                self.refused += 1
-            return found
+            return self._offer(self._steps(before), loop, "livelock")
 
         return p.cosets(order, {}, p.everything(), leaf, only)
 
@@ -227,10 +226,7 @@ class _Search(Generic[R]):
             assert isinstance(q, int)
             if not prod.accepts_constant(q, [p.place[chosen[v]] for v in prod.watched]):
                 return None
-            found = self.accept(self._steps(p.config(list(chosen.values()))), (), "deadlock")
-            if found is None:
-                self.refused += 1
-            return found
+            return self._offer(self._steps(p.config(list(chosen.values()))), (), "deadlock")
 
         return p.cosets([prod.auto, *prod.slots], {}, p.everything(), slots_chosen, only)
 
