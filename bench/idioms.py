@@ -136,7 +136,7 @@ request read {{
 
 def seqlock_bug(k: int) -> str:
     reads = "a := C0;" + "".join(f" yield; a := a + C{i};" for i in range(1, k))
-    return f"""// a seqlock over {k} cells whose reader waits for an even S but never checks it again
+    return f"""// a seqlock over {k} cells whose reader waits for an even S, never checks it again
 {_seq_writer(k)}
 request read {{
   while (S % 2 == 1) {{ yield }};

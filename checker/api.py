@@ -15,7 +15,6 @@ from typing import Any
 from checker import certificate
 from checker.certificate import Limits
 from checker.errors import CheckerError, Invalid, LimitError, Undecided
-from checker.model import explore, semantics
 
 EXIT_CODES = {"valid": 0, "invalid": 1, "unusable": 2, "undecided": 3}
 _RESULT = {"invalid": "failed", "undecided": "undecided"}  # an obligation's result by status
@@ -162,6 +161,7 @@ def _obligations(cert: dict[str, Any] | str | bytes, model_text: str | bytes | N
         return digest
 
     def build() -> str:
+        from checker.semantics import explore, semantics
         from checker.serial_model import make_model
 
         cert, m = state["cert"], state["cert"]["model"]

@@ -1,9 +1,6 @@
-"""Serial sets as simple linear sets (DESIGN.md, trust contract 4): the witnesses of each
-component (a walk and circulations of the checker's own serial automaton, checked by
-arithmetic and graph search), and non-membership in a component, quantifier-free.
-
-Imported only by proofs that carry a serial set.
-"""
+"""Serial sets as simple linear sets (DESIGN.md, trust contract 4), imported only by proofs
+that carry one: each component's witnesses (a walk and circulations of the checker's own
+serial automaton, by arithmetic and graph search), non-membership, quantifier-free."""
 
 from __future__ import annotations
 
@@ -13,8 +10,8 @@ from typing import Any
 from checker.certificate import integer
 from checker.errors import invalid
 from checker.formula import Smt
-from checker.model import Vector
 from checker.net import Place
+from checker.semantics import Vector
 from checker.serial import Edge
 from checker.serial_model import Json, Model, known, vector, vtext
 

@@ -1,15 +1,13 @@
-"""The interleaving Petri net of an NS (ser-reference §4.2), rebuilt by the checker.
-
-Places are tuples: ("global", g), ("local", request, loc), ("response", request, v).
-Transition keys: ("spawn", r, loc), ("respond", r, loc, v), ("step", r, loc, g, l2, g2).
-"""
+"""The interleaving Petri net of an NS (ser-reference §4.2), rebuilt by the checker. Places:
+("global", g), ("local", request, loc), ("response", request, v); transition keys:
+("spawn", r, loc), ("respond", r, loc, v), ("step", r, loc, g, l2, g2)."""
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
 
-from checker.model import NS
+from checker.semantics import NS
 
 Place = tuple[str, ...]
 TKey = tuple[str, ...]

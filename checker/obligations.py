@@ -15,8 +15,8 @@ from typing import Any, cast
 from checker.certificate import Limits
 from checker.errors import LimitError, SchemaError, invalid
 from checker.formula import Backend, Query, Resolve, Smt, Translator, check_shape
-from checker.model import Run, Semantics, apply
 from checker.net import Place, TKey, place_text, transition_text
+from checker.semantics import Run, Semantics, apply
 from checker.serial import is_serial
 from checker.serial_model import Json, Model, ascending, vector, vtext
 

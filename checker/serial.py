@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from checker.errors import Undecided
-from checker.model import NS, Semantics, ns_semantics
+from checker.semantics import NS, Semantics, ns_semantics
 
 Edge = tuple[str, str, str, str]  # (g, request, response, g2)
 SEARCH_LIMIT = 2_000_000

@@ -8,8 +8,8 @@ from typing import Any
 
 from checker.certificate import integer
 from checker.errors import SchemaError, invalid
-from checker.model import NS, Vector
 from checker.net import Net, build_net
+from checker.semantics import NS, Vector
 from checker.serial import Serial, build_serial
 
 Json = Any

@@ -13,7 +13,7 @@ from typing import Any
 from checker.certificate import integer
 from checker.errors import invalid
 from checker.ltl import nodes, parse_for
-from checker.model import Run, Semantics, apply, explore
+from checker.semantics import Run, Semantics, apply, explore
 
 Json = Any
 Thunk = Callable[[], str]

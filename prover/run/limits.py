@@ -81,7 +81,7 @@ def _as_checker(path: str, work: Callable[[Any, Any], object]) -> None:
     Without the checker installed nothing is checked later either: nothing is refused."""
     try:
         from checker.errors import CheckerError
-        from checker.model import explore, semantics
+        from checker.semantics import explore, semantics
     except ImportError:
         return
     try:

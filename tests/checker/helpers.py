@@ -8,8 +8,8 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
-from checker.model import explore, semantics
 from checker.net import Net, Place, Transition, build_net
+from checker.semantics import explore, semantics
 from checker.serial import is_serial
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from checker.model import explore, semantics
+from checker.semantics import explore, semantics
 from tests.checker.forgeries import nodes
 
 Json = Any

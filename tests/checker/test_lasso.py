@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from checker.api import check_certificate
 from checker.ltl import parse_formula
-from checker.model import semantics
+from checker.semantics import semantics
 from checker.temporal import _truth
 from tests.checker.helpers import EXAMPLES
 

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from checker.errors import LimitError, ModelError
-from checker.model import NS, explore, expr_text, load_ns_json, parse_program, ser_semantics
+from checker.model import expr_text, parse_program
 from checker.net import build_net
+from checker.semantics import NS, explore, load_ns_json, ser_semantics
 from checker.serial import build_serial, is_serial
 
 BENCH = Path(__file__).resolve().parents[3] / "shared" / "benchmarks" / "paper"

@@ -8,15 +8,16 @@ import re
 import pytest
 
 from checker import model as checker_model
+from checker import semantics as checker_semantics
 from checker.errors import ModelError
 from prover.errors import DivisionByZeroError, IntegerRangeError, SerError, SerSyntaxError
 from prover.frontend.load import load_source
 from prover.frontend.parser import parse
 
 
-def _checker_compile(src: str) -> checker_model.NS:
+def _checker_compile(src: str) -> checker_semantics.NS:
     """The checker's closure NS of a Ser program."""
-    return checker_model.explore(checker_model.ser_semantics(src))
+    return checker_semantics.explore(checker_semantics.ser_semantics(src))
 
 
 def text(src: str) -> str:

@@ -343,7 +343,7 @@ def checker_accepts(aut: SerialAutomaton, s: SerialSet) -> None:
     """The trusted checker's own witness check accepts every component of S."""
     try:
         from checker.linear_sets import check_component as checker_check
-        from checker.model import explore, semantics
+        from checker.semantics import explore, semantics
         from checker.serial_model import make_model
     except ImportError:  # pragma: no cover - checker not there
         pytest.skip("checker not available")

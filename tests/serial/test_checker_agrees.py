@@ -14,7 +14,7 @@ from prover.serial.parikh import compute_serial_set, serial_set_to_json
 def test_checker_accepts_components(name: str) -> None:
     try:
         from checker.linear_sets import check_component
-        from checker.model import explore, semantics
+        from checker.semantics import explore, semantics
         from checker.serial_model import make_model
     except ImportError:  # pragma: no cover - checker not there
         pytest.skip("checker not available")

@@ -183,7 +183,7 @@ def test_scale_models_exact_and_checked(name: str) -> None:
 
     try:
         from checker.linear_sets import check_component as checker_check
-        from checker.model import explore, semantics
+        from checker.semantics import explore, semantics
         from checker.serial_model import make_model
     except ImportError:  # pragma: no cover - checker not there
         pytest.skip("checker not available")
