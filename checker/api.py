@@ -44,9 +44,8 @@ class CheckResult:
 def check_certificate(cert: dict[str, Any] | str | bytes, *, model_text: str | bytes | None = None,
                       timeout_s: float = 60.0, limits: Limits | None = None,
                       progress: Callable[[str, int], None] | None = None) -> CheckResult:
-    """Check a certificate within `timeout_s` seconds for the whole check (else undecided);
-    never raises. `model_text`: the model file, whose SHA-256 must equal the embedded one;
-    `progress(name, done)`: told each obligation as it starts."""
+    """Check a certificate within `timeout_s` seconds (else undecided); never raises.
+    `model_text`: the model file (SHA-256 checked); `progress(name, done)`: each start."""
     limits = limits or Limits()
     done: list[ObligationResult] = []
     verdict: str | None = None
@@ -112,8 +111,8 @@ class _Expired(BaseException):
 
 @contextmanager
 def _alarm(seconds: float) -> Iterator[None]:
-    """Interrupt pure-Python work at the deadline (validation, elimination, search). Only
-    in the main thread, and only if no one else's timer is armed (theirs bounds us)."""
+    """Interrupt pure-Python work at the deadline, in the main thread if no one else's timer
+    is armed (theirs bounds us)."""
     usable = threading.current_thread() is threading.main_thread()
     if not usable or signal.getitimer(signal.ITIMER_REAL)[0] > 0:
         yield
@@ -160,22 +159,6 @@ def _obligations(cert: dict[str, Any] | str | bytes, model_text: str | bytes | N
                 raise Invalid("the model file differs from the embedded model", code="E-MODEL-FILE")
         return digest
 
-    def build() -> str:
-        from checker.semantics import explore, semantics
-        from checker.serial_model import make_model
-
-        cert, m = state["cert"], state["cert"]["model"]
-        state["sem"] = sem = semantics(m["kind"], m["source"])
-        if "proof" not in cert:
-            return "one-step semantics (counterexamples and lassos are replayed on it)"
-        pairs = cert["proof"].get("pairs")
-        ns = explore(sem, None if pairs is None else frozenset(tuple(p) for p in pairs),
-                     limits.state_bound)
-        state["model"] = model = make_model(ns)
-        kind = "closure" if pairs is None else f"restricted to {len(pairs)} pairs"
-        return f"NS {kind}: {len(model.net.places)} places, {len(model.net.transitions)} " \
-            f"transitions, {len(model.aut.edges)} serial edges"
-
     yield "certificate", _guard(read)
     yield "model-hash", _guard(model_hash)
     data = state["cert"]
@@ -187,20 +170,10 @@ def _obligations(cert: dict[str, Any] | str | bytes, model_text: str | bytes | N
         from checker.always import always
 
         steps = always(data["model"], data["always"], limits, deadline.remaining)
-    else:
-        yield "model", _guard(build)
-    if "counterexample" in data:
-        from checker.obligations import counterexample
+    else:  # on a network system or on events
+        from checker.network import network
 
-        steps = counterexample(state["sem"], data["counterexample"])
-    elif "ltl" in data or "always" in data and "invariant" not in data["always"]:
-        from checker.temporal import temporal
-
-        steps = temporal(state["sem"], data["model"]["kind"], data)
-    elif "proof" in data:
-        from checker.obligations import proof
-
-        steps = proof(state["model"], data["proof"], deadline.remaining, state["sem"])
+        steps = network(data, limits, deadline.remaining)
     for name, thunk in steps:
         yield name, _guard(thunk)
 

@@ -1,7 +1,5 @@
-"""One root exception for the checker; every rejection carries a stable code.
-
-The codes are listed in docs/certificates.md and never change meaning.
-"""
+"""One root exception for the checker; every rejection carries a stable code, listed in
+docs/certificates.md, that never changes meaning."""
 
 from __future__ import annotations
 

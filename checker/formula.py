@@ -11,11 +11,11 @@ from __future__ import annotations
 import importlib
 import importlib.abc
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from checker.certificate import integer
-from checker.errors import LimitError, SchemaError, Undecided
+from checker.errors import Undecided
 
 if TYPE_CHECKING:
     from pysmt.fnode import FNode
@@ -41,33 +41,6 @@ def solver_modules() -> Any:
 Json = Any
 Place = tuple[str, ...]  # a counter or variable an invariant names (checker/net.py's places)
 Resolve = Callable[[Json], Place]  # place JSON -> place, raises Invalid(E-NAME)
-
-
-def check_shape(inv: Json, declared: Sequence[str], max_nodes: int, max_vars: int) -> None:
-    """Declared aux only, initial values for exactly the declared ones, size limits."""
-    if len(declared) > max_vars:
-        raise LimitError(f"{len(declared)} auxiliary variables, limit {max_vars}")
-    if set(inv["initial_aux"]) != set(declared):
-        raise SchemaError("initial_aux must give a value to exactly the declared aux variables")
-    for name, value in inv["initial_aux"].items():
-        integer(value, f"initial_aux {name!r}")
-    nodes, todo = 0, [inv["formula"], *(t for u in inv["updates"] for t in u["assign"].values())]
-    while todo:
-        node = todo.pop()
-        nodes += 1
-        if nodes > max_nodes:
-            raise LimitError(f"invariant has more than {max_nodes} nodes")
-        if isinstance(node, dict):
-            if "aux" in node and isinstance(node["aux"], str) and node["aux"] not in declared:
-                raise SchemaError(f"aux variable {node['aux']!r} is not declared")
-            if "place" not in node:  # place objects are names, not sub-formulas
-                todo.extend(node.values())
-        elif isinstance(node, list):
-            todo.extend(node)
-    for u in inv["updates"]:
-        for name in u["assign"]:
-            if name not in declared:
-                raise SchemaError(f"update assigns undeclared aux variable {name!r}")
 
 
 class Backend:

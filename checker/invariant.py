@@ -20,7 +20,7 @@ from checker.certificate import Limits, integer
 from checker.errors import LimitError, SchemaError, invalid
 from checker.formula import Backend, Query, Smt, Translator
 from checker.model import Expr, parse_program
-from checker.steps import Local, Step, Steps, enumerate_steps, is_stutter
+from checker.steps import Foot, Local, Step, Steps, enumerate_steps, is_stutter
 
 Json = Any
 Key = tuple[str, ...]  # ("local", request, text), ("value", global), ("response", r, v)
@@ -77,8 +77,8 @@ def _delta(li: Linear, d: dict[Key, int | None]) -> int | None:
     return total
 
 
-def shown(s: Steps, m: Step) -> str:
-    return "{" + ",".join(f"{x}={v}" for x, v in zip(s.foot[m.src].reads, m.reads,
+def shown(foot: dict[Local, Foot], m: Step) -> str:
+    return "{" + ",".join(f"{x}={v}" for x, v in zip(foot[m.src].reads, m.reads,
                                                      strict=True)) + "}"  # fmt: skip
 
 
@@ -95,9 +95,10 @@ class Inductive:
     order and fill it (the program, the domains, the steps, the solver)."""
 
     def __init__(self, model: Json, domains: Json, inv: Json, limits: Limits,
-                 remaining: Callable[[], float], counts: bool) -> None:  # fmt: skip
+                 remaining: Callable[[], float], counts: bool,
+                 more: Json = ()) -> None:  # fmt: skip
         self.model, self.claim_domains, self.inv, self.limits = model, domains, inv, limits
-        self.remaining, self.counts = remaining, counts
+        self.remaining, self.counts, self.more = remaining, counts, list(more)
         self.conj = inv["and"] if isinstance(inv, dict) and "and" in inv else [inv]
         self.lin = [x for x in map(linear, self.conj) if x is not None]
         self.smt = Smt()
@@ -137,13 +138,13 @@ class Inductive:
     def program(self) -> str:
         if self.model["kind"] != "ser":
             raise SchemaError("a proof on per-variable steps is for a Ser program")
-        todo, nodes = [self.inv], 0
+        todo, nodes = [self.inv, *self.more], 0
         while todo:  # the formula grammar is shared: its aux terms mean nothing here
             node, nodes = todo.pop(), nodes + 1
             if isinstance(node, dict) and "aux" in node:
                 raise SchemaError("an invariant on per-variable steps has no aux variables")
             if nodes > self.limits.max_nodes:
-                raise LimitError(f"invariant has more than {self.limits.max_nodes} nodes")
+                raise LimitError(f"formulas of more than {self.limits.max_nodes} nodes")
             todo.extend(node.values() if isinstance(node, dict) else
                         node if isinstance(node, list) else [])
         init_env, self.blocks = parse_program(self.model["source"])
@@ -236,7 +237,7 @@ class Inductive:
             d[("local", *m.dst)] = (d.get(("local", *m.dst)) or 0) + 1
             for x, v in zip(fp.touched, m.after, strict=True):
                 d[("value", x)] = v - before[x] if x in before else None
-            out.append((f"step of {m.src[1]} at {shown(s, m)}", m.src, d,
+            out.append((f"step of {m.src[1]} at {shown(s.foot, m)}", m.src, d,
                         dict(zip(fp.touched, m.after, strict=True))))
         for loc in s.entries:
             out.append((f"arrival of {loc[0]}", loc, {("local", *loc): 1}, {}))

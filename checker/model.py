@@ -269,3 +269,4 @@ def _more(out: list[Outcome], more: list[Outcome]) -> None:
     out.extend(more)  # `v0 := ?; ...; v39 := ?` alone has 2^40 outcomes: bounded as made
     if len(out) > OUTCOME_BOUND:
         raise LimitError(f"one atomic step has more than {OUTCOME_BOUND} outcomes")
+

@@ -1,26 +1,49 @@
-"""The obligations the checker generates itself, from its own NS, net and automaton.
-
-Each obligation is a (name, thunk) pair; a thunk returns a short detail on success and
-raises a CheckerError (Invalid with a stable code, or Undecided) on failure. The thunks
-of one certificate run in order and share state through closures.
-"""
+"""The obligations the checker generates itself, from its own NS, net and automaton: (name,
+thunk) pairs run in order; a thunk returns a detail or raises a CheckerError."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from typing import Any, cast
 
-from checker.certificate import Limits
+from checker.certificate import Limits, integer
 from checker.errors import LimitError, SchemaError, invalid
-from checker.formula import Backend, Query, Resolve, Smt, Translator, check_shape
+from checker.formula import Backend, Query, Resolve, Smt, Translator
 from checker.net import Place, TKey, place_text, transition_text
 from checker.semantics import Run, Semantics, apply
 from checker.serial import is_serial
 from checker.serial_model import Json, Model, ascending, vector, vtext
 
 Thunk = Callable[[], str]
+
+
+def check_shape(inv: Json, declared: Sequence[str], max_nodes: int, max_vars: int) -> None:
+    """Declared aux only, initial values for exactly the declared ones, size limits."""
+    if len(declared) > max_vars:
+        raise LimitError(f"{len(declared)} auxiliary variables, limit {max_vars}")
+    if set(inv["initial_aux"]) != set(declared):
+        raise SchemaError("initial_aux must give a value to exactly the declared aux variables")
+    for name, value in inv["initial_aux"].items():
+        integer(value, f"initial_aux {name!r}")
+    nodes, todo = 0, [inv["formula"], *(t for u in inv["updates"] for t in u["assign"].values())]
+    while todo:
+        node = todo.pop()
+        nodes += 1
+        if nodes > max_nodes:
+            raise LimitError(f"invariant has more than {max_nodes} nodes")
+        if isinstance(node, dict):
+            if "aux" in node and isinstance(node["aux"], str) and node["aux"] not in declared:
+                raise SchemaError(f"aux variable {node['aux']!r} is not declared")
+            if "place" not in node:  # place objects are names, not sub-formulas
+                todo.extend(node.values())
+        elif isinstance(node, list):
+            todo.extend(node)
+    for u in inv["updates"]:
+        for name in u["assign"]:
+            if name not in declared:
+                raise SchemaError(f"update assigns undeclared aux variable {name!r}")
 
 
 def check_structure(cert: Json, limits: Limits) -> None:

@@ -1,15 +1,7 @@
-"""Reduction certificates: Lipton movers under an inductive invariant, checked on the
-checker's own per-variable steps (checker/steps.py), with no network system and no
-serial automaton (DESIGN.md, "Per-variable steps and reduction proofs";
-docs/certificates.md gives the format, the obligations and the soundness argument).
-
-The certificate gives a finite domain per global, an invariant I over the counters M(l)
-of local states and the globals' values, and a mover label per transition: R, L, B
-(both), N (the commit) or D (dead: never enabled). The checker enumerates the
-transitions inside the domains itself and proves, in order: the domains and names, the
-labels, initiation, that escapes and dead transitions are never enabled, consecution,
-the shape (R|B)* N? (L|B)* of every request, and the mover pairs.
-"""
+"""Reduction certificates (DESIGN.md, "Per-variable steps and reduction proofs" and "Beyond
+plain reduction"; docs/certificates.md): Lipton movers under an inductive invariant, on the
+checker's own per-variable steps, with blocks (checker/layers.py) reduced first. Labels are
+R, L, B (both), N (the commit) or D (dead); every request reads (R|B)* N? (L|B)*."""
 
 from __future__ import annotations
 
@@ -19,9 +11,9 @@ from typing import Any
 
 from checker.certificate import Limits, integer
 from checker.errors import SchemaError, invalid
-from checker.formula import Query, Smt
 from checker.invariant import Inductive, Key, Linear, shown
-from checker.steps import Local, Step, Steps
+from checker.layers import Blocks, Composite, check_attempts, read_blocks, top_view
+from checker.steps import Foot, Local, Step, Steps, is_stutter
 
 Json = Any
 Thunk = Callable[[], str]
@@ -29,16 +21,17 @@ MOVES = {0: {"R": 0, "B": 0, "N": 1, "L": 1}, 1: {"L": 1, "B": 1}}  # phase -> l
 
 
 def _refuted(lin: list[Linear], low: dict[Key, int], fixed: dict[str, int],
-             dom: dict[str, tuple[int, ...]]) -> bool:  # fmt: skip
+             dom: dict[str, tuple[int, ...]], zero: set[Key]) -> bool:  # fmt: skip
     """Interval reasoning: some linear conjunct is false on every configuration with the
-    globals in `fixed` fixed, the others in their domains, and M(l) ≥ low[l] (else ≥ 0)."""
+    globals in `fixed` fixed, the others in their domains, M(l) ≥ low[l] (else ≥ 0) and
+    M(l) = 0 for the keys in `zero`."""
     for coeffs, k, op in lin:
         lo: int | None = k
         hi: int | None = k
         for key, c in coeffs.items():
             v = fixed.get(key[1]) if key[0] == "value" else None
             a, b = (v, v) if v is not None else (min(dom[key[1]]), max(dom[key[1]])) \
-                if key[0] == "value" else (low.get(key, 0), None)
+                if key[0] == "value" else (0, 0) if key in zero else (low.get(key, 0), None)
             x, y = (a, b) if c > 0 else (b, a)
             lo = None if lo is None or x is None else lo + c * x
             hi = None if hi is None or y is None else hi + c * y
@@ -54,105 +47,186 @@ def _false(lo: int | None, hi: int | None, op: str) -> bool:
     return above or below if op == "=" else above if op in ("<=", "<") else below
 
 
+def _assign(entries: list[Json], foot: dict[Local, Foot], steps: list[Step]) -> dict[Step, str]:
+    """Each step's label: the entry for its local state at its reads, else for its state."""
+    given: dict[tuple[Local, tuple[int, ...] | None], str] = {}
+    for e in entries:
+        loc: Local = (e["local"][0], e["local"][1])
+        if loc not in foot:
+            raise invalid("E-NAME", f"label for {loc}: not a local state that can step here")
+        reads = None
+        if "reads" in e:
+            if tuple(sorted(e["reads"])) != foot[loc].reads:
+                raise invalid("E-NAME", f"label for {loc[1]}: reads {sorted(e['reads'])}, "
+                              f"the footprint reads {list(foot[loc].reads)}")
+            reads = tuple(integer(e["reads"][x], "reads") for x in sorted(e["reads"]))
+        if (loc, reads) in given:
+            raise SchemaError(f"two labels for {loc[1]} at the same reads")
+        given[(loc, reads)] = e["label"]
+    out = {}
+    for m in steps:
+        lab = given.get((m.src, m.reads)) or given.get((m.src, None))
+        if lab is None:
+            raise invalid("E-LABEL", f"no label for the step of {m.src[1]} at {shown(foot, m)}")
+        out[m] = lab
+    return out
+
+
+def _co(final: dict[Local, int], edges: list[tuple[Local, Local, str]]) -> set[Local]:
+    """Local states from which an answer can be reached."""
+    back: dict[Local, set[Local]] = {}
+    for src, dst, _ in edges:
+        back.setdefault(dst, set()).add(src)
+    co, todo = set(final), list(final)
+    while todo:
+        for p in back.get(todo.pop(), ()):
+            if p not in co:
+                co.add(p)
+                todo.append(p)
+    return co
+
+
+def _phases(starts: list[tuple[Local, int]], edges: list[tuple[Local, Local, str]],
+            co: set[Local], code: str) -> None:  # fmt: skip
+    """Every path from the starts, in their phases, reads (R|B)* N? (L|B)* to its end."""
+    out: dict[Local, list[tuple[Local, str]]] = {}
+    for src, dst, lab in edges:
+        if dst in co:
+            out.setdefault(src, []).append((dst, lab))
+    seen = set(starts)
+    work = list(starts)
+    while work:
+        loc, phase = work.pop()
+        for dst, lab in out.get(loc, ()):
+            nxt = MOVES[phase].get(lab)
+            if nxt is None:
+                raise invalid(code, f"request {loc[0]}: a step labelled {lab} after its "
+                              f"commit, at {loc[1]}")  # fmt: skip
+            if (dst, nxt) not in seen:
+                seen.add((dst, nxt))
+                work.append((dst, nxt))
+
+
 def reduction(model: Json, claim: Json, limits: Limits, remaining: Callable[[], float]
               ) -> Iterator[tuple[str, Thunk]]:  # fmt: skip
-    ind = Inductive(model, claim["domains"], claim["invariant"], limits, remaining, False)
-    st: dict[str, Any] = {}
+    blocks: list[Json] = claim.get("blocks", [])
+    ind = Inductive(model, claim["domains"], claim["invariant"], limits, remaining, False,
+                    [e["formula"] for c in blocks if c["kind"] == "attempt" for e in c["replay"]])
+    st: dict[str, Any] = {"b": Blocks(), "dead": []}
+
+    def local(p: Json) -> Local:
+        loc: Local = (p[0], p[1])
+        if loc not in ind.steps.foot and loc not in ind.steps.final:
+            raise invalid("E-NAME", f"{loc[1]}: not a local state of request {loc[0]}")
+        return loc
+
+    def read() -> str:
+        s = ind.steps
+        b = st["b"] = read_blocks(blocks, s, ind.live, local)
+        st["l1"] = _assign([e for c in blocks if c["kind"] == "section" for e in c["labels"]],
+                           s.foot, [m for ms in b.section.values() for m in ms])
+        st["dead"] = [m for m, lab in st["l1"].items() if lab == "D"]
+        return f"{len(b.heads)} attempts, {len(blocks) - len(b.heads)} sections"
 
     def labels() -> str:
-        s: Steps = ind.steps
-        given: dict[tuple[Local, tuple[int, ...] | None], str] = {}
-        for e in claim["labels"]:
-            loc: Local = (e["local"][0], e["local"][1])
-            if loc not in s.foot:
-                raise invalid("E-NAME", f"label for {loc}: not a local state that can step")
-            reads = None
-            if "reads" in e:
-                if tuple(sorted(e["reads"])) != s.foot[loc].reads:
-                    raise invalid("E-NAME", f"label for {loc[1]}: reads {sorted(e['reads'])}, "
-                                  f"the footprint reads {list(s.foot[loc].reads)}")
-                reads = tuple(integer(e["reads"][x], "reads") for x in sorted(e["reads"]))
-            if (loc, reads) in given:
-                raise SchemaError(f"two labels for {loc[1]} at the same reads")
-            given[(loc, reads)] = e["label"]
-        label: dict[Step, str] = {}
-        st["label"] = label
-        for m in ind.live:
-            lab = given.get((m.src, m.reads)) or given.get((m.src, None))
-            if lab is None:
-                raise invalid("E-LABEL", f"no label for the step of {m.src[1]} at "
-                              f"{shown(s, m)}")
-            label[m] = lab
-        ind.live = [m for m in ind.live if label[m] != "D"]
+        s, dead = ind.steps, set(st["dead"])
+        top = s if not blocks else top_view(s, [m for m in s.moves if m not in dead], st["b"],
+                                            ind.dom, limits.max_valuations)  # fmt: skip
+        live = [m for m in top.moves if not is_stutter(m, top.foot[m.src])]
+        label = st["label"] = _assign(claim["labels"], top.foot, live)
+        for m, lab in label.items():
+            if lab == "D" and top.foot[m.src] is not s.foot[m.src]:
+                raise invalid("E-LABEL", f"a step through a section, from {m.src[1]}, is "
+                              "labelled dead")  # fmt: skip
+        st["top"], st["live"] = top, [m for m in live if label[m] != "D"]
+        dead |= {m for m, lab in label.items() if lab == "D"}
+        st["dead"], ind.live = list(dead), [m for m in ind.live if m not in dead]
         return f"{len(label)} transitions labelled"
 
+    def sections() -> str:
+        s, b = ind.steps, st["b"]
+        co = _co(s.final, [(m.src, m.dst, "") for m in ind.live])
+        l1 = {m: lab for m, lab in st["l1"].items() if lab != "D"}
+        edges = [(m.src, m.dst, lab) for m, lab in l1.items() if m.src in b.inner]
+        starts = [(m.dst, MOVES[0][lab]) for m, lab in l1.items()
+                  if m.src not in b.inner and m.dst in co]  # fmt: skip
+        _phases(starts, edges, co, "E-SECTION")
+        tried = {m for ms in b.tried.values() for m in ms}
+        zero = {loc for loc, i in b.inner.items() if b.kinds[i] == "attempt"}
+        return _movers(s, s, l1, [m for m in ind.live if m not in tried], b.composites,
+                       zero, co, ind, "E-SECTION")
+
+    def edges() -> list[tuple[Local, Local, str]]:
+        own = [(m.src, m.dst, st["label"][m]) for m in st["live"]]
+        return own + [(c.head, c.commit.dst, "N") for c in st["b"].composites]
+
     def shape() -> str:
-        s: Steps = ind.steps
-        out: dict[Local, list[Step]] = {}
-        back: dict[Local, set[Local]] = {}
-        for m in ind.live:
-            out.setdefault(m.src, []).append(m)
-            back.setdefault(m.dst, set()).add(m.src)
-        co, todo = set(s.final), list(s.final)
-        while todo:
-            for p in back.get(todo.pop(), ()):
-                if p not in co:
-                    co.add(p)
-                    todo.append(p)
-        st["co"] = co
-        seen = {(loc, 0) for loc in s.entries}
-        work = list(seen)
-        while work:
-            loc, phase = work.pop()
-            for m in out.get(loc, ()):
-                if m.dst not in co:
-                    continue
-                nxt = MOVES[phase].get(st["label"][m])
-                if nxt is None:
-                    raise invalid("E-SHAPE", f"request {loc[0]}: a step labelled "
-                                  f"{st['label'][m]} after its commit, at {loc[1]}")
-                if (m.dst, nxt) not in seen:
-                    seen.add((m.dst, nxt))
-                    work.append((m.dst, nxt))
+        top = st["top"]
+        _phases([(e, 0) for e in top.entries], edges(), _co(top.final, edges()), "E-SHAPE")
         return "every request's path reads (R|B)* N? (L|B)*"
 
     def movers() -> str:
-        st.update(steps=ind.steps, dom=ind.dom, live=ind.live, shown=ind.shown)
-        return _movers(st, ind.query, ind.at, ind.lin, ind.smt)
+        b = st["b"]
+        return _movers(st["top"], ind.steps, st["label"], st["live"], b.composites,
+                       set(b.inner), _co(st["top"].final, edges()), ind, "E-MOVER")
 
     yield "model", ind.program
     yield "reduction-domains", ind.domains
     yield "reduction-steps", ind.enumerate
+    if blocks:
+        yield "reduction-blocks", read
     yield "reduction-labels", labels
     yield "initiation", ind.initiation
-    yield "reduction-dead", lambda: ind.dead([m for m, lab in st["label"].items() if lab == "D"])
+    yield "reduction-dead", lambda: ind.dead(st["dead"])
     yield "consecution", ind.consecution
+    if blocks:
+        yield "reduction-attempts", lambda: check_attempts(ind, st["b"], blocks, local)
+        yield "reduction-sections", sections
     yield "reduction-shape", shape
     yield "reduction-movers", movers
 
 
-def _movers(st: dict[str, Any], query: Callable[[], Query], at: Callable[..., Any],
-            lin: list[Linear], smt: Smt) -> str:  # fmt: skip
-    """For each transition labelled R or B (L or B), every step of another instance that
-    can follow (precede) it commutes with it, or the invariant excludes the pair."""
-    s: Steps = st["steps"]
-    dom: dict[str, tuple[int, ...]] = st["dom"]
-    live = [m for m in st["live"] if m.src in st["co"]]
+def _writes(m: Step, fp: Foot) -> frozenset[str]:
+    before = dict(zip(fp.reads, m.reads, strict=True))
+    return frozenset(x for x, v in zip(fp.touched, m.after, strict=True)
+                     if before.get(x) != v or x in fp.writes)  # fmt: skip
+
+
+def _meet(a: Step, fa: Foot, b: Step, fb: Foot) -> dict[str, int] | None:
+    """The globals before `a` where a then b can run (b's reads after a), or None."""
+    pre = dict(zip(fa.reads, a.reads, strict=True))
+    post = dict(zip(fa.touched, a.after, strict=True))
+    for x, v in zip(fb.reads, b.reads, strict=True):
+        if x in post:
+            if post[x] != v:
+                return None
+        elif pre.setdefault(x, v) != v:
+            return None
+    return pre
+
+
+def _movers(view: Steps, orig: Steps, labels: dict[Step, str], partners: list[Step],
+            composites: list[Composite], zero: set[Local], co: set[Local], ind: Inductive,
+            code: str) -> str:  # fmt: skip
+    """For each transition labelled R or B (L or B), every transition of another instance
+    that can follow (precede) it commutes with it, or the invariant excludes the pair, on
+    a configuration with nobody in `zero`. An attempt's composite commutes when neither
+    touches what the other writes; else the pair must be excluded."""
+    foot, dom = view.foot, ind.dom
+    live = [m for m in partners if m.src in co]
     outcomes: dict[tuple[Local, tuple[int, ...]], list[Step]] = {}
-    for m in s.moves + s.escapes:
+    for m in view.moves + view.escapes:
         outcomes.setdefault((m.src, m.reads), []).append(m)
     by_global: dict[str, list[Step]] = {}
-    writes: dict[Step, frozenset[str]] = {}
     for m in live:
-        fp = s.foot[m.src]
-        before = dict(zip(fp.reads, m.reads, strict=True))
-        writes[m] = frozenset(x for x, v in zip(fp.touched, m.after, strict=True)
-                              if before.get(x) != v or x in fp.writes)  # fmt: skip
-        for x in fp.touched:
+        for x in foot[m.src].touched:
             by_global.setdefault(x, []).append(m)
+    zeros: set[Key] = {("local", *z) for z in zero}
+    m_ = ind.smt.m
+    none = m_.And([m_.Equals(ind.atom(k), m_.Int(0)) for k in sorted(zeros)])
 
     def swapped(a: Step, b: Step, v0: dict[str, int], end: dict[str, int]) -> bool:
-        fa, fb = s.foot[a.src], s.foot[b.src]
+        fa, fb = foot[a.src], foot[b.src]
         for ob in outcomes.get((b.src, tuple(v0[x] for x in fb.reads)), ()):
             if ob.dst != b.dst:
                 continue
@@ -165,8 +239,8 @@ def _movers(st: dict[str, Any], query: Callable[[], Query], at: Callable[..., An
 
     def failures(a: Step, b: Step) -> list[dict[str, int]]:
         """Pre-valuations where a then b runs, but b then a does not end the same."""
-        fa, fb = s.foot[a.src], s.foot[b.src]
-        if not (writes[a] & set(fb.touched) or writes[b] & set(fa.touched)):
+        fa, fb = foot[a.src], foot[b.src]
+        if not (_writes(a, fa) & set(fb.touched) or _writes(b, fb) & set(fa.touched)):
             return []
         pre = dict(zip(fa.reads, a.reads, strict=True))
         post = dict(zip(fa.touched, a.after, strict=True))
@@ -186,32 +260,40 @@ def _movers(st: dict[str, Any], query: Callable[[], Query], at: Callable[..., An
                 bad.append(v0)
         return bad
 
+    def meets(t: Step, c: Composite, first: bool) -> list[dict[str, int]]:
+        ft, fc = foot[t.src], orig.foot[c.commit.src]
+        if not (_writes(t, ft) & c.footprint or _writes(c.commit, fc) & set(ft.touched)):
+            return []
+        pre = _meet(t, ft, c.commit, fc) if first else _meet(c.commit, fc, t, ft)
+        return [] if pre is None else [pre]
+
     pairs = asked = 0
-    for t in live:
-        lab = st["label"][t]
-        others = dict.fromkeys(u for x in s.foot[t.src].touched for u in by_global.get(x, ()))
+    for t, lab in labels.items():
+        if t.src not in co or lab not in ("R", "L", "B"):
+            continue
+        others = dict.fromkeys(u for x in foot[t.src].touched for u in by_global.get(x, ()))
         for first in (True, False):
             if lab not in (("R", "B") if first else ("L", "B")):
                 continue
+            found = [(v0, u.src) for u in others
+                     for v0 in (failures(t, u) if first else failures(u, t))]
+            found += [(v0, c.head) for c in composites if c.head in co
+                      for v0 in meets(t, c, first)]  # fmt: skip
             open_ = []
-            for u in others:
-                a, b = (t, u) if first else (u, t)
-                for v0 in failures(a, b):
-                    pairs += 1
-                    low = {("local", *a.src): 1}
-                    low[("local", *b.src)] = low.get(("local", *b.src), 0) + 1
-                    if not _refuted(lin, low, v0, dom):
-                        open_.append(smt.m.And(at(a.src, 1, v0), at(b.src, low[("local",
-                                                                             *b.src)], {})))
+            for v0, other in found:
+                pairs += 1
+                low: dict[Key, int] = {("local", *t.src): 1}
+                low[("local", *other)] = low.get(("local", *other), 0) + 1
+                if not _refuted(ind.lin, low, v0, dom, zeros):
+                    open_.append(m_.And(ind.at(t.src, 1, v0), ind.at(other, low[("local",
+                                                                           *other)], {})))
             if open_:
                 asked += 1
-                bad = query().unsat(smt.m.Or(open_), st["shown"]())
+                bad = ind.query().unsat(m_.And(none, m_.Or(open_)), ind.shown())
                 if bad is not None:
                     side = "right" if first else "left"
-                    raise invalid("E-MOVER", f"the step of {t.src[1]} at {shown(s, t)} "
-                                  f"(labelled {lab}) is not a {side} mover with a step of "
-                                  f"another request that the invariant allows ({bad})")
+                    raise invalid(code, f"the step of {t.src[1]} at {shown(foot, t)} (labelled "
+                                  f"{lab}) is not a {side} mover with a step of another "
+                                  f"request that the invariant allows ({bad})")  # fmt: skip
     return f"{len(live)} transitions: {pairs} non-commuting pairs, refuted by the invariant " \
         f"({asked} solver queries)"
-
-

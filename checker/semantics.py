@@ -92,10 +92,8 @@ def ns_semantics(ns: NS) -> Semantics:
 
 def explore(sem: Semantics, pairs: frozenset[tuple[str, str]] | None = None,
             bound: int = NS_BOUND) -> NS:
-    """The NS discovered from the initial states. Without `pairs`: the closure (every local
-    seen is stepped at every global seen, ser-reference §2.4; for NS JSON the file). With
-    `pairs`: a local is stepped at a global only when the pair is listed (DESIGN.md,
-    restricted network systems)."""
+    """The NS discovered from the initial states: the closure (ser-reference §2.4), or with
+    `pairs`, each local stepped only at the globals listed with it (DESIGN.md)."""
     if pairs is None and sem.table is not None:
         return sem.table
     by_l: dict[str, list[str]] = {}

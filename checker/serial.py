@@ -39,11 +39,8 @@ def build_serial(ns: NS) -> Serial:
 
 def is_serial(sem: Semantics, multiset: Mapping[tuple[str, str], int]) -> bool:
     """Do requests run one at a time from the initial state answer exactly `multiset`?
-
-    Exhaustive search over (global, remaining counts, running request and its local), on
-    the one-step semantics itself (no NS, so no pair list to trust); finite because the
-    counts bound the requests and each request's run alone is finite-state, else the
-    search limit makes it undecided."""
+    Exhaustive search over (global, remaining counts, running request and its local) on the
+    one-step semantics (no NS to trust): the counts bound it, else the search limit."""
     keys = sorted(multiset)
     index = {k: i for i, k in enumerate(keys)}
     entries = sorted(set(sem.requests))

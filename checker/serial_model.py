@@ -1,5 +1,5 @@
-"""What the serializability obligations of every kind of proof read: the NS with its net,
-serial automaton and pools of names, and (request, response) count vectors."""
+"""What the obligations on a network system read: the NS with its net, serial automaton and
+pools of names, and (request, response) count vectors."""
 
 from __future__ import annotations
 

@@ -100,6 +100,40 @@ def footprint(e: Expr) -> Foot:
     return Foot(tuple(sorted(reads)), tuple(sorted(reads | must)), must)
 
 
+# --------------------------------------------------------------------------- live locals
+
+
+def live_locals(e: Expr, out: frozenset[str] = frozenset()) -> frozenset[str]:
+    """The locals some run of `e` may read before writing them, `out` those read after it
+    (DESIGN.md, live-local naming): the others are dead, and a local state's name drops
+    them, since two states that differ only there have the same futures."""
+    tag = e[0]
+    if tag == "var":
+        return out | {e[1]} if "a" <= e[1][0] <= "z" else out
+    if tag == "assign":
+        return live_locals(e[2], out - {e[1]})
+    if tag == "bin":
+        right = live_locals(e[3], out)
+        return live_locals(e[2], right | out if e[1] in ("&&", "||") else right)
+    if tag in ("not", "neg"):
+        return live_locals(e[1], out)
+    if tag == "seq":
+        return live_locals(e[1], live_locals(e[2], out))
+    if tag == "if":
+        return live_locals(e[1], live_locals(e[2], out) | live_locals(e[3], out))
+    if tag == "while":  # the least x with x = live(cond, out ∪ live(body, x))
+        x, last = frozenset[str](), None
+        while x != last:
+            last, x = x, live_locals(e[1], out | live_locals(e[2], x))
+        return x
+    return out  # int, nd, yield, exit
+
+
+def live_env(env: Env, e: Expr) -> Env:
+    keep = live_locals(e)
+    return tuple((k, v) for k, v in env if k in keep)
+
+
 # --------------------------------------------------------------------------- enumeration
 
 
@@ -111,6 +145,7 @@ def enumerate_steps(blocks: list[tuple[str, Expr]], domains: dict[str, tuple[int
     texts: dict[str, tuple[Env, Expr]] = {}
 
     def state(request: str, env: Env, e: Expr) -> Local:
+        env = live_env(env, e)
         text = local_text(env, e)
         if texts.setdefault(text, (env, e)) != (env, e):
             raise ModelError(f"two distinct local states print as {text!r}")
@@ -148,6 +183,7 @@ def enumerate_steps(blocks: list[tuple[str, Expr]], domains: dict[str, tuple[int
         for vals in itertools.product(*(domains[x] for x in fp.reads)):
             glo = tuple(sorted([(x, v) for x, v in zip(fp.reads, vals, strict=True) if v]
                                + others))  # fmt: skip
+            outs: dict[Step, None] = {}  # outcomes that differ in dead locals only: one
             for y, v, l2, g2 in run(e, env, glo):
                 end = dict(g2)
                 after = tuple(end.get(x, 0) for x in fp.touched)
@@ -156,6 +192,9 @@ def enumerate_steps(blocks: list[tuple[str, Expr]], domains: dict[str, tuple[int
                     raise CheckerError(f"a step of {loc[1]} writes outside its footprint, or "
                                        "skips a write it says is certain", code="E-FOOTPRINT")
                 step = Step(loc, vals, state(loc[0], l2, v if y else ("int", v)), after)
+                if step in outs:
+                    continue
+                outs[step] = None
                 inside = all(a in allowed[x] for x, a in zip(fp.touched, after, strict=True))
                 (moves if inside else escapes).append(step)
                 if len(moves) + len(escapes) > limits.max_valuations:

@@ -42,12 +42,11 @@ Moves = dict[str, list[tuple[str, frozenset[int], bool]]]  # local -> (local', l
 
 def from_table(t: Table, steps: ProgramSteps) -> dict[str, Reach]:
     out: dict[str, Moves] = {}
+    name = t.program  # the table's live names -> names of the program's steps
     for m in t.moves:
-        lines = frozenset().union(*(o.lines for o in steps.step(m.src[1], m.reads)
-                                    if o.local == m.dst[1]))  # fmt: skip
-        out.setdefault(m.src[0], {}).setdefault(m.src[1], []).append(
-            (m.dst[1], lines, t.is_stutter(m)))
-    return {r: _walk(loc, out.get(r, {}), steps) for r, loc in t.entries}
+        out.setdefault(m.src[0], {}).setdefault(name[m.src[1]], []).append(
+            (name[m.dst[1]], t.lines(steps, m), t.is_stutter(m)))
+    return {r: _walk(name[loc], out.get(r, {}), steps) for r, loc in t.entries}
 
 
 def from_ns(ns: NetworkSystem, steps: ProgramSteps) -> dict[str, Reach]:

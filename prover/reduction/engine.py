@@ -84,9 +84,9 @@ def _escaping(t: Table, inv: list[Linear], solver: Solver, steps: ProgramSteps) 
         if r != z3_unsat():
             x, v = next((x, v) for x, v in zip(t.touched[m.src], m.after, strict=True)
                         if v not in t.domains[x])  # fmt: skip
-            ran = set().union(*(o.lines for o in steps.step(m.src[1], m.reads)
-                                if o.local == m.dst[1]))  # fmt: skip
-            lines = sorted(ran & _assignments(steps.local(m.src[1]).expr, x)) or sorted(ran)
+            ran = t.lines(steps, m)
+            lines = sorted(ran & _assignments(steps.local(t.program[m.src[1]]).expr, x)) \
+                or sorted(ran)
             where = f" at line {lines[0]}" if lines else ""
             return f"request {m.src[0]} sets {x} to {v}{where}, outside {_span(t.domains[x])}" \
                 f", the values the program's own constants bound it to: {x} looks " \
@@ -197,10 +197,7 @@ def _explain(steps: ProgramSteps, t: Table, live: list[Move], labels: dict[Group
     for m in live:
         if labels[(m.src, m.reads)] == "D":
             continue
-        lines: set[int] = set()
-        for o in steps.step(m.src[1], m.reads):
-            if o.local == m.dst[1]:
-                lines |= o.lines
+        lines = t.lines(steps, m)
         key = (tuple(sorted(lines)), labels[(m.src, m.reads)])
         rows.setdefault(m.src[0], {})[key] = None
     requests = [{"request": r, "steps": [{"lines": list(ln), "label": lab}

@@ -10,10 +10,11 @@ smallest and largest integer literal or initial value). A value outside stays an
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from math import prod
 
 from prover.frontend import ast
+from prover.frontend.liveness import live_text
 from prover.frontend.steps import ProgramSteps, Values
 
 Local = tuple[str, str]  # (request, canonical local text)
@@ -53,6 +54,16 @@ class Table:
     writes: dict[Local, frozenset[str]]  # must-writes
     moves: tuple[Move, ...]  # inside the domains
     escapes: tuple[Move, ...]  # a written value outside its domain
+    # A local state is named by its live locals (prover/frontend/liveness.py); `program`
+    # gives, for each such name, one name of the state in the program's steps, and
+    # `canonical` the live name of every program name the table met.
+    program: dict[str, str] = field(default_factory=dict)
+    canonical: dict[str, str] = field(default_factory=dict)
+
+    def lines(self, steps: ProgramSteps, m: Move) -> frozenset[int]:
+        """The source lines of the outcomes of `m`'s step that end where `m` ends."""
+        return frozenset().union(*(o.lines for o in steps.step(self.program[m.src[1]], m.reads)
+                                   if self.canonical.get(o.local) == m.dst[1]))  # fmt: skip
 
     def is_stutter(self, m: Move) -> bool:
         return m.dst == m.src and len(self.touched[m.src]) == len(m.reads) \
@@ -85,7 +96,17 @@ def constants(program: ast.Program) -> tuple[int, int]:
 
 def build_table(steps: ProgramSteps, domains: Domains, limits: Limits) -> Table:
     """The transitions of every local state reached from the requests' initial ones."""
-    entries = tuple((r, loc) for r, loc in steps.entries)
+    program: dict[str, str] = {}
+    canonical: dict[str, str] = {}
+
+    def live(name: str) -> str:
+        if name not in canonical:
+            loc = steps.local(name)
+            canonical[name] = text = live_text(loc.env, loc.expr)
+            program.setdefault(text, name)
+        return canonical[name]
+
+    entries = tuple((r, live(loc)) for r, loc in steps.entries)
     seen = dict.fromkeys(entries)
     todo = list(entries)
     allowed = {x: frozenset(d) for x, d in domains.items()}
@@ -98,21 +119,23 @@ def build_table(steps: ProgramSteps, domains: Domains, limits: Limits) -> Table:
     stepped = 0
     while todo:
         src = todo.pop()
-        answer = steps.response(src[1])
+        name = program[src[1]]
+        answer = steps.response(name)
         if answer is not None:
             final[src] = answer
             continue
-        fp = steps.footprint(src[1])
+        fp = steps.footprint(name)
         reads[src], touched[src], writes[src] = fp.read_names, fp.touched_names, fp.writes
         stepped += prod(len(domains[x]) for x in fp.read_names)
         if stepped > limits.max_valuations:
             raise TableTooLarge(f"more than {limits.max_valuations} (local state, valuation) "
                                 "pairs")  # fmt: skip
         for vals in itertools.product(*(domains[x] for x in fp.read_names)):
-            for o in steps.step(src[1], vals):
-                dst = (src[0], o.local)
-                m = Move(src, vals, dst, o.values)
-                inside = all(v in allowed[x] for x, v in zip(fp.touched_names, o.values,
+            outs = dict.fromkeys(((src[0], live(o.local)), o.values)
+                                 for o in steps.step(name, vals))  # fmt: skip
+            for dst, after in outs:  # outcomes that differ in dead locals only are one
+                m = Move(src, vals, dst, after)
+                inside = all(v in allowed[x] for x, v in zip(fp.touched_names, after,
                                                               strict=True))  # fmt: skip
                 (moves if inside else escapes).append(m)
                 if dst not in seen:
@@ -121,7 +144,7 @@ def build_table(steps: ProgramSteps, domains: Domains, limits: Limits) -> Table:
                     seen[dst] = None
                     todo.append(dst)
     return Table(dict(domains), dict(steps.initial), entries, final, reads, touched, writes,
-                 tuple(moves), tuple(escapes))
+                 tuple(moves), tuple(escapes), program, canonical)
 
 
 def grow_domains(steps: ProgramSteps, limits: Limits) -> Table:
