@@ -56,6 +56,13 @@ def linear(f: Json) -> Linear | None:
     return coeffs, const, f["cmp"]
 
 
+def _places(f: Json) -> set[Key]:
+    """The atoms a formula reads (its depth is bounded by the JSON depth limit)."""
+    if isinstance(f, dict):
+        return {key_of(f["place"])} if "place" in f else set().union(*map(_places, f.values()))
+    return set().union(*map(_places, f)) if isinstance(f, list) else set()
+
+
 def key_of(p: Json) -> Key:
     kind = next(iter(p))
     return ("value", p[kind]) if kind == "value" else (kind, *p[kind])
@@ -251,9 +258,10 @@ class Inductive:
     def consecution(self) -> str:
         solved = 0
         found = self.changes()
-        for what, src, d, after in found:
-            open_ = [c for c, li in zip(self.conj, map(linear, self.conj), strict=True)
-                     if li is None or not _holds(_delta(li, d), li[2])]
+        parts = [(c, linear(c), _places(c)) for c in self.conj]
+        for what, src, d, after in found:  # a conjunct none of whose atoms change is kept
+            open_ = [c for c, li, keys in parts if any(d.get(k, 0) != 0 for k in keys)
+                     and (li is None or not _holds(_delta(li, d), li[2]))]
             if not open_:
                 continue
             solved += 1

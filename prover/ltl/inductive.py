@@ -57,7 +57,7 @@ def invariant_certificate(path: str, text: str, formula: Formula,
         return None  # not linear: neither z3 here nor cvc5 in the checker decides it
     live = [m for m in t.moves if not t.is_stutter(m)]
     solver = Solver(t, deadline, RLIMIT)
-    inv = houdini(t, live, candidates(t, live) + _from_p(t, p), solver, deadline, counts=True)
+    inv = houdini(t, live, [*candidates(t, live), *_from_p(t, p)], solver, deadline, counts=True)
     if inv is None or _escaping(t, inv, solver, model.steps) is not None:
         return None
     goal = _z3(t, p, solver)  # first: its answer counters are then ≥ 0 in the solver

@@ -11,15 +11,19 @@ of these steps passes.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
 from prover.errors import CompileError
 from prover.frontend import ast
 from prover.frontend.steps import ProgramSteps
-from prover.reduction.invariant import Linear, Solver, candidates, houdini
-from prover.reduction.movers import Movers, bounds, co_reachable, refuted
+from prover.reduction.attempts import Attempt as Attempt_
+from prover.reduction.attempts import candidates as attempt_candidates
+from prover.reduction.attempts import find_attempts, validate
+from prover.reduction.guards import value_sets
+from prover.reduction.invariant import Conjunct, Linear, Solver, candidates, houdini
+from prover.reduction.movers import Composite, Movers, bounds, co_reachable, refuted
 from prover.reduction.table import Limits, Local, Move, Table, TableTooLarge, grow_domains
 
 RLIMIT = 50_000_000  # z3 resource units per query (a count: the same on any machine)
@@ -51,11 +55,32 @@ def prove_by_reduction(steps: ProgramSteps, *, deadline: float | None = None,
     live = [m for m in t.moves if not t.is_stutter(m)]
     stats = {"local_states": len(t.locals), "transitions": len(t.moves),
              "stutters": len(t.moves) - len(live), "escapes": len(t.escapes)}
-    attempt = partial(Attempt, stats=stats, table=t)
     solver = Solver(t, deadline, RLIMIT)
-    inv = houdini(t, live, candidates(t, live), solver, deadline)
+    base = candidates(t, live)
+    first = _round(steps, t, live, base, [], solver, deadline, stats)
+    if first.evidence is not None or first.reason.endswith(OUT_OF_TIME):
+        return first
+    # Beyond plain reduction: attempts, and the candidates they and guarded steps need.
+    found = find_attempts(t, live, {r for r, _ in t.entries})
+    inner = {loc for a in found for loc in a.states}
+    extra = attempt_candidates(t, live, found) + value_sets(t, live, inner)
+    second = _round(steps, t, live, base + extra, found, solver, deadline, stats)
+    return second if second.evidence is not None or not found else Attempt(
+        None, f"{first.reason}; with attempts: {second.reason.removeprefix('reduction: ')}",
+        stats, table=t)
+
+
+OUT_OF_TIME = "out of time finding the invariant"
+
+
+def _round(steps: ProgramSteps, t: Table, live: list[Move], cands: list[Conjunct],
+           found: list[Attempt_], solver: Solver, deadline: float | None,
+           stats: dict[str, int]) -> Attempt:  # fmt: skip
+    """One Houdini run on `cands`, then labels without blocks, then with the attempts."""
+    attempt = partial(Attempt, stats=stats, table=t)
+    inv = houdini(t, live, cands, solver, deadline)
     if inv is None:
-        return attempt(None, "reduction: out of time finding the invariant")
+        return attempt(None, f"reduction: {OUT_OF_TIME}")
     stats["conjuncts"] = len(inv)
     escaped = _escaping(t, inv, solver, steps)
     if escaped is not None:
@@ -63,16 +88,58 @@ def prove_by_reduction(steps: ProgramSteps, *, deadline: float | None = None,
     dead = _dead(t, live, inv)
     live = [m for m in live if (m.src, m.reads) not in dead]
     labels = _labels(t, live, Movers(t, live, inv, solver), deadline)
+    blocks: list[Attempt_] = []
+    if isinstance(labels, str) and found:
+        blocks, why = _validated(t, found, inv, solver)
+        if blocks:
+            gone = {m for a in blocks for m in (*a.tried, *a.commits)}
+            view = [m for m in live if m not in gone]
+            comps = tuple(Composite(a.head, c, _footprint(t, a, c)) for a in blocks
+                          for c in a.commits if (c.src, c.reads) not in dead)
+            zero = frozenset(loc for a in blocks for loc in a.states)
+            labels = _labels(t, view, Movers(t, view, inv, solver, comps, zero), deadline, comps)
+            live = view
+        elif why:
+            labels = f"{labels}; attempts: {why}"
     stats["solver_queries"] = solver.queries
     if isinstance(labels, str):
         return attempt(None, f"reduction: {labels}")
     labels.update(dict.fromkeys(dead, "D"))
-    evidence = {"domains": _domains_json(t), "invariant": _invariant_json(inv),
-                "labels": _labels_json(t, live, labels)}
-    return attempt(evidence, "", explanation=_explain(steps, t, live, labels, inv))
+    evidence: dict[str, Any] = {"domains": _domains_json(t), "invariant": _invariant_json(inv),
+                                "labels": _labels_json(t, live, labels)}
+    if blocks:
+        evidence["blocks"] = [_attempt_json(a) for a in blocks]
+    return attempt(evidence, "", explanation=_explain(steps, t, live, labels, inv, blocks))
 
 
-def _escaping(t: Table, inv: list[Linear], solver: Solver, steps: ProgramSteps) -> str | None:
+def _validated(t: Table, found: list[Attempt_], inv: list[Conjunct], solver: Solver
+               ) -> tuple[list[Attempt_], str]:  # fmt: skip
+    """The attempts whose commits the invariant validates, with the summaries kept."""
+    out, why = [], ""
+    for a in found:
+        kept, err = validate(t, a, inv, solver)
+        if err is None:
+            out.append(replace(a, replay=kept))
+        else:
+            why = why or err
+    return out, why
+
+
+def _footprint(t: Table, a: Attempt_, c: Move) -> frozenset[str]:
+    return frozenset(x for m in a.tried for x in t.touched[m.src]) | frozenset(t.touched[c.src])
+
+
+def _attempt_json(a: Attempt_) -> dict[str, Any]:
+    def formula(rep: tuple[Linear, ...]) -> Any:
+        parts = [c.json() for c in rep]
+        return True if not parts else parts[0] if len(parts) == 1 else {"and": parts}
+
+    return {"kind": "attempt", "head": list(a.head), "states": [list(s) for s in a.states],
+            "replay": [{"local": list(s), "formula": formula(a.replay[s])} for s in a.states
+                       if s in a.replay]}
+
+
+def _escaping(t: Table, inv: list[Conjunct], solver: Solver, steps: ProgramSteps) -> str | None:
     """Why some escape is not shown dead by the invariant, in the program's terms, or
     None."""
     s = solver.solver(inv)
@@ -105,7 +172,7 @@ def _assignments(e: ast.Expr, name: str) -> set[int]:
     return out
 
 
-def _dead(t: Table, live: list[Move], inv: list[Linear]) -> set[Group]:
+def _dead(t: Table, live: list[Move], inv: list[Conjunct]) -> set[Group]:
     """The steps the invariant's intervals show never enabled (a lock's holder reading
     the data it wrote as something else): labelled D, they take no part in the shape or
     the movers (the checker proves them dead with the escapes)."""
@@ -125,9 +192,9 @@ def _span(d: tuple[int, ...]) -> str:
     return f"{d[0]}..{d[-1]}" if len(d) == d[-1] - d[0] + 1 else "{" + ", ".join(map(str, d)) + "}"
 
 
-def _labels(t: Table, live: list[Move], movers: Movers,
-            deadline: float | None) -> dict[Group, str] | str:  # fmt: skip
-    co = co_reachable(t, live)
+def _labels(t: Table, live: list[Move], movers: Movers, deadline: float | None,
+            comps: tuple[Composite, ...] = ()) -> dict[Group, str] | str:  # fmt: skip
+    co = co_reachable(t, live, [(c.head, c.commit.dst) for c in comps])
     groups: dict[Group, list[Move]] = {}
     for m in live:
         groups.setdefault((m.src, m.reads), []).append(m)
@@ -138,15 +205,23 @@ def _labels(t: Table, live: list[Move], movers: Movers,
         right[g] = g[0] not in co or all(movers.mover(m, True) for m in ms)
     phase1: set[Local] = set()
     todo = [m.dst for g, ms in groups.items() if not right[g] for m in ms if m.dst in co]
+    todo += [c.commit.dst for c in comps if c.commit.dst in co]
     succ: dict[Local, list[Local]] = {}
     for m in live:
         if m.dst in co:
             succ.setdefault(m.src, []).append(m.dst)
+    for c in comps:
+        if c.commit.dst in co:
+            succ.setdefault(c.head, []).append(c.commit.dst)
     while todo:
         loc = todo.pop()
         if loc not in phase1:
             phase1.add(loc)
             todo.extend(succ.get(loc, ()))
+    late = [c for c in comps if c.head in phase1]
+    if late:
+        return f"request {late[0].head[0]}: an attempt after its commit point (at " \
+            f"{late[0].head[1]})"
     labels: dict[Group, str] = {}
     for g, ms in groups.items():
         if g[0] not in phase1:
@@ -168,7 +243,7 @@ def _domains_json(t: Table) -> list[dict[str, Any]]:
     return out
 
 
-def _invariant_json(inv: list[Linear]) -> Any:
+def _invariant_json(inv: list[Conjunct]) -> Any:
     parts = [c.json() for c in inv]
     return True if not parts else parts[0] if len(parts) == 1 else {"and": parts}
 
@@ -190,9 +265,10 @@ def _labels_json(t: Table, live: list[Move], labels: dict[Group, str]) -> list[d
 
 
 def _explain(steps: ProgramSteps, t: Table, live: list[Move], labels: dict[Group, str],
-             inv: list[Linear]) -> dict[str, Any]:  # fmt: skip
-    """Per request, its steps with their source lines and labels; the invariant's
-    conjuncts with the globals and local states they name."""
+             inv: list[Conjunct], blocks: list[Attempt_]) -> dict[str, Any]:  # fmt: skip
+    """Per request, its steps with their source lines and labels (an attempt: one step,
+    its commit, N); each attempt's lines, its commit's and the globals that validate it;
+    the invariant's conjuncts with the globals and local states they name."""
     rows: dict[str, dict[tuple[tuple[int, ...], str], None]] = {}
     for m in live:
         if labels[(m.src, m.reads)] == "D":
@@ -200,17 +276,30 @@ def _explain(steps: ProgramSteps, t: Table, live: list[Move], labels: dict[Group
         lines = t.lines(steps, m)
         key = (tuple(sorted(lines)), labels[(m.src, m.reads)])
         rows.setdefault(m.src[0], {})[key] = None
+    tries = []
+    for a in blocks:
+        tried = set().union(*(t.lines(steps, m) for m in a.tried))
+        commit = set().union(*(t.lines(steps, m) for m in a.commits))
+        rows.setdefault(a.head[0], {})[(tuple(sorted(tried | commit)), "N")] = None
+        guards = {c.coeffs[0][0][1] for m in a.commits for c in a.replay.get(m.src, ())
+                  if len(c.coeffs) == 1 and set(c.coeffs[0][0][1:]) & set(t.reads[m.src])}
+        tries.append({"request": a.head[0], "lines": sorted(tried), "commit": sorted(commit),
+                      "validated_by": sorted(guards)})
     requests = [{"request": r, "steps": [{"lines": list(ln), "label": lab}
                                          for ln, lab in sorted(rows.get(r, {}))],
                  "answers_at_once": loc in t.final}
                 for r, loc in dict(t.entries).items()]  # fmt: skip
-    return {"requests": requests, "invariant": [_conjunct(c) for c in inv]}
+    return {"requests": requests, "attempts": tries, "invariant": [_conjunct(c) for c in inv]}
 
 
-def _conjunct(c: Linear) -> dict[str, Any]:
-    return {"text": _conjunct_text(c),
-            "globals": sorted({k[1] for k, _ in c.coeffs if k[0] == "value"}),
-            "local_states": sorted([k[1], k[2]] for k, _ in c.coeffs if k[0] == "local")}
+def _conjunct(c: Conjunct) -> dict[str, Any]:
+    parts = [c] if isinstance(c, Linear) else [x for case in c.cases for x in case]
+    text = _conjunct_text(c) if isinstance(c, Linear) else " or ".join(
+        " and ".join(_conjunct_text(x) for x in case) for case in c.cases)
+    return {"text": text,
+            "globals": sorted({k[1] for x in parts for k, _ in x.coeffs if k[0] == "value"}),
+            "local_states": sorted({(k[1], k[2]) for x in parts for k, _ in x.coeffs
+                                    if k[0] == "local"})}
 
 
 SHOWN_TERMS = 4  # terms of one side of a conjunct shown in full; the rest are counted

@@ -20,7 +20,7 @@ it without the solver. All queries run in one z3 context with a resource-unit ca
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -75,6 +75,71 @@ def linear(coeffs: dict[Key, int], const: int, op: str) -> Linear:
     return Linear(tuple(sorted((k, c) for k, c in coeffs.items() if c)), const, op)
 
 
+@dataclass(frozen=True, order=True)
+class Clause:
+    """A disjunction of conjunctions of linear comparisons: the guarded conjuncts of
+    attempts and value sets (`M(l) = 0 ∨ V ≠ v ∨ X = x`), settled by z3 unless a step
+    changes none of its atoms."""
+
+    cases: tuple[tuple[Linear, ...], ...]
+
+    @property
+    def keys(self) -> frozenset[Key]:
+        return frozenset(k for case in self.cases for c in case for k, _ in c.coeffs)
+
+    def kept(self, d: Delta) -> bool:
+        """Sure to hold after a step that changes the atoms by `d` when it held before:
+        nothing it reads changes, but for counters of cases `M(l) <= 0` that go down."""
+        for k, change in d.items():
+            if change == 0 or k not in self.keys:
+                continue
+            if change is None or change > 0 or any(
+                    len(case) != 1 or case[0].coeffs != ((k, 1),) for case in self.cases
+                    if any(key == k for c in case for key, _ in c.coeffs)):  # fmt: skip
+                return False
+        return True
+
+    def settled(self, after: dict[str, int]) -> bool:
+        """True after any step that leaves the globals of `after` so: a case reads only
+        those, and holds there."""
+        return any(all(k[0] == "value" and k[1] in after for c in case for k, _ in c.coeffs)
+                   and all(c.value(lambda k: after[k[1]]) for c in case)
+                   for case in self.cases)  # fmt: skip
+
+    def value(self, atoms: Callable[[Key], int]) -> bool:
+        return any(all(c.value(atoms) for c in case) for case in self.cases)
+
+    def z3(self, atoms: Callable[[Key], Any], ctx: z3.Context) -> z3.BoolRef:
+        return z3.Or([z3.And([c.z3(atoms, ctx) for c in case]) for case in self.cases])
+
+    def json(self) -> dict[str, Any]:
+        parts = [case[0].json() if len(case) == 1 else {"and": [c.json() for c in case]}
+                 for case in self.cases]  # fmt: skip
+        return {"or": parts}
+
+
+Conjunct = Linear | Clause
+
+
+def clause(*cases: list[Linear] | Linear) -> Clause:
+    return Clause(tuple(sorted({tuple(sorted(c)) if isinstance(c, list) else (c,)
+                                for c in cases})))  # fmt: skip
+
+
+def unused(loc: Local) -> Linear:
+    """M(loc) = 0 (as M(loc) <= 0: counters are >= 0)."""
+    return linear({("local", *loc): 1}, 0, "<=")
+
+
+def equals(key: Key, value: int) -> Linear:
+    return linear({key: 1}, -value, "=")
+
+
+def differs(key: Key, value: int) -> list[Linear]:
+    """key != value, as the two cases key <= value - 1 and key >= value + 1."""
+    return [linear({key: 1}, -(value - 1), "<="), linear({key: 1}, -(value + 1), ">=")]
+
+
 @dataclass(frozen=True)
 class Change:
     """A transition of the counter abstraction: a step, an arrival or an answer."""
@@ -113,9 +178,9 @@ def changes(t: Table, live: list[Move], counts: bool = False) -> Iterator[Change
 # --------------------------------------------------------------------------- candidates
 
 
-def candidates(t: Table, live: list[Move]) -> list[Linear]:
+def candidates(t: Table, live: list[Move]) -> list[Conjunct]:
     initial = t.initial
-    out: list[Linear] = []
+    out: list[Conjunct] = []
     for x in sorted(t.domains):
         w = _weights(t, live, x)
         if w is None:  # a branch that the law itself may show dead (a guarded release)
@@ -198,16 +263,24 @@ class Solver:
             if len(d) != d[-1] - d[0] + 1:
                 self.base.append(z3.Or([xv == v for v in d]))
         self.queries = 0
+        self.terms: dict[Conjunct, z3.BoolRef] = {}
 
     def atom(self, key: Key) -> z3.ArithRef:
         if key not in self.vars:
             self.vars[key] = z3.Int(f"v{len(self.vars)}", self.ctx)
         return self.vars[key]
 
-    def solver(self, inv: list[Linear]) -> z3.Solver:
+    def term(self, c: Conjunct) -> z3.BoolRef:
+        """The conjunct over the atoms (made once: z3's Python API is slow to build terms)."""
+        got = self.terms.get(c)
+        if got is None:
+            got = self.terms[c] = c.z3(self.atom, self.ctx)
+        return got
+
+    def solver(self, inv: list[Conjunct]) -> z3.Solver:
         s = z3.Solver(ctx=self.ctx)
         s.add(*self.base)
-        s.add(*[c.z3(self.atom, self.ctx) for c in inv])
+        s.add(*[self.term(c) for c in inv])
         s.add(*[v >= 0 for k, v in self.vars.items() if k[0] == "response"])  # answers
         return s
 
@@ -221,6 +294,16 @@ class Solver:
         parts += [self.atom(("value", x)) == v for x, v in sorted(fixed.items())]
         return z3.And(parts)
 
+    def substitution(self, ch: Change) -> list[tuple[z3.ArithRef, z3.ArithRef]]:
+        """Each atom the change moves, with its value after it."""
+        out = []
+        for key, d in ch.delta.items():
+            if key[0] == "value" and key[1] in ch.after:
+                out.append((self.atom(key), z3.IntVal(ch.after[key[1]], self.ctx)))
+            elif d:
+                out.append((self.atom(key), self.atom(key) + d))
+        return out
+
     def post(self, ch: Change) -> Callable[[Key], Any]:
         def atom(key: Key) -> Any:
             if key[0] == "value" and key[1] in ch.after:
@@ -230,37 +313,64 @@ class Solver:
         return atom
 
 
-def houdini(t: Table, live: list[Move], cands: list[Linear], solver: Solver,
-            deadline: float | None, counts: bool = False) -> list[Linear] | None:  # fmt: skip
+def houdini(t: Table, live: list[Move], cands: Sequence[Conjunct], solver: Solver,
+            deadline: float | None, counts: bool = False) -> list[Conjunct] | None:  # fmt: skip
     """The largest inductive subset of `cands` (None when the deadline passes); `counts`:
-    answers count in C(r, v) too."""
+    answers count in C(r, v) too. A conjunct that a step's constant changes keep, or whose
+    case on the globals the step sets holds, needs no query; the others at one step are
+    asked at once, and those false in the counter-model are dropped."""
     initial = t.initial
     active = [c for c in cands if c.value(lambda k: initial.get(k[1], 0) if k[0] == "value"
                                            else 0)]  # fmt: skip
     steps = list(changes(t, live, counts))
     while True:
         s = solver.solver(active)
-        dropped: set[Linear] = set()
+        dropped: set[Conjunct] = set()
         for ch in steps:
             if deadline is not None and time.monotonic() > deadline:
                 return None
-            open_ = [c for c in active if c not in dropped and not c.kept(ch.delta)]
-            while open_:
-                s.push()
-                s.add(solver.pre(ch.src, ch.low, ch.fixed))
-                post = solver.post(ch)
-                after = [c.z3(post, solver.ctx) for c in open_]
-                s.add(z3.Not(z3.And(after)))
-                r = solver.check(s)
-                if r == z3.unsat:
-                    s.pop()
-                    break
-                failing = set(open_) if r != z3.sat else {
-                    c for c, f in zip(open_, after, strict=True)
-                    if not z3.is_true(s.model().eval(f, model_completion=True))}
-                s.pop()
-                dropped |= failing
-                open_ = [c for c in open_ if c not in failing]
+            open_ = [c for c in active if c not in dropped and not c.kept(ch.delta)
+                     and not (isinstance(c, Clause) and c.settled(ch.after))]
+            if open_:
+                dropped |= _refuted_at(solver, s, ch, open_)
         if not dropped:
             return active
         active = [c for c in active if c not in dropped]
+
+
+def _refuted_at(solver: Solver, s: z3.Solver, ch: Change, open_: list[Conjunct]
+                ) -> set[Conjunct]:  # fmt: skip
+    """The conjuncts of `open_` that the step `ch` can break (from states of `s`)."""
+    subst = solver.substitution(ch)
+    out: set[Conjunct] = set()
+    while open_:
+        s.push()
+        s.add(solver.pre(ch.src, ch.low, ch.fixed))
+        both = z3.And([solver.term(c) for c in open_])
+        s.add(z3.Not(z3.substitute(both, *subst) if subst else both))
+        r = solver.check(s)
+        if r == z3.unsat:
+            s.pop()
+            break
+        failing = set(open_)
+        if r == z3.sat:
+            post = _post_values(solver, s.model(), ch)
+            failing = {c for c in open_ if not c.value(post)} or failing
+        s.pop()
+        out |= failing
+        open_ = [c for c in open_ if c not in failing]
+    return out
+
+
+def _post_values(solver: Solver, model: z3.ModelRef, ch: Change) -> Callable[[Key], int]:
+    """The atoms' values after `ch` in a counter-model of the state before it."""
+    seen: dict[Key, int] = {}
+
+    def post(key: Key) -> int:
+        if key[0] == "value" and key[1] in ch.after:
+            return ch.after[key[1]]
+        if key not in seen:
+            seen[key] = model.eval(solver.atom(key), model_completion=True).as_long()
+        return seen[key] + (ch.delta.get(key) or 0)
+
+    return post

@@ -16,30 +16,44 @@ from dataclasses import dataclass
 
 import z3
 
-from prover.reduction.invariant import Key, Linear, Solver
+from prover.reduction.invariant import Conjunct, Key, Linear, Solver
 from prover.reduction.table import Local, Move, Table
 
 Valuation = dict[str, int]
 
 
-class Movers:
-    """The pair checks of one table and invariant (caches the lookups they share)."""
+@dataclass(frozen=True)
+class Composite:
+    """An attempt's replay and commit, as the layer above sees it: from the head, label N."""
 
-    def __init__(self, t: Table, live: list[Move], inv: list[Linear], solver: Solver) -> None:
+    head: Local
+    commit: Move
+    footprint: frozenset[str]  # every global the attempt's states and its commit touch
+
+
+class Movers:
+    """The pair checks of one view of the steps and one invariant (caches the lookups they
+    share): `t` has the view's footprints and transitions, `composites` the attempts',
+    `zero` the local states nobody occupies between two transitions of the view."""
+
+    def __init__(self, t: Table, live: list[Move], inv: list[Conjunct], solver: Solver,
+                 composites: tuple[Composite, ...] = (), zero: frozenset[Local] = frozenset(),
+                 orig: Table | None = None) -> None:  # fmt: skip
         self.t, self.live, self.inv, self.solver = t, live, inv, solver
+        self.composites, self.orig = composites, orig or t
         self.outcomes: dict[tuple[Local, tuple[int, ...]], list[Move]] = {}
         for m in t.moves + t.escapes:
             self.outcomes.setdefault((m.src, m.reads), []).append(m)
         self.by_global: dict[str, list[Move]] = {}
         self.writes: dict[Move, frozenset[str]] = {}
         for m in live:
-            before = dict(zip(t.reads[m.src], m.reads, strict=True))
-            self.writes[m] = frozenset(x for x, v in zip(t.touched[m.src], m.after, strict=True)
-                                       if before.get(x) != v or x in t.writes[m.src])  # fmt: skip
+            self.writes[m] = _writes(t, m)
             for x in t.touched[m.src]:
                 self.by_global.setdefault(x, []).append(m)
         self._z3 = None if not inv else solver.solver(inv)
-        self.bounds = bounds(inv, t.domains)
+        if self._z3 is not None:
+            self._z3.add(*[solver.atom(("local", *z)) == 0 for z in sorted(zero)])
+        self.bounds = bounds(inv, t.domains, frozenset(("local", *z) for z in zero))
         self.pairs = 0
 
     def _swapped(self, a: Move, b: Move, v0: Valuation, end: Valuation) -> bool:
@@ -100,7 +114,38 @@ class Movers:
                         if not self._excluded(open_):
                             return False
                         chunk = min(4 * chunk, CHUNK)
+        for c in self.composites:
+            pre = self.meet(m, c, right)
+            if pre is None:
+                continue
+            self.pairs += 1
+            near: dict[Key, int] = {("local", *m.src): 1}
+            near[("local", *c.head)] = near.get(("local", *c.head), 0) + 1
+            if not refuted(self.bounds, near, pre):
+                if self._z3 is None:
+                    return False
+                s = self.solver
+                open_.append(z3.And(s.pre(m.src, 1, pre),
+                                    s.pre(c.head, near[("local", *c.head)], {})))
         return self._excluded(open_)
+
+    def meet(self, m: Move, c: Composite, first: bool) -> Valuation | None:
+        """The globals before the pair, m then c's composite (or c's then m), when they may
+        not commute (one writes what the other touches) and can meet; else None."""
+        t, o = self.t, self.orig
+        cw = _writes(o, c.commit)
+        if not (_writes(t, m) & c.footprint or cw & set(t.touched[m.src])):
+            return None
+        (fa, a), (fb, b) = ((t, m), (o, c.commit)) if first else ((o, c.commit), (t, m))
+        pre = dict(zip(fa.reads[a.src], a.reads, strict=True))
+        post = dict(zip(fa.touched[a.src], a.after, strict=True))
+        for x, v in zip(fb.reads[b.src], b.reads, strict=True):
+            if x in post:
+                if post[x] != v:
+                    return None
+            elif pre.setdefault(x, v) != v:
+                return None
+        return pre
 
     def _excluded(self, open_: list[z3.BoolRef]) -> bool:
         """Does the invariant exclude every pre-configuration of `open_` (then emptied)?"""
@@ -132,10 +177,20 @@ class Bounds:
     down: bool  # some counter with a negative coefficient: no lower bound
 
 
-def bounds(inv: list[Linear], domains: dict[str, tuple[int, ...]]) -> list[Bounds]:
+def _writes(t: Table, m: Move) -> frozenset[str]:
+    before = dict(zip(t.reads[m.src], m.reads, strict=True))
+    return frozenset(x for x, v in zip(t.touched[m.src], m.after, strict=True)
+                     if before.get(x) != v or x in t.writes[m.src])  # fmt: skip
+
+
+def bounds(inv: list[Conjunct], domains: dict[str, tuple[int, ...]],
+           zero: frozenset[Key] = frozenset()) -> list[Bounds]:  # fmt: skip
+    """The linear conjuncts prepared for `refuted`; the counters in `zero` are 0."""
     out = []
     for c in inv:
-        counters = {k: n for k, n in c.coeffs if k[0] != "value"}
+        if not isinstance(c, Linear):
+            continue
+        counters = {k: n for k, n in c.coeffs if k[0] != "value" and k not in zero}
         values = tuple((k[1], n, domains[k[1]][0], domains[k[1]][-1])
                        for k, n in c.coeffs if k[0] == "value")  # fmt: skip
         out.append(Bounds(c.op, c.const, values, counters, any(n > 0 for n in counters.values()),
@@ -163,11 +218,12 @@ def refuted(inv: list[Bounds], low: dict[Key, int], fixed: Valuation) -> bool:
     return False
 
 
-def co_reachable(t: Table, live: list[Move]) -> set[Local]:
-    """Local states from which an answer can be reached."""
+def co_reachable(t: Table, live: list[Move],
+                 more: list[tuple[Local, Local]] = []) -> set[Local]:  # noqa: B006
+    """Local states from which an answer can be reached (`more`: edges besides `live`)."""
     back: dict[Local, set[Local]] = {}
-    for m in live:
-        back.setdefault(m.dst, set()).add(m.src)
+    for src, dst in [*((m.src, m.dst) for m in live), *more]:
+        back.setdefault(dst, set()).add(src)
     co, todo = set(t.final), list(t.final)
     while todo:
         for p in back.get(todo.pop(), ()):
