@@ -24,7 +24,7 @@ class Limits:
 
     max_bytes: int = 16 * 1024 * 1024
     max_depth: int = 256
-    max_nodes: int = 200_000
+    max_nodes: int = 1_000_000  # 16 MiB of JSON hold fewer anyway
     max_vars: int = 2_000
     max_events: int = 100_000
     max_int: int = 2**63 - 1

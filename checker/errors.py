@@ -17,10 +17,6 @@ class CheckerError(Exception):
             self.code = code
 
 
-class UsageError(CheckerError):
-    code = "E-USAGE"
-
-
 class JsonError(CheckerError):
     code = "E-JSON"
 

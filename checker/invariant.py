@@ -1,15 +1,9 @@
-"""Inductive invariants of the counter abstraction, on the checker's own per-variable steps
-(checker/steps.py): what reduction proofs and unbounded `G p` proofs share.
-
-An invariant I is a formula over the number M(l) of requests in each local state
-(`{"local": [request, local]}`), the values of the globals (`{"value": X}`) and, for
-`G p`, the number C(r, v) of requests r that answered v (`{"response": [r, v]}`). The
-certificate declares a finite domain per global; the checker conjoins the domain bounds
-and M, C ≥ 0 to I itself, enumerates the steps on the domains, and proves initiation,
-that escapes (and steps it is told are dead) are never enabled, and consecution on every
-other step, arrival and answer. A linear conjunct whose atoms all change by constants is
-settled by arithmetic; the rest by one cvc5 query per transition.
-"""
+"""Inductive invariants of the counter abstraction on the checker's own per-variable steps,
+shared by reduction proofs and unbounded `G p` proofs: I over the counters M(l) of local
+states, the globals' values and, for `G p`, the counters C(r, v) of answers. The checker
+conjoins the domains and M, C ≥ 0 itself; a linear conjunct whose atoms change by
+constants is settled by arithmetic, one that no atom of a step reads is kept, the rest go
+to cvc5, one query per step (docs/certificates.md)."""
 
 from __future__ import annotations
 
@@ -102,10 +96,9 @@ class Inductive:
     order and fill it (the program, the domains, the steps, the solver)."""
 
     def __init__(self, model: Json, domains: Json, inv: Json, limits: Limits,
-                 remaining: Callable[[], float], counts: bool,
-                 more: Json = ()) -> None:  # fmt: skip
+                 remaining: Callable[[], float], counts: bool) -> None:  # fmt: skip
         self.model, self.claim_domains, self.inv, self.limits = model, domains, inv, limits
-        self.remaining, self.counts, self.more = remaining, counts, list(more)
+        self.remaining, self.counts = remaining, counts
         self.conj = inv["and"] if isinstance(inv, dict) and "and" in inv else [inv]
         self.lin = [x for x in map(linear, self.conj) if x is not None]
         self.smt = Smt()
@@ -145,7 +138,7 @@ class Inductive:
     def program(self) -> str:
         if self.model["kind"] != "ser":
             raise SchemaError("a proof on per-variable steps is for a Ser program")
-        todo, nodes = [self.inv, *self.more], 0
+        todo, nodes = [self.inv], 0
         while todo:  # the formula grammar is shared: its aux terms mean nothing here
             node, nodes = todo.pop(), nodes + 1
             if isinstance(node, dict) and "aux" in node:
@@ -220,13 +213,14 @@ class Inductive:
                           "globals at their initial values")
         return "the invariant holds initially"
 
-    def dead(self, also: list[Step]) -> str:
-        """Escapes, and the steps `also` (labelled dead), are never enabled under I."""
+    def dead(self, also: list[tuple[Step, Foot]]) -> str:
+        """Escapes, and the steps `also` (labelled dead, each with the footprint it is
+        enumerated on), are never enabled under I."""
         s = self.steps
-        gone = list(s.escapes) + also
+        gone = [(m, s.foot[m.src]) for m in s.escapes] + also
         if gone:
-            pre = [self.at(m.src, 1, dict(zip(s.foot[m.src].reads, m.reads, strict=True)))
-                   for m in gone]
+            pre = [self.at(m.src, 1, dict(zip(fp.reads, m.reads, strict=True)))
+                   for m, fp in gone]
             bad = self.query().unsat(self.smt.m.Or(pre), self.shown())
             if bad is not None:
                 raise invalid("E-ESCAPE", f"a step that leaves a domain, or is labelled dead, "
@@ -258,10 +252,14 @@ class Inductive:
     def consecution(self) -> str:
         solved = 0
         found = self.changes()
-        parts = [(c, linear(c), _places(c)) for c in self.conj]
+        parts, reads = [(c, linear(c)) for c in self.conj], dict[Key, list[int]]()
+        for i, c in enumerate(self.conj):
+            for k in _places(c):
+                reads.setdefault(k, []).append(i)
         for what, src, d, after in found:  # a conjunct none of whose atoms change is kept
-            open_ = [c for c, li, keys in parts if any(d.get(k, 0) != 0 for k in keys)
-                     and (li is None or not _holds(_delta(li, d), li[2]))]
+            moved = sorted({i for k, dv in d.items() if dv != 0 for i in reads.get(k, ())})
+            open_ = [c for c, li in map(parts.__getitem__, moved)
+                     if li is None or not _holds(_delta(li, d), li[2])]
             if not open_:
                 continue
             solved += 1

@@ -1,6 +1,7 @@
 """Blocks of a reduction proof (docs/certificates.md, "Blocks"): attempts, whose read-only
-steps are replayed from their head right before their commit, and sections, reduced first
-(layer 1); the top layer sees an attempt as one step (N) and a section as macro steps."""
+steps are replayed from their head right before their commit (validated by a version),
+and sections, reduced first (layer 1); the top layer sees an attempt as one step (N) and a
+section as macro steps."""
 
 from __future__ import annotations
 
@@ -17,8 +18,6 @@ Json = Any
 
 @dataclass(frozen=True)
 class Composite:
-    """An attempt's replay and commit, as the layers above it see them."""
-
     head: Local
     commit: Step
     footprint: frozenset[str]  # every global the attempt's states and its commit touch
@@ -38,7 +37,7 @@ class Blocks:
 
 def read_blocks(claim: list[Json], s: Steps, live: list[Step],
                 local: Any) -> Blocks:  # fmt: skip
-    """The blocks' states and steps; E-BLOCK for anything outside the forms above."""
+    """The blocks' states and steps (E-BLOCK if not of their form)."""
     b = Blocks(kinds=[c["kind"] for c in claim])
     for i, c in enumerate(claim):
         for p in c["states"]:
@@ -81,9 +80,8 @@ def read_blocks(claim: list[Json], s: Steps, live: list[Step],
 
 def top_view(s: Steps, moves: list[Step], b: Blocks, dom: dict[str, tuple[int, ...]],
              budget: int) -> Steps:  # fmt: skip
-    """The top layer, from the steps that are not dead (stutters included): plain states
-    keep their steps, a state that enters a section steps through its interior at once on
-    the union of the footprints met (a macro step); attempts are left to the caller."""
+    """The top layer from the steps not dead: a state that enters a section steps through
+    it at once on the footprints met (macro steps); attempts are left to the caller."""
     groups: dict[tuple[Local, tuple[int, ...]], list[Step]] = {}
     succ: dict[Local, set[Local]] = {}
     for m in moves:
@@ -97,14 +95,10 @@ def top_view(s: Steps, moves: list[Step], b: Blocks, dom: dict[str, tuple[int, .
         if not succ.get(loc, set()) & sect:
             foot[loc] = s.foot[loc]
             continue
-        seen, todo, names = {loc}, [loc], set(s.foot[loc].touched)
-        while todo:
-            for d in succ.get(todo.pop(), ()):
-                if d in sect and d not in seen:
-                    seen.add(d)
-                    todo.append(d)
-                    names |= set(s.foot[d].touched)
-        reads = tuple(sorted(names))
+        entered = {b.inner[d] for d in succ[loc] & sect}  # the sections, all their globals
+        reads = tuple(sorted({*s.foot[loc].touched, *(x for d, i in b.inner.items()
+                                                       if i in entered
+                                                       for x in s.foot[d].touched)}))
         budget -= prod(len(dom[x]) for x in reads)
         if budget < 0:
             raise LimitError("macro steps: too many (local state, valuation) pairs")
@@ -135,38 +129,57 @@ def _macro(start: Local, v0: dict[str, int], s: Steps, groups: dict[Any, list[St
 
 
 def check_attempts(ind: Any, b: Blocks, claim: list[Json], local: Any) -> str:
-    """Every replay summary holds only where a read-only step of its attempt leads to its
-    state from the head or from a state whose summary is listed before it and holds, and
-    every commit runs only where its state's summary holds (under the invariant: both are
-    read at one reachable configuration, the commit's), unless it is a step of the head."""
+    """Each attempt's version V, as docs/certificates.md says (the head reads it, a commit
+    finds it as a step the head could take last read it; when the attempt reads more than
+    V: V never lowered, writes under it)."""
     m, s = ind.smt.m, ind.steps
-    chain, commits = [], []
+    bad: list[Any] = []
     for i, c in enumerate(claim):
         if c["kind"] != "attempt":
             continue
-        h, rep = local(c["head"]), dict[Local, Any]()
-        for e in c["replay"]:
-            loc = local(e["local"])
-            if b.inner.get(loc) != i or loc in rep:
-                raise invalid("E-BLOCK", f"replay summary of {loc[1]}: not a state of this "
-                              "attempt, or twice")  # fmt: skip
-            ways = [m.And(ind.at(t.src, 0, _fixed(s, t)), rep.get(t.src, m.TRUE()))
-                    for t in b.tried.get(i, []) if t.dst == loc and (t.src == h or t.src in rep)]
-            rep[loc] = f = ind.formula(e["formula"], ind.atom)
-            chain.append(m.And(f, m.Not(m.Or(ways))))
-        own = {(t.reads, t.dst, t.after) for t in s.moves if t.src == h}  # the head's steps
-        commits += [m.And(ind.at(t.src, 1, _fixed(s, t)), m.Not(rep.get(t.src, m.FALSE())))
-                    for t in b.commits.get(i, []) if t.src != h and not (
-                        s.foot[t.src] == s.foot[h] and (t.reads, t.dst, t.after) in own)]
-    for parts, what in ((chain, "a replay summary holds where no read-only step leads to its "
-                         "state from the head or a summary listed before"),
-                        (commits, "a commit can run where its state's replay summary does "
-                         "not hold")):  # fmt: skip
-        bad = ind.query().unsat(m.Or(parts), ind.shown()) if parts else None
-        if bad is not None:
-            raise invalid("E-ATTEMPT", f"{what} ({bad})")
-    return f"{len(b.heads)} attempts: {len(chain)} replay summaries, {len(commits)} commits " \
-        "validated"
+        h, v, tried = local(c["head"]), c["version"], b.tried.get(i, [])
+        own = {(t.reads, t.dst, t.after) for t in s.moves if t.src == h}
+        last: dict[Local, set[int | None]] = {}  # V last read (None: not where h could)
+        for t in tried:
+            if v in s.foot[t.src].reads:
+                last.setdefault(t.dst, set()).add(_fixed(s, t)[v] if t.src == h or (
+                    s.foot[t.src] == s.foot[h] and (t.reads, t.dst, t.after) in own) else None)
+            elif t.src == h:
+                raise invalid("E-ATTEMPT", f"a step of the head {h[1]} does not read {v}")
+        todo = list(last)
+        while todo:
+            loc = todo.pop()
+            for t in tried:
+                if t.src == loc and v not in s.foot[loc].reads and \
+                        not last[loc] <= last.get(t.dst, set()):  # fmt: skip
+                    last[t.dst] = last.get(t.dst, set()) | last[loc]
+                    todo.append(t.dst)
+        opened: set[int] = set()
+        for t in b.commits.get(i, []):
+            if t.src == h or s.foot[t.src] == s.foot[h] and (t.reads, t.dst, t.after) in own:
+                continue  # a step of the head: the request can take it from there
+            if last.get(t.src) != {_fixed(s, t).get(v)}:
+                raise invalid("E-ATTEMPT", f"the commit of {t.src[1]} does not read {v} at "
+                              "the value the attempt last read")  # fmt: skip
+            opened.add(_fixed(s, t)[v])
+        reads = {x for t in tried for x in s.foot[t.src].reads} - {v}
+        for t in ind.live if reads and opened else ():
+            pre = _fixed(s, t)
+            post = dict(zip(s.foot[t.src].touched, t.after, strict=True))
+            if v in post and (v not in pre or post[v] < pre[v]):
+                raise invalid("E-ATTEMPT", f"the step of {t.src[1]} lowers the version {v}")
+            if any(x in post and pre.get(x) != post[x] for x in reads) and not (
+                    v in post and post[v] > pre[v]):  # fmt: skip
+                if v not in pre:
+                    bad.append(m.And(ind.at(t.src, 1, pre), m.Or([m.Equals(
+                        ind.atom(("value", v)), m.Int(x)) for x in sorted(opened)])))
+                elif pre[v] in opened:
+                    raise invalid("E-ATTEMPT", f"the step of {t.src[1]} changes what an "
+                                  f"attempt read while {v} = {pre[v]}")  # fmt: skip
+    if bad and (why := ind.query().unsat(m.Or(bad), ind.shown())) is not None:
+        raise invalid("E-ATTEMPT", f"a step changes what an attempt read while its version "
+                      f"has a value its commit reads ({why})")  # fmt: skip
+    return f"{len(b.heads)} attempts validated by their versions"
 
 
 def _fixed(s: Steps, m: Step) -> dict[str, int]:

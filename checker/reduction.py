@@ -22,9 +22,8 @@ MOVES = {0: {"R": 0, "B": 0, "N": 1, "L": 1}, 1: {"L": 1, "B": 1}}  # phase -> l
 
 def _refuted(lin: list[Linear], low: dict[Key, int], fixed: dict[str, int],
              dom: dict[str, tuple[int, ...]], zero: set[Key]) -> bool:  # fmt: skip
-    """Interval reasoning: some linear conjunct is false on every configuration with the
-    globals in `fixed` fixed, the others in their domains, M(l) ≥ low[l] (else ≥ 0) and
-    M(l) = 0 for the keys in `zero`."""
+    """Intervals: a linear conjunct is false wherever the globals of `fixed` are so, the
+    others in their domains, M(l) ≥ low[l] (else ≥ 0), M(l) = 0 for the keys in `zero`."""
     for coeffs, k, op in lin:
         lo: int | None = k
         hi: int | None = k
@@ -35,16 +34,11 @@ def _refuted(lin: list[Linear], low: dict[Key, int], fixed: dict[str, int],
             x, y = (a, b) if c > 0 else (b, a)
             lo = None if lo is None or x is None else lo + c * x
             hi = None if hi is None or y is None else hi + c * y
-        if _false(lo, hi, op):
+        above = lo is not None and (lo > 0 or op == "<" and lo == 0)  # e OP 0 false on
+        below = hi is not None and (hi < 0 or op == ">" and hi == 0)  # all of [lo, hi]
+        if above or below if op == "=" else above if op in ("<=", "<") else below:
             return True
     return False
-
-
-def _false(lo: int | None, hi: int | None, op: str) -> bool:
-    """Is `e OP 0` false for every e in [lo, hi] (None: unbounded)?"""
-    above = lo is not None and (lo > 0 or op == "<" and lo == 0)
-    below = hi is not None and (hi < 0 or op == ">" and hi == 0)
-    return above or below if op == "=" else above if op in ("<=", "<") else below
 
 
 def _assign(entries: list[Json], foot: dict[Local, Foot], steps: list[Step]) -> dict[Step, str]:
@@ -79,10 +73,9 @@ def _co(final: dict[Local, int], edges: list[tuple[Local, Local, str]]) -> set[L
         back.setdefault(dst, set()).add(src)
     co, todo = set(final), list(final)
     while todo:
-        for p in back.get(todo.pop(), ()):
-            if p not in co:
-                co.add(p)
-                todo.append(p)
+        new = back.get(todo.pop(), set()) - co
+        co |= new
+        todo += new
     return co
 
 
@@ -110,8 +103,7 @@ def _phases(starts: list[tuple[Local, int]], edges: list[tuple[Local, Local, str
 def reduction(model: Json, claim: Json, limits: Limits, remaining: Callable[[], float]
               ) -> Iterator[tuple[str, Thunk]]:  # fmt: skip
     blocks: list[Json] = claim.get("blocks", [])
-    ind = Inductive(model, claim["domains"], claim["invariant"], limits, remaining, False,
-                    [e["formula"] for c in blocks if c["kind"] == "attempt" for e in c["replay"]])
+    ind = Inductive(model, claim["domains"], claim["invariant"], limits, remaining, False)
     st: dict[str, Any] = {"b": Blocks(), "dead": []}
 
     def local(p: Json) -> Local:
@@ -123,24 +115,23 @@ def reduction(model: Json, claim: Json, limits: Limits, remaining: Callable[[], 
     def read() -> str:
         s = ind.steps
         b = st["b"] = read_blocks(blocks, s, ind.live, local)
+        if any(c.get("version", "") not in ind.dom for c in blocks if c["kind"] == "attempt"):
+            raise invalid("E-NAME", "an attempt's version is not a global of the program")
         st["l1"] = _assign([e for c in blocks if c["kind"] == "section" for e in c["labels"]],
                            s.foot, [m for ms in b.section.values() for m in ms])
-        st["dead"] = [m for m, lab in st["l1"].items() if lab == "D"]
+        st["dead"] = [(m, s.foot[m.src]) for m, lab in st["l1"].items() if lab == "D"]
         return f"{len(b.heads)} attempts, {len(blocks) - len(b.heads)} sections"
 
     def labels() -> str:
-        s, dead = ind.steps, set(st["dead"])
+        s, dead = ind.steps, {m for m, _ in st["dead"]}
         top = s if not blocks else top_view(s, [m for m in s.moves if m not in dead], st["b"],
                                             ind.dom, limits.max_valuations)  # fmt: skip
         live = [m for m in top.moves if not is_stutter(m, top.foot[m.src])]
         label = st["label"] = _assign(claim["labels"], top.foot, live)
-        for m, lab in label.items():
-            if lab == "D" and top.foot[m.src] is not s.foot[m.src]:
-                raise invalid("E-LABEL", f"a step through a section, from {m.src[1]}, is "
-                              "labelled dead")  # fmt: skip
         st["top"], st["live"] = top, [m for m in live if label[m] != "D"]
-        dead |= {m for m, lab in label.items() if lab == "D"}
-        st["dead"], ind.live = list(dead), [m for m in ind.live if m not in dead]
+        st["dead"] += [(m, top.foot[m.src]) for m, lab in label.items() if lab == "D"]
+        dead |= {m for m, _ in st["dead"]}
+        ind.live = [m for m in ind.live if m not in dead]
         return f"{len(label)} transitions labelled"
 
     def sections() -> str:
@@ -208,10 +199,9 @@ def _meet(a: Step, fa: Foot, b: Step, fb: Foot) -> dict[str, int] | None:
 def _movers(view: Steps, orig: Steps, labels: dict[Step, str], partners: list[Step],
             composites: list[Composite], zero: set[Local], co: set[Local], ind: Inductive,
             code: str) -> str:  # fmt: skip
-    """For each transition labelled R or B (L or B), every transition of another instance
-    that can follow (precede) it commutes with it, or the invariant excludes the pair, on
-    a configuration with nobody in `zero`. An attempt's composite commutes when neither
-    touches what the other writes; else the pair must be excluded."""
+    """A transition labelled R or B (L or B) commutes with each transition of another
+    instance that can follow (precede) it, or I excludes the pair, nobody in `zero` (an
+    attempt's composite: neither touches what the other writes, or I excludes them)."""
     foot, dom = view.foot, ind.dom
     live = [m for m in partners if m.src in co]
     outcomes: dict[tuple[Local, tuple[int, ...]], list[Step]] = {}
@@ -238,20 +228,15 @@ def _movers(view: Steps, orig: Steps, labels: dict[Step, str], partners: list[St
         return False
 
     def failures(a: Step, b: Step) -> list[dict[str, int]]:
-        """Pre-valuations where a then b runs, but b then a does not end the same."""
+        """Pre-valuations where a then b runs, but b then a does not end the same (the
+        globals that a writes blindly and b reads are free)."""
         fa, fb = foot[a.src], foot[b.src]
-        if not (_writes(a, fa) & set(fb.touched) or _writes(b, fb) & set(fa.touched)):
+        pre = _meet(a, fa, b, fb)
+        if pre is None or not (_writes(a, fa) & set(fb.touched) or _writes(b, fb) &
+                               set(fa.touched)):  # fmt: skip
             return []
-        pre = dict(zip(fa.reads, a.reads, strict=True))
         post = dict(zip(fa.touched, a.after, strict=True))
-        free = []
-        for x, v in zip(fb.reads, b.reads, strict=True):
-            if x in post and post[x] != v:
-                return []
-            if x in post and x not in pre:
-                free.append(x)
-            elif x not in post:
-                pre[x] = v
+        free = [x for x in fb.reads if x in post and x not in fa.reads]
         bad = []
         for vals in itertools.product(*(dom[x] for x in free)):
             v0 = {**pre, **dict(zip(free, vals, strict=True))}

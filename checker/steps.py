@@ -1,15 +1,8 @@
 """The checker's own per-variable steps of a Ser program (DESIGN.md, "Per-variable steps
-and reduction proofs"), written from the design, not from the prover.
-
-The footprint of a local state is read off its residual program up to the next `yield`
-on every path: R, the globals it may read or writes on some paths only, and W, those it
-writes on every path. A step is run on a valuation of R alone: every other global holds
-a value no program can hold (model.POISON), whose read is an error (never a silent 0),
-and which must be gone from W after the step and still there outside R ∪ W. From the
-requests' initial local states, every local state is stepped at every valuation of R
-within the certificate's domains: the outcomes are the transitions, or escapes when a
-written value leaves its domain.
-"""
+and reduction proofs"; docs/certificates.md, "Footprints"), written from the design, not
+from the prover. A step runs on a valuation of its footprint's reads R alone: every other
+global holds POISON, whose read is an error, which the step must write over in W and leave
+outside R ∪ W. A local state is named by its residual program and its live locals."""
 
 from __future__ import annotations
 

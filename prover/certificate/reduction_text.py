@@ -24,10 +24,11 @@ def render_reduction(data: dict[str, Any]) -> str:
         none = "answers at once" if req["answers_at_once"] else "no step that ends"
         out.append(f"  {req['request'].ljust(width)}  {steps or none}")
     for a in data.get("attempts", []):
-        why = ", ".join(a["validated_by"]) or "the values it read"
-        out.append(f"  {a['request']}: the attempt at {_span(a['lines'])} (read only, retried "
-                   f"until it commits at {_span(a['commit'])}) runs again at its commit: "
-                   f"{why} unchanged since it read them means it reads the same")
+        out += textwrap.wrap(
+            f"{a['request']}: {_span(a['lines'])} only read, and retry until they commit "
+            f"({_span(a['commit'])}); the commit finds {a['version']} as they last read it, "
+            f"so what they read is unchanged: they count as run at the commit, in one step "
+            f"(N)", 86, initial_indent="  ", subsequent_indent="    ")
     if data["invariant"]:
         out.append("Invariant (#r«p»: the requests r whose rest of the program is p):")
         out += [f"  {c['text']}" for c in data["invariant"]]

@@ -1,17 +1,16 @@
 """Attempts (docs/certificates.md, "Blocks"): a request's read-only run from a head state to
-a commit, deleted where it ran and replayed right before the commit when the invariant
-says the replay gets there.
+a commit, deleted where it ran and replayed right before the commit, validated by a
+version V: the head's steps read V, and a commit finds V as the last read of V left it, a
+read its head could have made (the attempt restarts there); when the attempt reads other
+globals too, V never decreases and every step that changes what the attempt read raises V
+or runs only where V has no value a commit reads (a compare-and-swap on a counter: V is
+the counter itself; an optimistic update: its version; a seqlock: its sequence number,
+odd while a writer writes).
 
 Found from the table: a head is a request's first local state, or one entered by a step
-that writes, whose steps all read only; its interior is what read-only steps reach from
-it (answering states left out). Each interior state gets a replay summary: the affine
-hull of what the globals may be when a replay from the head reaches it, computed per
-program point over the globals read and the request's locals (Karr's analysis on the
-enumerated steps, prover/reduction/affine.py), then restricted to the state's locals.
-The invariant's candidates come from the summaries: `M(l) = 0 ∨ X ≠ c ∨ summary(l)` for
-each global the summary fixes (a version or a sequence number: while it is unchanged, the
-replay reads what the request read), and `M(l) = 0 ∨ X ≥ c` when X never decreases.
-"""
+that writes, with a read-only step to another state; its interior is what read-only
+steps reach from it (answering states left out); the other steps of the interior (and of
+the head) are its commits."""
 
 from __future__ import annotations
 
@@ -20,24 +19,17 @@ from typing import Any
 
 import z3
 
-from prover.reduction.affine import Affine, everything
-from prover.reduction.invariant import Conjunct, Linear, Solver, clause, differs, unused
+from prover.reduction.invariant import Solver
 from prover.reduction.table import Local, Move, Table
 
 
 @dataclass(frozen=True)
 class Attempt:
     head: Local
-    states: tuple[Local, ...]  # the interior, in the order of their replay summaries
+    states: tuple[Local, ...]  # the interior
     tried: tuple[Move, ...]  # read-only steps from the head and the interior, inside
-    commits: tuple[Move, ...]  # the other steps of the interior
-    replay: dict[Local, tuple[Linear, ...]]  # a conjunction of equalities over globals
-
-
-def same_step(t: Table, h: Local, m: Move, own: set[tuple[Any, ...]]) -> bool:
-    """Is `m` also a step of the head `h` (same footprint, values and outcome)?"""
-    return (t.reads[m.src], t.touched[m.src], t.writes[m.src]) == \
-        (t.reads[h], t.touched[h], t.writes[h]) and (m.reads, m.dst, m.after) in own
+    commits: tuple[Move, ...]  # their other steps
+    version: str = ""
 
 
 def read_only(t: Table, m: Move) -> bool:
@@ -45,7 +37,7 @@ def read_only(t: Table, m: Move) -> bool:
 
 
 def find_attempts(t: Table, live: list[Move], requests: set[str]) -> list[Attempt]:
-    """The attempts of the given requests, their interiors disjoint."""
+    """The attempts of the given requests with a version, their interiors disjoint."""
     out: dict[Local, list[Move]] = {}
     entered: set[Local] = set(t.entries)
     for m in live:
@@ -67,9 +59,8 @@ def find_attempts(t: Table, live: list[Move], requests: set[str]) -> list[Attemp
 
 def _attempt(t: Table, h: Local, out: dict[Local, list[Move]], taken: set[Local]
              ) -> Attempt | None:  # fmt: skip
-    order, seen = [], {h}
-    frontier = [h]
-    while frontier:  # breadth first: the order of the replay summaries
+    order, seen, frontier = [], {h}, [h]
+    while frontier:
         nxt = []
         for loc in frontier:
             for m in out.get(loc, ()):
@@ -90,137 +81,82 @@ def _attempt(t: Table, h: Local, out: dict[Local, list[Move]], taken: set[Local]
                 return None  # a write inside the attempt
             else:
                 commits.append(m)
-    if not commits:
-        return None
-    return Attempt(h, tuple(order), tuple(tried), tuple(commits), _summaries(t, h, order, tried))
+    a = Attempt(h, tuple(order), tuple(tried), tuple(commits))
+    for v in t.reads[h]:
+        if versioned(t, a, v) is not None:
+            return Attempt(h, tuple(order), tuple(tried), tuple(commits), v)
+    return None
 
 
-# --------------------------------------------------------------------------- summaries
+def _own(t: Table, a: Attempt) -> set[tuple[Any, ...]]:
+    return {(m.reads, m.dst, m.after) for m in t.moves if m.src == a.head}
 
 
-def _point(loc: Local) -> str:
-    """A local state's program point: its residual program, without its locals."""
-    return loc[1][loc[1].index("}, ") + 3:]
+def restarts(t: Table, a: Attempt, m: Move, own: set[tuple[Any, ...]]) -> bool:
+    """Is `m` a step of the head (the head itself, or same footprint, values, outcome)?"""
+    h = a.head
+    return m.src == h or (t.reads[m.src], t.touched[m.src], t.writes[m.src]) == \
+        (t.reads[h], t.touched[h], t.writes[h]) and (m.reads, m.dst, m.after) in own
 
 
-def _locals(loc: Local) -> dict[str, int]:
-    env = loc[1][2:loc[1].index("}, ")]
-    return {k: int(v) for k, v in (x.split("=") for x in env.split(",") if x)}
-
-
-def _summaries(t: Table, h: Local, order: list[Local], tried: list[Move]
-               ) -> dict[Local, tuple[Linear, ...]]:  # fmt: skip
-    """Per interior state, the equalities over globals that every replay reaching it
-    satisfies (the affine hull, per program point, restricted to the state's locals)."""
-    globs = sorted({x for m in tried for x in t.reads[m.src]})
-    names = sorted({k for loc in [h, *order] for k in _locals(loc)})
-
-    def fixed(loc: Local) -> dict[str, int]:
-        own = _locals(loc)
-        return {f"local {k}": own.get(k, 0) for k in names}
-
-    hull: dict[str, Affine] = {_point(h): everything(globs, fixed(h))}
-    changed = True
-    while changed:  # the hulls only grow, at most once per coordinate
-        changed = False
-        for m in tried:
-            space: Affine | None = hull.get(_point(m.src))
-            for x, v in [*fixed(m.src).items(), *zip(t.reads[m.src], m.reads, strict=True)]:
-                space = None if space is None else space.restrict(x, v)
-            if space is None:
-                continue
-            point = {k: v for k, v in space.point.items() if not k.startswith("local ")}
-            lifted = Affine({**point, **everything([], fixed(m.dst)).point}, space.basis)
-            p = _point(m.dst)
-            if p not in hull:
-                hull[p], changed = lifted, True
-            elif not hull[p].contains(lifted):
-                hull[p], changed = hull[p].join(lifted), True
-    out: dict[Local, tuple[Linear, ...]] = {}
-    for loc in order:
-        space = hull.get(_point(loc))
-        for x, v in fixed(loc).items():
-            space = None if space is None else space.restrict(x, v)
-        if space is not None:
-            out[loc] = tuple(Linear(tuple(sorted((("value", x), c) for x, c in row.items())),
-                                    -rhs, "=") for row, rhs in space.equations(globs))
-    return out
-
-
-# --------------------------------------------------------------------------- candidates
-
-
-def candidates(t: Table, live: list[Move], attempts: list[Attempt]) -> list[Conjunct]:
-    """`M(l) = 0 ∨ X ≠ c ∨ summary(l)` for each X = c in l's summary, and the monotone
-    bounds `M(l) = 0 ∨ X ≥ c` (≤ c) of such an X that no step lowers (raises)."""
-    up, down = _monotone(t, live)
-    out: list[Conjunct] = []
-    for a in attempts:
-        for loc, rep in a.replay.items():
-            for c in rep:
-                if len(c.coeffs) != 1 or c.coeffs[0][1] != 1:
-                    continue
-                key, value = c.coeffs[0][0], -c.const
-                if len(rep) > 1:
-                    out.append(clause(unused(loc), *differs(key, value), list(rep)))
-                if key[1] in up:
-                    out.append(clause(unused(loc), Linear(((key, 1),), -value, ">=")))
-                if key[1] in down:
-                    out.append(clause(unused(loc), Linear(((key, 1),), -value, "<=")))
-    return out
-
-
-def _monotone(t: Table, live: list[Move]) -> tuple[set[str], set[str]]:
-    """The globals no step lowers, and those no step raises."""
-    up, down = set(t.domains), set(t.domains)
-    for m in live:
-        before = dict(zip(t.reads[m.src], m.reads, strict=True))
-        for x, v in zip(t.touched[m.src], m.after, strict=True):
-            if x not in before:
-                up.discard(x)
-                down.discard(x)
-            elif v < before[x]:
-                up.discard(x)
-            elif v > before[x]:
-                down.discard(x)
-    return up, down
-
-
-# --------------------------------------------------------------------------- checks
-
-
-def validate(t: Table, a: Attempt, inv: list[Conjunct], solver: Solver
-             ) -> tuple[dict[Local, tuple[Linear, ...]], str | None]:  # fmt: skip
-    """The checker's obligations for one attempt (checker/layers.py): the summaries that
-    a nearer one reaches (the others are left out), and why a commit is not validated."""
-    ctx = solver.ctx
-    s = solver.solver(inv)
-    rep: dict[Local, Any] = {}
-    kept: dict[Local, tuple[Linear, ...]] = {}
-    for loc in a.states:
-        if loc not in a.replay:
-            continue
-        f = z3.And([c.z3(solver.atom, ctx) for c in a.replay[loc]] or [z3.BoolVal(True, ctx)])
-        ways = [z3.And(solver.pre(m.src, 0, dict(zip(t.reads[m.src], m.reads, strict=True))),
-                       rep.get(m.src, z3.BoolVal(True, ctx)))
-                for m in a.tried if m.dst == loc and (m.src == a.head or m.src in rep)]
-        s.push()
-        s.add(f, z3.Not(z3.Or(ways) if ways else z3.BoolVal(False, ctx)))
-        r = solver.check(s)
-        s.pop()
-        if r == z3.unsat:
-            rep[loc], kept[loc] = f, a.replay[loc]
-    own = {(m.reads, m.dst, m.after) for m in a.commits if m.src == a.head}
+def versioned(t: Table, a: Attempt, v: str) -> set[int] | None:
+    """The values of v at which commits need the version, when v can be the attempt's
+    version as far as its own steps tell; None when it cannot."""
+    own = _own(t, a)
+    last: dict[Local, set[int | None]] = {}  # None: read where the head could not
+    for m in a.tried:
+        if v in t.reads[m.src]:
+            last.setdefault(m.dst, set()).add(m.reads[t.reads[m.src].index(v)]
+                                              if restarts(t, a, m, own) else None)
+        elif m.src == a.head:
+            return None
+    todo = list(last)
+    while todo:
+        loc = todo.pop()
+        for m in a.tried:
+            if m.src == loc and v not in t.reads[loc] and not last[loc] <= last.get(m.dst, set()):
+                last[m.dst] = last.get(m.dst, set()) | last[loc]
+                todo.append(m.dst)
+    opened: set[int] = set()
     for m in a.commits:
-        if m.src == a.head or same_step(t, a.head, m, own):
-            continue  # a step of the head: the request can take it from there
+        if restarts(t, a, m, own):
+            continue
+        if v not in t.reads[m.src] or last.get(m.src) != {m.reads[t.reads[m.src].index(v)]}:
+            return None
+        opened.add(m.reads[t.reads[m.src].index(v)])
+    return opened
+
+
+def validate(t: Table, a: Attempt, live: list[Move], solver: Solver, s: z3.Solver
+             ) -> str | None:  # fmt: skip
+    """The checker's obligations for the attempt's version (checker/layers.py) beyond its
+    own steps, `s` holding the invariant; None when they hold, else why not."""
+    v, opened = a.version, versioned(t, a, a.version)
+    if opened is None:
+        return f"{a.version} does not validate the attempt at {a.head[1]}"
+    reads = {x for m in a.tried for x in t.reads[m.src]} - {v}
+    if not reads or not opened:
+        return None
+    need = []
+    for m in live:
+        pre = dict(zip(t.reads[m.src], m.reads, strict=True))
+        post = dict(zip(t.touched[m.src], m.after, strict=True))
+        if v in post and (v not in pre or post[v] < pre[v]):
+            return f"the step of {m.src[1]} lowers {v}"
+        if any(x in post and pre.get(x) != post[x] for x in reads) and not (
+                v in post and post[v] > pre[v]):  # fmt: skip
+            if v in pre and pre[v] in opened:
+                return f"the step of {m.src[1]} changes what the attempt read while {v} is " \
+                    f"{pre[v]}"
+            if v not in pre:
+                need.append(z3.And(solver.pre(m.src, 1, pre),
+                                   z3.Or([solver.atom(("value", v)) == x for x in opened])))
+    if need:
         s.push()
-        s.add(solver.pre(m.src, 1, dict(zip(t.reads[m.src], m.reads, strict=True))),
-              z3.Not(rep.get(m.src, z3.BoolVal(False, ctx))))
+        s.add(z3.Or(need))
         r = solver.check(s)
         s.pop()
         if r != z3.unsat:
-            at = dict(zip(t.reads[m.src], m.reads, strict=True))
-            return kept, f"the commit of {m.src[1]} at {at} is not validated: a replay from " \
-                "the attempt's head may not get there"
-    return kept, None
+            return f"a step changes what the attempt at {a.head[1]} read while {v} has a " \
+                "value its commits read"
+    return None

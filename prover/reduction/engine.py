@@ -11,7 +11,7 @@ of these steps passes.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
@@ -19,11 +19,11 @@ from prover.errors import CompileError
 from prover.frontend import ast
 from prover.frontend.steps import ProgramSteps
 from prover.reduction.attempts import Attempt as Attempt_
-from prover.reduction.attempts import candidates as attempt_candidates
 from prover.reduction.attempts import find_attempts, validate
 from prover.reduction.guards import value_sets
-from prover.reduction.invariant import Conjunct, Linear, Solver, candidates, houdini
+from prover.reduction.invariant import Conjunct, Linear, Solver, candidates, houdini, merged
 from prover.reduction.movers import Composite, Movers, bounds, co_reachable, refuted
+from prover.reduction.samples import refuted_by_runs
 from prover.reduction.table import Limits, Local, Move, Table, TableTooLarge, grow_domains
 
 RLIMIT = 50_000_000  # z3 resource units per query (a count: the same on any machine)
@@ -39,6 +39,7 @@ class Attempt:
     stats: dict[str, int] = field(default_factory=dict)
     explanation: dict[str, Any] = field(default_factory=dict)
     table: Table | None = field(default=None, compare=False, repr=False)
+    invariant: tuple[Conjunct, ...] = field(default=(), compare=False, repr=False)
 
 
 Group = tuple[Local, tuple[int, ...]]  # a local state's steps at one valuation of its reads
@@ -57,14 +58,15 @@ def prove_by_reduction(steps: ProgramSteps, *, deadline: float | None = None,
              "stutters": len(t.moves) - len(live), "escapes": len(t.escapes)}
     solver = Solver(t, deadline, RLIMIT)
     base = candidates(t, live)
-    first = _round(steps, t, live, base, [], solver, deadline, stats)
+    first = _round(steps, t, live, base, [], solver, deadline, stats, frozenset())
     if first.evidence is not None or first.reason.endswith(OUT_OF_TIME):
         return first
     # Beyond plain reduction: attempts, and the candidates they and guarded steps need.
     found = find_attempts(t, live, {r for r, _ in t.entries})
     inner = {loc for a in found for loc in a.states}
-    extra = attempt_candidates(t, live, found) + value_sets(t, live, inner)
-    second = _round(steps, t, live, base + extra, found, solver, deadline, stats)
+    extra = value_sets(t, live, inner)
+    second = _round(steps, t, live, base + extra, found, solver, deadline, stats,
+                    frozenset(first.invariant))
     return second if second.evidence is not None or not found else Attempt(
         None, f"{first.reason}; with attempts: {second.reason.removeprefix('reduction: ')}",
         stats, table=t)
@@ -75,10 +77,13 @@ OUT_OF_TIME = "out of time finding the invariant"
 
 def _round(steps: ProgramSteps, t: Table, live: list[Move], cands: list[Conjunct],
            found: list[Attempt_], solver: Solver, deadline: float | None,
-           stats: dict[str, int]) -> Attempt:  # fmt: skip
-    """One Houdini run on `cands`, then labels without blocks, then with the attempts."""
-    attempt = partial(Attempt, stats=stats, table=t)
-    inv = houdini(t, live, cands, solver, deadline)
+           stats: dict[str, int], known: frozenset[Conjunct]) -> Attempt:  # fmt: skip
+    """One Houdini run on `cands` (`known`: inductive already), then labels with the
+    attempts, then without blocks."""
+    wrong = refuted_by_runs(t, live, cands)
+    inv = houdini(t, live, [c for c in cands if c not in wrong], solver, deadline,
+                  known=known)
+    attempt = partial(Attempt, stats=stats, table=t, invariant=tuple(inv or ()))
     if inv is None:
         return attempt(None, f"reduction: {OUT_OF_TIME}")
     stats["conjuncts"] = len(inv)
@@ -87,39 +92,44 @@ def _round(steps: ProgramSteps, t: Table, live: list[Move], cands: list[Conjunct
         return attempt(None, f"reduction: {escaped}")
     dead = _dead(t, live, inv)
     live = [m for m in live if (m.src, m.reads) not in dead]
-    labels = _labels(t, live, Movers(t, live, inv, solver), deadline)
-    blocks: list[Attempt_] = []
-    if isinstance(labels, str) and found:
-        blocks, why = _validated(t, found, inv, solver)
-        if blocks:
-            gone = {m for a in blocks for m in (*a.tried, *a.commits)}
-            view = [m for m in live if m not in gone]
-            comps = tuple(Composite(a.head, c, _footprint(t, a, c)) for a in blocks
-                          for c in a.commits if (c.src, c.reads) not in dead)
-            zero = frozenset(loc for a in blocks for loc in a.states)
-            labels = _labels(t, view, Movers(t, view, inv, solver, comps, zero), deadline, comps)
+    blocks, why = _validated(t, found, live, inv, solver) if found else ([], "")
+    labels: dict[Group, str] | str = "no attempt validated"
+    if blocks:  # with attempts first: the first round saw the plain labels fail
+        gone = {m for a in blocks for m in (*a.tried, *a.commits)}
+        view = [m for m in live if m not in gone]
+        comps = tuple(Composite(a.head, c, _footprint(t, a, c)) for a in blocks
+                      for c in a.commits if (c.src, c.reads) not in dead)
+        zero = frozenset(loc for a in blocks for loc in a.states)
+        labels = _labels(t, view, Movers(t, view, inv, solver, comps, zero), deadline, comps)
+        if isinstance(labels, dict):
             live = view
-        elif why:
-            labels = f"{labels}; attempts: {why}"
+    if isinstance(labels, str):
+        blocks = []
+        plain = _labels(t, live, Movers(t, live, inv, solver), deadline)
+        labels = plain if isinstance(plain, dict) or not found else \
+            f"{plain}; attempts: {why or labels}"
     stats["solver_queries"] = solver.queries
     if isinstance(labels, str):
         return attempt(None, f"reduction: {labels}")
     labels.update(dict.fromkeys(dead, "D"))
-    evidence: dict[str, Any] = {"domains": _domains_json(t), "invariant": _invariant_json(inv),
+    evidence: dict[str, Any] = {"domains": _domains_json(t),
+                                "invariant": _invariant_json(merged(inv)),
                                 "labels": _labels_json(t, live, labels)}
     if blocks:
         evidence["blocks"] = [_attempt_json(a) for a in blocks]
-    return attempt(evidence, "", explanation=_explain(steps, t, live, labels, inv, blocks))
+    return attempt(evidence, "", explanation=_explain(steps, t, live, labels, merged(inv),
+                                                       blocks))
 
 
-def _validated(t: Table, found: list[Attempt_], inv: list[Conjunct], solver: Solver
-               ) -> tuple[list[Attempt_], str]:  # fmt: skip
-    """The attempts whose commits the invariant validates, with the summaries kept."""
+def _validated(t: Table, found: list[Attempt_], live: list[Move], inv: list[Conjunct],
+               solver: Solver) -> tuple[list[Attempt_], str]:  # fmt: skip
+    """The attempts whose versions validate them under the invariant, and why not."""
     out, why = [], ""
+    with_inv = solver.solver(inv)
     for a in found:
-        kept, err = validate(t, a, inv, solver)
+        err = validate(t, a, live, solver, with_inv)
         if err is None:
-            out.append(replace(a, replay=kept))
+            out.append(a)
         else:
             why = why or err
     return out, why
@@ -130,13 +140,8 @@ def _footprint(t: Table, a: Attempt_, c: Move) -> frozenset[str]:
 
 
 def _attempt_json(a: Attempt_) -> dict[str, Any]:
-    def formula(rep: tuple[Linear, ...]) -> Any:
-        parts = [c.json() for c in rep]
-        return True if not parts else parts[0] if len(parts) == 1 else {"and": parts}
-
     return {"kind": "attempt", "head": list(a.head), "states": [list(s) for s in a.states],
-            "replay": [{"local": list(s), "formula": formula(a.replay[s])} for s in a.states
-                       if s in a.replay]}
+            "version": a.version}
 
 
 def _escaping(t: Table, inv: list[Conjunct], solver: Solver, steps: ProgramSteps) -> str | None:
@@ -194,30 +199,39 @@ def _span(d: tuple[int, ...]) -> str:
 
 def _labels(t: Table, live: list[Move], movers: Movers, deadline: float | None,
             comps: tuple[Composite, ...] = ()) -> dict[Group, str] | str:  # fmt: skip
+    """The least phases: a state is in phase 1 when a step that is no right mover (or an
+    attempt's commit) leads to it, or a step from phase 1 does; right movers are asked
+    only of steps from states still in phase 0, the nearest to the entries first."""
     co = co_reachable(t, live, [(c.head, c.commit.dst) for c in comps])
     groups: dict[Group, list[Move]] = {}
-    for m in live:
-        groups.setdefault((m.src, m.reads), []).append(m)
-    right: dict[Group, bool] = {}
-    for g, ms in groups.items():
-        if deadline is not None and time.monotonic() > deadline:
-            return "out of time checking movers"
-        right[g] = g[0] not in co or all(movers.mover(m, True) for m in ms)
-    phase1: set[Local] = set()
-    todo = [m.dst for g, ms in groups.items() if not right[g] for m in ms if m.dst in co]
-    todo += [c.commit.dst for c in comps if c.commit.dst in co]
     succ: dict[Local, list[Local]] = {}
     for m in live:
+        groups.setdefault((m.src, m.reads), []).append(m)
         if m.dst in co:
             succ.setdefault(m.src, []).append(m.dst)
     for c in comps:
         if c.commit.dst in co:
             succ.setdefault(c.head, []).append(c.commit.dst)
-    while todo:
-        loc = todo.pop()
-        if loc not in phase1:
-            phase1.add(loc)
-            todo.extend(succ.get(loc, ()))
+    phase1: set[Local] = set()
+
+    def later(todo: list[Local]) -> None:
+        while todo:
+            loc = todo.pop()
+            if loc not in phase1:
+                phase1.add(loc)
+                todo.extend(succ.get(loc, ()))
+
+    later([c.commit.dst for c in comps if c.commit.dst in co])
+    near = _distances(t.entries, succ)
+    right: dict[Group, bool] = {}
+    for g in sorted(groups, key=lambda g: (near.get(g[0], len(near)), g)):
+        if g[0] in phase1:
+            continue
+        if deadline is not None and time.monotonic() > deadline:
+            return "out of time checking movers"
+        right[g] = g[0] not in co or all(movers.mover(m, True) for m in groups[g])
+        if not right[g]:
+            later([m.dst for m in groups[g] if m.dst in co])
     late = [c for c in comps if c.head in phase1]
     if late:
         return f"request {late[0].head[0]}: an attempt after its commit point (at " \
@@ -232,6 +246,20 @@ def _labels(t: Table, live: list[Move], movers: Movers, deadline: float | None,
             return f"request {g[0][0]}: a step after its commit point is not a left mover " \
                 f"(at {g[0][1]})"
     return labels
+
+
+def _distances(entries: tuple[Local, ...], succ: dict[Local, list[Local]]) -> dict[Local, int]:
+    out = dict.fromkeys(entries, 0)
+    frontier = list(entries)
+    while frontier:
+        nxt = []
+        for loc in frontier:
+            for d in succ.get(loc, ()):
+                if d not in out:
+                    out[d] = out[loc] + 1
+                    nxt.append(d)
+        frontier = nxt
+    return out
 
 
 def _domains_json(t: Table) -> list[dict[str, Any]]:
@@ -281,10 +309,8 @@ def _explain(steps: ProgramSteps, t: Table, live: list[Move], labels: dict[Group
         tried = set().union(*(t.lines(steps, m) for m in a.tried))
         commit = set().union(*(t.lines(steps, m) for m in a.commits))
         rows.setdefault(a.head[0], {})[(tuple(sorted(tried | commit)), "N")] = None
-        guards = {c.coeffs[0][0][1] for m in a.commits for c in a.replay.get(m.src, ())
-                  if len(c.coeffs) == 1 and set(c.coeffs[0][0][1:]) & set(t.reads[m.src])}
         tries.append({"request": a.head[0], "lines": sorted(tried), "commit": sorted(commit),
-                      "validated_by": sorted(guards)})
+                      "version": a.version})
     requests = [{"request": r, "steps": [{"lines": list(ln), "label": lab}
                                          for ln, lab in sorted(rows.get(r, {}))],
                  "answers_at_once": loc in t.final}

@@ -22,6 +22,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import z3
@@ -40,6 +41,12 @@ class Linear:
     coeffs: tuple[tuple[Key, int], ...]
     const: int
     op: str
+
+    def __hash__(self) -> int:  # cached: candidates are looked up in sets all the time
+        got = self.__dict__.get("_hash")
+        if got is None:
+            got = self.__dict__["_hash"] = hash((self.coeffs, self.const, self.op))
+        return got
 
     def delta(self, d: Delta) -> int | None:
         total = 0
@@ -61,14 +68,23 @@ class Linear:
         return s == 0 if self.op == "=" else s <= 0 if self.op == "<=" else s >= 0
 
     def z3(self, atoms: Callable[[Key], Any], ctx: z3.Context) -> z3.BoolRef:
-        s = z3.Sum([z3.IntVal(self.const, ctx)] + [c * atoms(k) for k, c in self.coeffs])
+        if len(self.coeffs) == 1 and self.coeffs[0][1] in (1, -1):  # x OP k: the usual case
+            (key, c), k = self.coeffs[0], z3.IntVal(-self.const * self.coeffs[0][1], ctx)
+            x = atoms(key)
+            op = self.op if c == 1 else {"=": "=", "<=": ">=", ">=": "<="}[self.op]
+            return x == k if op == "=" else x <= k if op == "<=" else x >= k
+        terms = [atoms(k) if c == 1 else -atoms(k) if c == -1 else c * atoms(k)
+                 for k, c in self.coeffs]
+        s = z3.Sum([z3.IntVal(self.const, ctx), *terms]) if self.const or not terms \
+            else z3.Sum(terms)
         return s == 0 if self.op == "=" else s <= 0 if self.op == "<=" else s >= 0
 
     def json(self) -> dict[str, Any]:
         terms = [[c, {"place": {"value": k[1]} if k[0] == "value"
                                 else {k[0]: list(k[1:])}}] for k, c in self.coeffs]  # fmt: skip
         op = {"=": "=", "<=": "<=", ">=": ">="}[self.op]
-        return {"cmp": op, "lhs": {"sum": terms}, "rhs": {"const": -self.const}}
+        lhs = terms[0][1] if len(terms) == 1 and terms[0][0] == 1 else {"sum": terms}
+        return {"cmp": op, "lhs": lhs, "rhs": {"const": -self.const}}
 
 
 def linear(coeffs: dict[Key, int], const: int, op: str) -> Linear:
@@ -83,7 +99,13 @@ class Clause:
 
     cases: tuple[tuple[Linear, ...], ...]
 
-    @property
+    def __hash__(self) -> int:
+        got = self.__dict__.get("_hash")
+        if got is None:
+            got = self.__dict__["_hash"] = hash(self.cases)
+        return got
+
+    @cached_property
     def keys(self) -> frozenset[Key]:
         return frozenset(k for case in self.cases for c in case for k, _ in c.coeffs)
 
@@ -99,12 +121,21 @@ class Clause:
                 return False
         return True
 
+    @cached_property
+    def on_globals(self) -> tuple[tuple[frozenset[str], tuple[Linear, ...]], ...]:
+        """The cases that read globals only, with those globals."""
+        out = []
+        for case in self.cases:
+            keys = {k for c in case for k, _ in c.coeffs}
+            if all(k[0] == "value" for k in keys):
+                out.append((frozenset(k[1] for k in keys), case))
+        return tuple(out)
+
     def settled(self, after: dict[str, int]) -> bool:
         """True after any step that leaves the globals of `after` so: a case reads only
         those, and holds there."""
-        return any(all(k[0] == "value" and k[1] in after for c in case for k, _ in c.coeffs)
-                   and all(c.value(lambda k: after[k[1]]) for c in case)
-                   for case in self.cases)  # fmt: skip
+        return any(names <= after.keys() and all(c.value(lambda k: after[k[1]]) for c in case)
+                   for names, case in self.on_globals)  # fmt: skip
 
     def value(self, atoms: Callable[[Key], int]) -> bool:
         return any(all(c.value(atoms) for c in case) for case in self.cases)
@@ -119,6 +150,27 @@ class Clause:
 
 
 Conjunct = Linear | Clause
+
+
+def merged(inv: Sequence[Conjunct]) -> list[Conjunct]:
+    """The same invariant, written shorter: clauses `M(l) = 0 ∨ G` with the same G become
+    one `Σ M(l) = 0 ∨ G` (counters are never negative)."""
+    groups: dict[tuple[tuple[Linear, ...], ...], list[Key]] = {}
+    out: list[Conjunct] = []
+    for c in inv:
+        guard = next((case[0] for case in c.cases if len(case) == 1 and case[0].op == "<="
+                      and case[0].const == 0 and len(case[0].coeffs) == 1
+                      and case[0].coeffs[0][1] == 1 and case[0].coeffs[0][0][0] == "local"),
+                     None) if isinstance(c, Clause) else None  # fmt: skip
+        if guard is None or not isinstance(c, Clause):
+            out.append(c)
+        else:
+            rest = tuple(case for case in c.cases if case != (guard,))
+            groups.setdefault(rest, []).append(guard.coeffs[0][0])
+    for rest, keys in groups.items():
+        sum_ = Linear(tuple(sorted((k, 1) for k in set(keys))), 0, "<=")
+        out.append(Clause(tuple(sorted([(sum_,), *rest]))))
+    return out
 
 
 def clause(*cases: list[Linear] | Linear) -> Clause:
@@ -264,6 +316,7 @@ class Solver:
                 self.base.append(z3.Or([xv == v for v in d]))
         self.queries = 0
         self.terms: dict[Conjunct, z3.BoolRef] = {}
+        self.pres: dict[Any, z3.BoolRef] = {}
 
     def atom(self, key: Key) -> z3.ArithRef:
         if key not in self.vars:
@@ -278,7 +331,7 @@ class Solver:
         return got
 
     def solver(self, inv: list[Conjunct]) -> z3.Solver:
-        s = z3.Solver(ctx=self.ctx)
+        s = z3.SolverFor("QF_LIA", ctx=self.ctx)
         s.add(*self.base)
         s.add(*[self.term(c) for c in inv])
         s.add(*[v >= 0 for k, v in self.vars.items() if k[0] == "response"])  # answers
@@ -290,9 +343,13 @@ class Solver:
         return s.check()
 
     def pre(self, src: Local, low: int, fixed: dict[str, int]) -> z3.BoolRef:
-        parts = [self.atom(("local", *src)) >= low]
-        parts += [self.atom(("value", x)) == v for x, v in sorted(fixed.items())]
-        return z3.And(parts)
+        key = (src, low, tuple(sorted(fixed.items())))
+        got = self.pres.get(key)
+        if got is None:
+            parts = [self.atom(("local", *src)) >= low]
+            parts += [self.atom(("value", x)) == v for x, v in key[2]]
+            got = self.pres[key] = z3.And(parts)
+        return got
 
     def substitution(self, ch: Change) -> list[tuple[z3.ArithRef, z3.ArithRef]]:
         """Each atom the change moves, with its value after it."""
@@ -314,22 +371,31 @@ class Solver:
 
 
 def houdini(t: Table, live: list[Move], cands: Sequence[Conjunct], solver: Solver,
-            deadline: float | None, counts: bool = False) -> list[Conjunct] | None:  # fmt: skip
+            deadline: float | None, counts: bool = False,
+            known: frozenset[Conjunct] = frozenset()) -> list[Conjunct] | None:  # fmt: skip
     """The largest inductive subset of `cands` (None when the deadline passes); `counts`:
     answers count in C(r, v) too. A conjunct that a step's constant changes keep, or whose
     case on the globals the step sets holds, needs no query; the others at one step are
-    asked at once, and those false in the counter-model are dropped."""
+    asked at once, and those false in the counter-model are dropped. `known`: conjuncts
+    already shown inductive among themselves, which a larger set keeps (not asked again)."""
     initial = t.initial
     active = [c for c in cands if c.value(lambda k: initial.get(k[1], 0) if k[0] == "value"
                                            else 0)]  # fmt: skip
     steps = list(changes(t, live, counts))
+    by_atom: dict[Key, list[Conjunct]] = {}
+    for c in active:
+        for k in (c.keys if isinstance(c, Clause) else {k for k, _ in c.coeffs}):
+            by_atom.setdefault(k, []).append(c)
     while True:
         s = solver.solver(active)
-        dropped: set[Conjunct] = set()
+        alive, dropped = set(active), set[Conjunct]()
         for ch in steps:
             if deadline is not None and time.monotonic() > deadline:
                 return None
-            open_ = [c for c in active if c not in dropped and not c.kept(ch.delta)
+            moved = dict.fromkeys(c for k, d in ch.delta.items() if d != 0
+                                  for c in by_atom.get(k, ()))  # the others keep their value
+            open_ = [c for c in moved if c in alive and c not in dropped and c not in known
+                     and not c.kept(ch.delta)
                      and not (isinstance(c, Clause) and c.settled(ch.after))]
             if open_:
                 dropped |= _refuted_at(solver, s, ch, open_)
