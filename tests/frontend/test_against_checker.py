@@ -14,7 +14,7 @@ from prover.frontend.load import load_model, load_source
 
 from .strategies import PRELUDES, PROGRAMS
 
-model = pytest.importorskip("checker.model")
+model = pytest.importorskip("checker.semantics")
 
 BENCH = Path(__file__).resolve().parents[3] / "shared" / "benchmarks" / "paper"
 NAMES = sorted(
