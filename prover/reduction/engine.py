@@ -20,7 +20,7 @@ from prover.frontend import ast
 from prover.frontend.steps import ProgramSteps
 from prover.reduction.attempts import Attempt as Attempt_
 from prover.reduction.attempts import find_attempts, validate
-from prover.reduction.guards import value_sets
+from prover.reduction.guards import conservation_laws, value_sets
 from prover.reduction.invariant import Conjunct, Linear, Solver, candidates, houdini, merged
 from prover.reduction.movers import Composite, Movers, bounds, co_reachable, refuted
 from prover.reduction.samples import refuted_by_runs
@@ -64,7 +64,7 @@ def prove_by_reduction(steps: ProgramSteps, *, deadline: float | None = None,
     # Beyond plain reduction: attempts, and the candidates they and guarded steps need.
     found = find_attempts(t, live, {r for r, _ in t.entries})
     inner = {loc for a in found for loc in a.states}
-    extra = value_sets(t, live, inner)
+    extra = value_sets(t, live, inner) + conservation_laws(t, live)
     second = _round(steps, t, live, base + extra, found, solver, deadline, stats,
                     frozenset(first.invariant))
     return second if second.evidence is not None or not found else Attempt(

@@ -11,37 +11,23 @@ set acts as a lock: `Σ M(l) ≤ 1` over the group is a candidate too."""
 
 from __future__ import annotations
 
-from prover.reduction.invariant import Conjunct, Linear, clause, equals, unused
-from prover.reduction.table import Local, Move, Table
+from fractions import Fraction
+from math import gcd, lcm
 
-MAX_DOMAIN = 16  # globals with more values give no candidate (too many cases)
-Values = tuple[frozenset[int], bool]  # the values, and whether the request's steps wrote them
+from prover.reduction.invariant import Conjunct, Key, Linear, clause, equals, linear, unused
+from prover.reduction.table import Local, Move, Table, guarded_values
+
+MAX_CASES = 16  # a value set with more values gives no candidate
 
 
 def value_sets(t: Table, live: list[Move], skip: set[Local]) -> list[Conjunct]:
-    own: dict[str, set[str]] = {}  # request -> the globals its steps touch
-    out_of: dict[Local, list[Move]] = {}
-    for m in live:
-        own.setdefault(m.src[0], set()).update(t.touched[m.src])
-        out_of.setdefault(m.src, []).append(m)
     found: list[Conjunct] = []
     for x in sorted(t.domains):
-        if len(t.domains[x]) > MAX_DOMAIN:
-            continue
         every = frozenset(t.domains[x])
-        vs: dict[Local, Values] = {e: (every, False) for e in t.entries if x in own.get(e[0], ())}
-        todo = list(vs)
-        while todo:
-            src = todo.pop()
-            for m in out_of.get(src, ()):
-                new, mine = _after(t, m, x, vs[src])
-                old, was = vs.get(m.dst, (frozenset(), True))
-                if new and not (new <= old and was <= mine):
-                    vs[m.dst] = (old | new, was and mine)
-                    todo.append(m.dst)
         groups: dict[tuple[str, frozenset[int]], list[Local]] = {}
-        for loc, (vals, mine) in sorted(vs.items()):
-            if vals != every and loc not in skip and loc in t.reads and loc not in t.entries:
+        for loc, (vals, _, mine) in sorted(guarded_values(t, live, x).items()):
+            if vals != every and len(vals) <= MAX_CASES and loc not in skip and \
+                    loc in t.reads and loc not in t.entries:  # fmt: skip
                 found.append(clause(unused(loc), *[equals(("value", x), v) for v in sorted(vals)]))
                 if mine:
                     groups.setdefault((loc[0], vals), []).append(loc)
@@ -50,13 +36,87 @@ def value_sets(t: Table, live: list[Move], skip: set[Local]) -> list[Conjunct]:
     return found
 
 
-def _after(t: Table, m: Move, x: str, here: Values) -> Values:
-    """The values of x after m from those before it (none if m reads another), and
-    whether the request's own steps wrote them."""
-    if x not in t.touched[m.src]:
-        return here
-    before = dict(zip(t.reads[m.src], m.reads, strict=True)).get(x)
-    if before is not None and before not in here[0]:
-        return frozenset(), False
-    after = m.after[t.touched[m.src].index(x)]
-    return frozenset({after}), before is None or after != before
+def conservation_laws(t: Table, live: list[Move]) -> list[Linear]:
+    """Laws Σ a(X)·X + Σ w(l)·M(l) = Σ a(X)·X0 over several globals at once (a bounded
+    buffer: the free slots, the items and the requests between their P and V add up to
+    the capacity). Along each request's steps from its first state (w = 0), w(l) is a
+    linear form in a; where two paths meet, or at an answer (w = 0), a must make them
+    agree, and a global some step writes without reading it gets a = 0, unless the
+    request's own steps leave it one value there (`guarded_values`). Every solution a (a
+    basis of them, exact) is a candidate."""
+    Vec = dict[str, Fraction]
+    blind = sorted({x for m in live for x in t.touched[m.src] if x not in t.reads[m.src]})
+    known = {x: guarded_values(t, live, x) for x in blind}
+
+    def before(m: Move, x: str) -> int | None:
+        """x's value before m: read, or (written blindly) the one value the request's own
+        steps left it (under a lock: the value it read into a local)."""
+        if x in t.reads[m.src]:
+            return m.reads[t.reads[m.src].index(x)]
+        vals, seen, _ = known[x].get(m.src, (frozenset(), False, False))
+        return next(iter(vals)) if seen and len(vals) == 1 else None
+
+    rows: list[Vec] = [{x: Fraction(1)} for m in live for x in t.touched[m.src]
+                       if before(m, x) is None]
+    w: dict[Local, Vec] = {e: {} for e in t.entries}
+    out_of: dict[Local, list[Move]] = {}
+    for m in [*live, *t.escapes]:  # escapes too: states only they reach have steps as well
+        out_of.setdefault(m.src, []).append(m)
+    todo = list(w)
+    while todo:
+        src = todo.pop()
+        for m in out_of.get(src, ()):
+            new = dict(w[src])
+            for x, after in zip(t.touched[m.src], m.after, strict=True):
+                old = before(m, x)
+                if old is not None:
+                    new[x] = new.get(x, Fraction(0)) - (after - old)
+            new = {x: c for x, c in new.items() if c}
+            if m.dst not in w:
+                w[m.dst] = new
+                todo.append(m.dst)
+            elif new != w[m.dst]:
+                rows.append(_minus(new, w[m.dst]))
+    rows += [w[f] for f in t.final if w.get(f)]
+    out = []
+    for a in _nullspace(rows, sorted(t.domains)):
+        coeffs: dict[Key, int] = {("value", x): c for x, c in a.items()}
+        for loc, vec in w.items():
+            c = sum((a.get(x, 0) * v for x, v in vec.items()), Fraction(0))
+            if c:
+                coeffs[("local", *loc)] = int(c)
+        out.append(linear(coeffs, -sum(c * t.initial.get(x, 0) for x, c in a.items()), "="))
+    return out
+
+
+def _minus(a: dict[str, Fraction], b: dict[str, Fraction]) -> dict[str, Fraction]:
+    out = dict(a)
+    for k, v in b.items():
+        out[k] = out.get(k, Fraction(0)) - v
+    return {k: v for k, v in out.items() if v}
+
+
+def _nullspace(rows: list[dict[str, Fraction]], names: list[str]) -> list[dict[str, int]]:
+    """Integer vectors a over `names`, a basis of {a : row·a = 0 for every row}."""
+    pivots: dict[str, dict[str, Fraction]] = {}  # reduced row echelon form, by pivot
+    for row in rows:
+        for p, r in pivots.items():
+            if row.get(p):
+                row = _minus(row, {k: row[p] * v for k, v in r.items()})
+        if not row:
+            continue
+        p = min(row, key=names.index)
+        row = {k: v / row[p] for k, v in row.items()}
+        pivots = {q: _minus(r, {k: r[p] * v for k, v in row.items()}) if r.get(p) else r
+                  for q, r in pivots.items()}  # fmt: skip
+        pivots[p] = row
+    out = []
+    for free in names:
+        if free in pivots:
+            continue
+        vec = {free: Fraction(1)} | {p: -r[free] for p, r in pivots.items() if r.get(free)}
+        scale = lcm(*(c.denominator for c in vec.values()))
+        ints = {k: int(c * scale) for k, c in vec.items()}
+        g = gcd(*ints.values())
+        out.append({k: c // g for k, c in ints.items()})
+    return out

@@ -272,7 +272,7 @@ def _weights(t: Table, live: list[Move], x: str, tolerant: bool = False
     steps that the law leaves possible, if Houdini finds it inductive."""
     w: dict[Local, int] = dict.fromkeys(t.entries, 0)
     out: dict[Local, list[Move]] = {}
-    for m in live:
+    for m in [*live, *t.escapes]:  # escapes too: states only they reach have steps as well
         out.setdefault(m.src, []).append(m)
     todo = list(t.entries)
     while todo:

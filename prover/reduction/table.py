@@ -148,20 +148,75 @@ def build_table(steps: ProgramSteps, domains: Domains, limits: Limits) -> Table:
 
 
 def grow_domains(steps: ProgramSteps, limits: Limits) -> Table:
-    """Domains closed under the steps within the program's constants, and their table."""
+    """Domains closed under the steps, and their table: a written value joins its global's
+    domain when it lies within the program's constants, or when the step reads the global
+    and the request's own earlier steps read or wrote the value it reads here (a guard:
+    `if (A <= 1) { ...; yield; A := A + 1 }` writes 2, never 3; `guarded_values`)."""
     lo, hi = constants(steps.program)
     initial = dict(steps.initial)
     domains: dict[str, set[int]] = {x: {initial.get(x, 0)} for x in steps.globals}
     while True:
         table = build_table(steps, {x: tuple(sorted(d)) for x, d in domains.items()}, limits)
+        live = [m for m in table.moves if not table.is_stutter(m)]
+        guards: dict[str, dict[Local, Guarded]] = {}
         grown = False
         for m in table.escapes:
             for x, v in zip(table.touched[m.src], m.after, strict=True):
-                if lo <= v <= hi and v not in domains[x]:
-                    domains[x].add(v)
-                    grown = True
-                    if len(domains[x]) > limits.max_domain:
-                        raise TableTooLarge(f"global {x} takes more than {limits.max_domain}"
-                                            " values")  # fmt: skip
+                if v in domains[x] or not (lo <= v <= hi or _guarded(table, live, m, x, guards)):
+                    continue
+                domains[x].add(v)
+                grown = True
+                if len(domains[x]) > limits.max_domain:
+                    raise TableTooLarge(f"global {x} takes more than {limits.max_domain}"
+                                        " values")  # fmt: skip
         if not grown:
             return table
+
+
+def _guarded(t: Table, live: list[Move], m: Move, x: str,
+             guards: dict[str, dict[Local, Guarded]]) -> bool:  # fmt: skip
+    """Does m read x at a value that the request's own earlier steps left it?"""
+    if x not in t.reads[m.src]:
+        return False
+    if x not in guards:
+        guards[x] = guarded_values(t, live, x)
+    got = guards[x].get(m.src)
+    return got is not None and got[1] and m.reads[t.reads[m.src].index(x)] in got[0]
+
+
+Guarded = tuple[frozenset[int], bool, bool]  # values; read or written by the request; written
+
+
+def guarded_values(t: Table, live: list[Move], x: str) -> dict[Local, Guarded]:
+    """Per local state of a request whose steps touch x: the values x can have there if no
+    other request changed it since the request's own steps last read or wrote it (from its
+    first state, where any value is possible, along its steps), whether those steps read
+    or wrote it, and whether they wrote it."""
+    own = {m.src[0] for m in live if x in t.touched[m.src]}
+    out_of: dict[Local, list[Move]] = {}
+    for m in live:
+        out_of.setdefault(m.src, []).append(m)
+    every = frozenset(t.domains[x])
+    vs: dict[Local, Guarded] = {e: (every, False, False) for e in t.entries if e[0] in own}
+    todo = list(vs)
+    while todo:
+        src = todo.pop()
+        for m in out_of.get(src, ()):
+            new, known, mine = _after(t, m, x, vs[src])
+            old, was_known, was_mine = vs.get(m.dst, (frozenset(), True, True))
+            if new and not (new <= old and was_known <= known and was_mine <= mine):
+                vs[m.dst] = (old | new, was_known and known, was_mine and mine)
+                todo.append(m.dst)
+    return vs
+
+
+def _after(t: Table, m: Move, x: str, here: Guarded) -> Guarded:
+    """The values of x after m from those before it (none if m reads another), whether
+    m's request read or wrote them, and whether it wrote them."""
+    if x not in t.touched[m.src]:
+        return here
+    before = dict(zip(t.reads[m.src], m.reads, strict=True)).get(x)
+    if before is not None and before not in here[0]:
+        return frozenset(), False, False
+    after = m.after[t.touched[m.src].index(x)]
+    return frozenset({after}), True, before is None or after != before
