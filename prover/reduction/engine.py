@@ -20,10 +20,11 @@ from prover.frontend import ast
 from prover.frontend.steps import ProgramSteps
 from prover.reduction.attempts import Attempt as Attempt_
 from prover.reduction.attempts import find_attempts, validate
-from prover.reduction.guards import conservation_laws, value_sets
+from prover.reduction.guards import conservation_laws, sampled, value_sets
 from prover.reduction.invariant import Conjunct, Linear, Solver, candidates, houdini, merged
 from prover.reduction.movers import Composite, Movers, bounds, co_reachable, refuted
-from prover.reduction.samples import refuted_by_runs
+from prover.reduction.samples import observe, refuted_by_runs
+from prover.reduction.sections import find_sections, section_labels, top_table
 from prover.reduction.table import Limits, Local, Move, Table, TableTooLarge, grow_domains
 
 RLIMIT = 50_000_000  # z3 resource units per query (a count: the same on any machine)
@@ -64,7 +65,8 @@ def prove_by_reduction(steps: ProgramSteps, *, deadline: float | None = None,
     # Beyond plain reduction: attempts, and the candidates they and guarded steps need.
     found = find_attempts(t, live, {r for r, _ in t.entries})
     inner = {loc for a in found for loc in a.states}
-    extra = value_sets(t, live, inner) + conservation_laws(t, live)
+    extra = value_sets(t, live, inner) + conservation_laws(t, live) + sampled(
+        t, live, observe(t, live), inner)
     second = _round(steps, t, live, base + extra, found, solver, deadline, stats,
                     frozenset(first.invariant))
     return second if second.evidence is not None or not found else Attempt(
@@ -93,32 +95,89 @@ def _round(steps: ProgramSteps, t: Table, live: list[Move], cands: list[Conjunct
     dead = _dead(t, live, inv)
     live = [m for m in live if (m.src, m.reads) not in dead]
     blocks, why = _validated(t, found, live, inv, solver) if found else ([], "")
-    labels: dict[Group, str] | str = "no attempt validated"
+    layered: Layered | str = "no attempt validated"
     if blocks:  # with attempts first: the first round saw the plain labels fail
-        gone = {m for a in blocks for m in (*a.tried, *a.commits)}
-        view = [m for m in live if m not in gone]
-        comps = tuple(Composite(a.head, c, _footprint(t, a, c)) for a in blocks
-                      for c in a.commits if (c.src, c.reads) not in dead)
-        zero = frozenset(loc for a in blocks for loc in a.states)
-        labels = _labels(t, view, Movers(t, view, inv, solver, comps, zero), deadline, comps)
-        if isinstance(labels, dict):
-            live = view
-    if isinstance(labels, str):
-        blocks = []
+        layered = _layered(t, live, dead, inv, solver, deadline, blocks, False)
+    if isinstance(layered, str) and found:
+        layered = _layered(t, live, dead, inv, solver, deadline, blocks, True)
+    if isinstance(layered, str):
         plain = _labels(t, live, Movers(t, live, inv, solver), deadline)
-        labels = plain if isinstance(plain, dict) or not found else \
-            f"{plain}; attempts: {why or labels}"
+        layered = Layered(t, live, plain, [], {}, []) if isinstance(plain, dict) else \
+            plain if not found else f"{plain}; blocks: {why or layered}"
     stats["solver_queries"] = solver.queries
-    if isinstance(labels, str):
-        return attempt(None, f"reduction: {labels}")
-    labels.update(dict.fromkeys(dead, "D"))
+    if isinstance(layered, str):
+        return attempt(None, f"reduction: {layered}")
+    top, labels = layered.top, layered.labels
+    labels.update({g: "D" for g in dead if g[0] in top.reads and top.reads[g[0]] == t.reads[g[0]]})
     evidence: dict[str, Any] = {"domains": _domains_json(t),
                                 "invariant": _invariant_json(merged(inv)),
-                                "labels": _labels_json(t, live, labels)}
-    if blocks:
-        evidence["blocks"] = [_attempt_json(a) for a in blocks]
-    return attempt(evidence, "", explanation=_explain(steps, t, live, labels, merged(inv),
-                                                       blocks))
+                                "labels": _labels_json(top, layered.live, labels)}
+    if layered.attempts or layered.sections:
+        evidence["blocks"] = [_attempt_json(a) for a in layered.attempts] + [
+            {"kind": "section", "states": [list(x) for x in sorted(sec)],
+             "labels": _labels_json(t, [], {g: lab for g, lab in layered.inner.items()
+                                           if g[0] in sec or _enters(t, g, sec)})}
+            for sec in layered.sections]
+    return attempt(evidence, "", explanation=_explain(steps, t, top, layered, merged(inv)))
+
+
+@dataclass(frozen=True)
+class Layered:
+    """Labels of the top layer (its table, its transitions), and the blocks under it."""
+
+    top: Table
+    live: list[Move]
+    labels: dict[Group, str]
+    attempts: list[Attempt_]
+    inner: dict[Group, str]  # the sections' steps' labels (layer 1)
+    sections: list[frozenset[Local]]
+
+
+def _enters(t: Table, g: Group, sec: frozenset[Local]) -> bool:
+    return any(m.dst in sec for m in t.moves if (m.src, m.reads) == g)
+
+
+def _layered(t: Table, live: list[Move], dead: set[Group], inv: list[Conjunct],
+             solver: Solver, deadline: float | None, blocks: list[Attempt_],
+             with_sections: bool) -> Layered | str:  # fmt: skip
+    """The labels of the top layer above the attempts `blocks` and, `with_sections`, the
+    sections found (each kept when its own steps reduce), or why there are none."""
+    gone = {m for a in blocks for m in (*a.tried, *a.commits)}
+    comps = tuple(Composite(a.head, c, _footprint(t, a, c)) for a in blocks
+                  for c in a.commits if (c.src, c.reads) not in dead)
+    taken = {loc for a in blocks for loc in (a.head, *a.states)}
+    view = [m for m in live if m not in gone]
+    zero = frozenset(loc for a in blocks for loc in a.states)
+    sections: list[frozenset[Local]] = []
+    inner: dict[Group, str] = {}
+    if with_sections:
+        movers = Movers(t, view, inv, solver, comps, zero)
+        for sec in find_sections(t, view, inv, taken):
+            got = section_labels(t, view, sec, movers)
+            if isinstance(got, dict):
+                sections.append(sec)
+                inner.update(got)
+        if not sections:
+            return "no section of the program reduces"
+        inner.update({g: "D" for g in dead if g[0] in frozenset().union(*sections) or any(
+            _enters(t, g, sec) for sec in sections)})  # fmt: skip
+    shut = {g for g, lab in inner.items() if lab == "D"}
+    try:
+        top = top_table(t, [m for m in t.moves if (m.src, m.reads) not in shut and m not in gone],
+                        sections, taken, MACRO_BUDGET) if sections else t
+    except OverflowError as exc:
+        return str(exc)
+    top_live = [m for m in top.moves if not top.is_stutter(m) and m not in gone
+                and not (top.reads[m.src] == t.reads.get(m.src) and (m.src, m.reads) in dead)]
+    everyone = frozenset(zero | frozenset().union(set(), *sections))
+    labels = _labels(top, top_live, Movers(top, top_live, inv, solver, comps, everyone, t),
+                     deadline, comps)
+    if isinstance(labels, str):
+        return labels
+    return Layered(top, top_live, labels, blocks, inner, sections)
+
+
+MACRO_BUDGET = 400_000  # (local state, valuation) pairs of macro steps: the checker's limit
 
 
 def _validated(t: Table, found: list[Attempt_], live: list[Move], inv: list[Conjunct],
@@ -292,30 +351,60 @@ def _labels_json(t: Table, live: list[Move], labels: dict[Group, str]) -> list[d
     return out
 
 
-def _explain(steps: ProgramSteps, t: Table, live: list[Move], labels: dict[Group, str],
-             inv: list[Conjunct], blocks: list[Attempt_]) -> dict[str, Any]:  # fmt: skip
-    """Per request, its steps with their source lines and labels (an attempt: one step,
-    its commit, N); each attempt's lines, its commit's and the globals that validate it;
-    the invariant's conjuncts with the globals and local states they name."""
+def _explain(steps: ProgramSteps, t: Table, top: Table, layered: Layered,
+             inv: list[Conjunct]) -> dict[str, Any]:  # fmt: skip
+    """Per request, its steps with their source lines and labels (an attempt or a section:
+    one step); each attempt's lines, its commit's and its version; each section's lines
+    and layer-1 labels; the invariant's conjuncts with the globals and local states they
+    name."""
     rows: dict[str, dict[tuple[tuple[int, ...], str], None]] = {}
-    for m in live:
-        if labels[(m.src, m.reads)] == "D":
+    inner = frozenset().union(set(), *layered.sections)
+    for m in layered.live:
+        lab = layered.labels[(m.src, m.reads)]
+        if lab == "D":
             continue
-        lines = t.lines(steps, m)
-        key = (tuple(sorted(lines)), labels[(m.src, m.reads)])
-        rows.setdefault(m.src[0], {})[key] = None
+        lines = t.lines(steps, m) if top.reads[m.src] == t.reads.get(m.src) else \
+            _macro_lines(steps, t, m.src, inner)
+        rows.setdefault(m.src[0], {})[(tuple(sorted(lines)), lab)] = None
     tries = []
-    for a in blocks:
+    for a in layered.attempts:
         tried = set().union(*(t.lines(steps, m) for m in a.tried))
         commit = set().union(*(t.lines(steps, m) for m in a.commits))
         rows.setdefault(a.head[0], {})[(tuple(sorted(tried | commit)), "N")] = None
         tries.append({"request": a.head[0], "lines": sorted(tried), "commit": sorted(commit),
                       "version": a.version})
+    parts = []
+    for sec in layered.sections:
+        own = [m for m in t.moves if (m.src, m.reads) in layered.inner and m.dst in sec | {
+            m.src} and (m.src in sec or m.dst in sec)]  # fmt: skip
+        by_label: dict[str, set[int]] = {}
+        for m in own:
+            by_label.setdefault(layered.inner[(m.src, m.reads)], set()).update(t.lines(steps, m))
+        parts.append({"request": min(sec)[0], "lines": sorted(set().union(*by_label.values())),
+                      "steps": [{"lines": sorted(ln), "label": lab}
+                                for lab, ln in sorted(by_label.items())]})
     requests = [{"request": r, "steps": [{"lines": list(ln), "label": lab}
                                          for ln, lab in sorted(rows.get(r, {}))],
                  "answers_at_once": loc in t.final}
                 for r, loc in dict(t.entries).items()]  # fmt: skip
-    return {"requests": requests, "attempts": tries, "invariant": [_conjunct(c) for c in inv]}
+    return {"requests": requests, "attempts": tries, "sections": parts,
+            "invariant": [_conjunct(c) for c in inv]}
+
+
+def _macro_lines(steps: ProgramSteps, t: Table, start: Local, inner: frozenset[Local]
+                 ) -> set[int]:  # fmt: skip
+    """The lines of every step from `start` and through the sections it enters."""
+    out: set[int] = set()
+    seen, todo = {start}, [start]
+    while todo:
+        loc = todo.pop()
+        for m in t.moves:
+            if m.src == loc:
+                out |= t.lines(steps, m)
+                if m.dst in inner and m.dst not in seen:
+                    seen.add(m.dst)
+                    todo.append(m.dst)
+    return out
 
 
 def _conjunct(c: Conjunct) -> dict[str, Any]:

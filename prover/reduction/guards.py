@@ -15,7 +15,8 @@ from fractions import Fraction
 from math import gcd, lcm
 
 from prover.reduction.invariant import Conjunct, Key, Linear, clause, equals, linear, unused
-from prover.reduction.table import Local, Move, Table, guarded_values
+from prover.reduction.samples import Observed
+from prover.reduction.table import Local, Move, Table, _after, guarded_values
 
 MAX_CASES = 16  # a value set with more values gives no candidate
 
@@ -120,3 +121,68 @@ def _nullspace(rows: list[dict[str, Fraction]], names: list[str]) -> list[dict[s
         g = gcd(*ints.values())
         out.append({k: c // g for k, c in ints.items()})
     return out
+
+
+def sampled(t: Table, live: list[Move], seen: Observed, skip: set[Local]) -> list[Conjunct]:
+    """Candidates read off the runs (prover/reduction/samples.py), for Houdini to prove or
+    drop: per request and global, `Σ M(l) = 0 ∨ X ∈ V` over the states at which the runs
+    saw X take just the values V (readers past their lock see the writer flag up); per
+    group of states that own a lock value and each request, `Σ_A M = 0 ∨ Σ_B M = 0` with B
+    the states the runs never saw beside A (a writer inside and its readers reading)."""
+    out: list[Conjunct] = []
+    out_of: dict[Local, list[Move]] = {}
+    for m in live:
+        out_of.setdefault(m.src, []).append(m)
+    for x in sorted(t.domains):
+        every = frozenset(t.domains[x])
+        groups: dict[tuple[str, frozenset[int]], list[Local]] = {}
+        for loc, vals in sorted(_filled(t, out_of, x, seen).items()):
+            if vals != every and len(vals) <= MAX_CASES and loc in t.reads and \
+                    loc not in skip and loc not in t.entries:  # fmt: skip
+                groups.setdefault((loc[0], vals), []).append(loc)
+        for (_, vals), locs in groups.items():
+            if len(locs) > 1:
+                out.append(clause(_none(locs), *[equals(("value", x), v) for v in sorted(vals)]))
+    for a in _owned(t, live):
+        near = {other for loc in a for (one, other) in seen.together if one == loc}
+        for r in sorted({loc[0] for loc in t.reads}):
+            b = [loc for loc in sorted(t.reads) if loc[0] == r and loc not in near
+                 and loc not in a and loc not in t.entries]  # fmt: skip
+            if b:
+                out.append(clause(_none(sorted(a)), _none(b)))
+    return out
+
+
+def _none(locs: list[Local]) -> Linear:
+    """Σ M(l) <= 0: nobody in these states."""
+    return Linear(tuple(sorted((("local", *loc), 1) for loc in locs)), 0, "<=")
+
+
+def _owned(t: Table, live: list[Move]) -> list[set[Local]]:
+    """The groups of a request's states that own a value set of a global (it wrote it)."""
+    out = []
+    for x in sorted(t.domains):
+        groups: dict[tuple[str, frozenset[int]], set[Local]] = {}
+        for loc, (vals, _, mine) in guarded_values(t, live, x).items():
+            if mine and loc in t.reads and vals != frozenset(t.domains[x]):
+                groups.setdefault((loc[0], vals), set()).add(loc)
+        out += [g for _, g in sorted(groups.items(), key=lambda kv: (kv[0][0], sorted(kv[0][1])))]
+    return out
+
+
+def _filled(t: Table, out_of: dict[Local, list[Move]], x: str, seen: Observed
+            ) -> dict[Local, frozenset[int]]:  # fmt: skip
+    """The values of x the runs saw at each state, and at a state they never visited, the
+    values its request's steps carry there from the states before it."""
+    vs = {loc: got[x] for loc, got in seen.values.items() if x in got}
+    todo = list(vs)
+    while todo:
+        src = todo.pop()
+        for m in out_of.get(src, ()):
+            if m.dst in seen.values:
+                continue
+            new = _after(t, m, x, (vs[src], True, False))[0]
+            if not new <= vs.get(m.dst, frozenset()):
+                vs[m.dst] = vs.get(m.dst, frozenset()) | new
+                todo.append(m.dst)
+    return vs

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from prover.reduction.invariant import Clause, Conjunct, Key
 from prover.reduction.table import Local, Move, Table
@@ -89,3 +90,45 @@ def _guard(c: Conjunct) -> Key | None:
                     and case[0].const == 0 and case[0].coeffs[0][1] == 1:  # fmt: skip
                 return case[0].coeffs[0][0]
     return None
+
+
+@dataclass(frozen=True)
+class Observed:
+    """What the runs saw: the values of each global while a request was in each local
+    state, and which local states were occupied at once."""
+
+    values: dict[Local, dict[str, frozenset[int]]]
+    together: frozenset[tuple[Local, Local]]  # both orders
+
+
+def observe(t: Table, live: list[Move], seed: int = 0) -> Observed:
+    """The same seeded runs as `refuted_by_runs`, recording what they saw."""
+    by_group: dict[tuple[Local, tuple[int, ...]], list[Move]] = {}
+    for m in live:
+        by_group.setdefault((m.src, m.reads), []).append(m)
+    values: dict[Local, dict[str, set[int]]] = {}
+    together: set[tuple[Local, Local]] = set()
+    rng = random.Random(seed)
+    for _ in range(RUNS):
+        glob = {x: t.initial.get(x, 0) for x in t.domains}
+        here: dict[Local, int] = {}
+        for _ in range(STEPS):
+            options: list[tuple[Local | None, Local | None, Move | None]] = [
+                (m.src, m.dst, m) for loc in sorted(here) if loc in t.reads
+                for m in by_group.get((loc, tuple(glob[x] for x in t.reads[loc])), ())]
+            options += [(loc, None, None) for loc in sorted(here) if loc in t.final]
+            if sum(here.values()) < REQUESTS:
+                options += [(None, loc, None) for loc in t.entries]
+            if not options:
+                break
+            src, dst, step = options[rng.randrange(len(options))]
+            _move(here, src, dst)
+            if step is not None:
+                glob.update(zip(t.touched[step.src], step.after, strict=True))
+            for loc, n in here.items():
+                seen = values.setdefault(loc, {})
+                for x, v in glob.items():
+                    seen.setdefault(x, set()).add(v)
+                together.update((loc, other) for other in here if other != loc or n > 1)
+    return Observed({loc: {x: frozenset(v) for x, v in vs.items()}
+                     for loc, vs in values.items()}, frozenset(together))
