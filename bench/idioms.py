@@ -211,9 +211,10 @@ def backoff(k: int) -> str:
 {_flag_writer(k)}
 request read {{
   while (ok == 0) {{
-    while (R == 2) {{ yield }};
-    R := R + 1; yield;
-    if (W == 1) {{ R := R - 1; yield }} else {{ ok := 1 }}
+    if (R < 2) {{
+      R := R + 1; yield;
+      if (W == 1) {{ R := R - 1; yield }} else {{ ok := 1 }}
+    }} else {{ yield }}
   }};
   {_rw_read(k)} yield;
   R := R - 1;

@@ -71,17 +71,19 @@ def read_blocks(claim: list[Json], s: Steps, live: list[Step],
                           "its head or boundary")  # fmt: skip
         elif (key := dst if src is None else src) is not None:
             b.section.setdefault(key, []).append(m)
-    for h, i in b.heads.items():
+    for h, i in b.heads.items():  # a commit the head could take is the head's own step
         seen = frozenset(x for m in b.tried.get(i, []) for x in s.foot[m.src].touched)
-        for c in b.commits.get(i, []):
-            b.composites.append(Composite(h, c, seen | frozenset(s.foot[c.src].touched)))
+        own = {(m.reads, m.dst, m.after) for m in s.moves if m.src == h}
+        b.composites += [Composite(h, c, seen | frozenset(s.foot[c.src].touched))
+                         for c in b.commits.get(i, []) if c.src != h and not (
+                             s.foot[c.src] == s.foot[h] and (c.reads, c.dst, c.after) in own)]
     return b
 
 
 def top_view(s: Steps, moves: list[Step], b: Blocks, dom: dict[str, tuple[int, ...]],
              budget: int) -> Steps:  # fmt: skip
-    """The top layer from the steps not dead: a state that enters a section steps through
-    it at once on the footprints met (macro steps); attempts are left to the caller."""
+    """The top layer from the steps neither dead nor tried: a state that enters a section
+    steps through it at once on the footprints met (macro steps)."""
     groups: dict[tuple[Local, tuple[int, ...]], list[Step]] = {}
     succ: dict[Local, set[Local]] = {}
     for m in moves:
@@ -90,7 +92,7 @@ def top_view(s: Steps, moves: list[Step], b: Blocks, dom: dict[str, tuple[int, .
     sect = {loc for loc, i in b.inner.items() if b.kinds[i] == "section"}
     foot, out, macro = {}, [], set()
     for loc in s.foot:
-        if loc in b.inner or loc in b.heads:
+        if loc in b.inner:
             continue
         if not succ.get(loc, set()) & sect:
             foot[loc] = s.foot[loc]

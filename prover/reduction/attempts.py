@@ -99,6 +99,12 @@ def restarts(t: Table, a: Attempt, m: Move, own: set[tuple[Any, ...]]) -> bool:
         (t.reads[h], t.touched[h], t.writes[h]) and (m.reads, m.dst, m.after) in own
 
 
+def composite_commits(t: Table, a: Attempt) -> list[Move]:
+    """The commits that are no step the head could take: replayed with the attempt."""
+    own = _own(t, a)
+    return [m for m in a.commits if not restarts(t, a, m, own)]
+
+
 def versioned(t: Table, a: Attempt, v: str) -> set[int] | None:
     """The values of v at which commits need the version, when v can be the attempt's
     version as far as its own steps tell; None when it cannot."""

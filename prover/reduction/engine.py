@@ -19,7 +19,7 @@ from prover.errors import CompileError
 from prover.frontend import ast
 from prover.frontend.steps import ProgramSteps
 from prover.reduction.attempts import Attempt as Attempt_
-from prover.reduction.attempts import find_attempts, validate
+from prover.reduction.attempts import composite_commits, find_attempts, validate
 from prover.reduction.guards import conservation_laws, sampled, value_sets
 from prover.reduction.invariant import Conjunct, Linear, Solver, candidates, houdini, merged
 from prover.reduction.movers import Composite, Movers, bounds, co_reachable, refuted
@@ -142,9 +142,11 @@ def _layered(t: Table, live: list[Move], dead: set[Group], inv: list[Conjunct],
              with_sections: bool) -> Layered | str:  # fmt: skip
     """The labels of the top layer above the attempts `blocks` and, `with_sections`, the
     sections found (each kept when its own steps reduce), or why there are none."""
-    gone = {m for a in blocks for m in (*a.tried, *a.commits)}
+    # An attempt's read-only steps are replayed at its commit; a commit the head could
+    # take is the head's own step, the others are composites (label N).
+    gone = {m for a in blocks for m in (*a.tried, *(c for c in a.commits if c.src != a.head))}
     comps = tuple(Composite(a.head, c, _footprint(t, a, c)) for a in blocks
-                  for c in a.commits if (c.src, c.reads) not in dead)
+                  for c in composite_commits(t, a) if (c.src, c.reads) not in dead)
     taken = {loc for a in blocks for loc in (a.head, *a.states)}
     view = [m for m in live if m not in gone]
     zero = frozenset(loc for a in blocks for loc in a.states)
@@ -164,7 +166,7 @@ def _layered(t: Table, live: list[Move], dead: set[Group], inv: list[Conjunct],
     shut = {g for g, lab in inner.items() if lab == "D"}
     try:
         top = top_table(t, [m for m in t.moves if (m.src, m.reads) not in shut and m not in gone],
-                        sections, taken, MACRO_BUDGET) if sections else t
+                        sections, set(zero), MACRO_BUDGET) if sections else t
     except OverflowError as exc:
         return str(exc)
     top_live = [m for m in top.moves if not top.is_stutter(m) and m not in gone

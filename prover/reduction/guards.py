@@ -143,9 +143,12 @@ def sampled(t: Table, live: list[Move], seen: Observed, skip: set[Local]) -> lis
         for (_, vals), locs in groups.items():
             if len(locs) > 1:
                 out.append(clause(_none(locs), *[equals(("value", x), v) for v in sorted(vals)]))
-    for a in _owned(t, live):
+    owned = _owned(t, live)
+    flags = [{loc} for g, x in owned if len(t.domains[x]) == 2 for loc in sorted(g)]
+    requests = sorted({loc[0] for loc in t.reads})
+    for a in [g for g, _ in owned] + flags:  # whole groups, and each state of a flag's
         near = {other for loc in a for (one, other) in seen.together if one == loc}
-        for r in sorted({loc[0] for loc in t.reads}):
+        for r in requests:
             b = [loc for loc in sorted(t.reads) if loc[0] == r and loc not in near
                  and loc not in a and loc not in t.entries]  # fmt: skip
             if b:
@@ -158,7 +161,7 @@ def _none(locs: list[Local]) -> Linear:
     return Linear(tuple(sorted((("local", *loc), 1) for loc in locs)), 0, "<=")
 
 
-def _owned(t: Table, live: list[Move]) -> list[set[Local]]:
+def _owned(t: Table, live: list[Move]) -> list[tuple[set[Local], str]]:
     """The groups of a request's states that own a value set of a global (it wrote it)."""
     out = []
     for x in sorted(t.domains):
@@ -166,7 +169,8 @@ def _owned(t: Table, live: list[Move]) -> list[set[Local]]:
         for loc, (vals, _, mine) in guarded_values(t, live, x).items():
             if mine and loc in t.reads and vals != frozenset(t.domains[x]):
                 groups.setdefault((loc[0], vals), set()).add(loc)
-        out += [g for _, g in sorted(groups.items(), key=lambda kv: (kv[0][0], sorted(kv[0][1])))]
+        out += [(g, x) for _, g in sorted(groups.items(),
+                                          key=lambda kv: (kv[0][0], sorted(kv[0][1])))]
     return out
 
 

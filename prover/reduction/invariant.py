@@ -111,14 +111,15 @@ class Clause:
 
     def kept(self, d: Delta) -> bool:
         """Sure to hold after a step that changes the atoms by `d` when it held before:
-        nothing it reads changes, but for counters of cases `M(l) <= 0` that go down."""
-        for k, change in d.items():
-            if change == 0 or k not in self.keys:
+        every case that held still holds (its atoms do not change, or it is one `<=` whose
+        sum does not grow)."""
+        for case in self.cases:
+            if all(d.get(k, 0) == 0 for c in case for k, _ in c.coeffs):
                 continue
-            if change is None or change > 0 or any(
-                    len(case) != 1 or case[0].coeffs != ((k, 1),) for case in self.cases
-                    if any(key == k for c in case for key, _ in c.coeffs)):  # fmt: skip
-                return False
+            if len(case) == 1 and case[0].op == "<=" and (v := case[0].delta(d)) is not None \
+                    and v <= 0:  # fmt: skip
+                continue
+            return False
         return True
 
     @cached_property
