@@ -82,6 +82,7 @@ def _round(steps: ProgramSteps, t: Table, live: list[Move], cands: list[Conjunct
            stats: dict[str, int], known: frozenset[Conjunct]) -> Attempt:  # fmt: skip
     """One Houdini run on `cands` (`known`: inductive already), then labels with the
     attempts, then without blocks."""
+    cands = list(dict.fromkeys(cands))
     wrong = refuted_by_runs(t, live, cands)
     inv = houdini(t, live, [c for c in cands if c not in wrong], solver, deadline,
                   known=known)

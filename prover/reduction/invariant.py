@@ -380,8 +380,8 @@ def houdini(t: Table, live: list[Move], cands: Sequence[Conjunct], solver: Solve
     asked at once, and those false in the counter-model are dropped. `known`: conjuncts
     already shown inductive among themselves, which a larger set keeps (not asked again)."""
     initial = t.initial
-    active = [c for c in cands if c.value(lambda k: initial.get(k[1], 0) if k[0] == "value"
-                                           else 0)]  # fmt: skip
+    active = [c for c in dict.fromkeys(cands)  # one object per conjunct: cheap lookups
+              if c.value(lambda k: initial.get(k[1], 0) if k[0] == "value" else 0)]
     steps = list(changes(t, live, counts))
     by_atom: dict[Key, list[Conjunct]] = {}
     for c in active:

@@ -10,10 +10,10 @@ and the number of steps are fixed, so the result never depends on the machine.""
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from prover.reduction.invariant import Clause, Conjunct, Key
+from prover.reduction.invariant import Clause, Conjunct, Key, Linear
 from prover.reduction.table import Local, Move, Table
 
 RUNS = 12
@@ -21,33 +21,18 @@ STEPS = 400  # per run
 REQUESTS = 3  # in flight at once, at most
 
 
-def refuted_by_runs(t: Table, live: list[Move], cands: Sequence[Conjunct],
-                    seed: int = 0) -> set[Conjunct]:  # fmt: skip
+def _runs(t: Table, live: list[Move], seed: int
+          ) -> Iterator[tuple[dict[Local, int], dict[str, int], dict[Key, int] | None]]:
+    """The seeded runs: after each step, the requests in each local state, the globals and
+    what the step changed (None when a run starts, from the initial configuration)."""
     by_group: dict[tuple[Local, tuple[int, ...]], list[Move]] = {}
     for m in live:
         by_group.setdefault((m.src, m.reads), []).append(m)
-    # A clause with a case M(l) <= 0 holds while l is empty: it is read only while some
-    # request is in l (when one enters, or when a global it reads changes meanwhile).
-    guarded: dict[Key, dict[Key, list[Conjunct]]] = {}  # l -> atom -> clauses
-    by_atom: dict[Key, list[Conjunct]] = {}  # the other candidates
-    for c in cands:
-        g = _guard(c)
-        keys = c.keys if isinstance(c, Clause) else {k for k, _ in c.coeffs}
-        for k in keys:
-            if g is None:
-                by_atom.setdefault(k, []).append(c)
-            else:
-                guarded.setdefault(g, {}).setdefault(k, []).append(c)
     rng = random.Random(seed)
-    out: set[Conjunct] = set()
     for _ in range(RUNS):
         glob = {x: t.initial.get(x, 0) for x in t.domains}
         here: dict[Local, int] = {}
-
-        def value(k: Key, glob: dict[str, int] = glob, here: dict[Local, int] = here) -> int:
-            return glob[k[1]] if k[0] == "value" else here.get((k[1], k[2]), 0) \
-                if k[0] == "local" else 0
-
+        yield here, glob, None
         for _ in range(STEPS):
             options: list[tuple[Local | None, Local | None, Move | None]] = [
                 (m.src, m.dst, m) for loc in sorted(here) if loc in t.reads
@@ -58,19 +43,63 @@ def refuted_by_runs(t: Table, live: list[Move], cands: Sequence[Conjunct],
             if not options:
                 break
             src, dst, step = options[rng.randrange(len(options))]
+            change: dict[Key, int] = {}
+            for loc, d in ((src, -1), (dst, 1)):
+                if loc is not None:
+                    change[("local", *loc)] = change.get(("local", *loc), 0) + d
             _move(here, src, dst)
-            changed: list[Key] = [("local", *loc) for loc in (src, dst) if loc is not None]
-            if step is not None:
-                glob.update(zip(t.touched[step.src], step.after, strict=True))
-                changed += [("value", x) for x in t.touched[step.src]]
-            affected = [c for k in changed for c in by_atom.get(k, ())]
-            for loc in here:  # a request in l: the clauses of l that read a changed atom
-                near = guarded.get(("local", *loc), {})
-                affected += [c for k in changed for c in near.get(k, ())]
-            for c in affected:
-                if c not in out and not c.value(value):
-                    out.add(c)
+            for x, v in zip(t.touched[step.src], step.after, strict=True) if step else ():
+                if glob[x] != v:
+                    change[("value", x)], glob[x] = v - glob[x], v
+            yield here, glob, change
+
+
+def refuted_by_runs(t: Table, live: list[Move], cands: Sequence[Conjunct],
+                    seed: int = 0) -> set[Conjunct]:  # fmt: skip
+    # A clause with a case M(l) <= 0 holds while l is empty: it is read only while some
+    # request is in l (when one enters, or when a global it reads changes meanwhile).
+    guarded: dict[Key, dict[Key, list[Conjunct]]] = {}  # l -> atom -> clauses
+    by_atom: dict[Key, list[Conjunct]] = {}  # the other candidates
+    terms: dict[Key, list[tuple[Linear, int]]] = {}  # the sums each atom is in
+    lins: set[Linear] = set()
+    for c in cands:
+        g = _guard(c)
+        keys = c.keys if isinstance(c, Clause) else {k for k, _ in c.coeffs}
+        for k in keys:
+            if g is None:
+                by_atom.setdefault(k, []).append(c)
+            else:
+                guarded.setdefault(g, {}).setdefault(k, []).append(c)
+        lins.update([c] if isinstance(c, Linear) else [x for case in c.cases for x in case])
+    for lin in lins:
+        for k, n in lin.coeffs:
+            terms.setdefault(k, []).append((lin, n))
+    out: set[Conjunct] = set()
+    sums: dict[Linear, int] = {}  # kept up to date step by step
+    for here, glob, change in _runs(t, live, seed):
+        if change is None:
+            sums = {lin: lin.const + sum(n * glob[k[1]] for k, n in lin.coeffs
+                                         if k[0] == "value") for lin in lins}  # fmt: skip
+            continue
+        for k, d in change.items():
+            for lin, n in terms.get(k, ()):
+                sums[lin] += n * d
+        affected = [c for k in change for c in by_atom.get(k, ())]
+        for loc in here:  # a request in l: the clauses of l that read a changed atom
+            near = guarded.get(("local", *loc), {})
+            affected += [c for k in change for c in near.get(k, ())]
+        for c in affected:
+            if c not in out and not _holds(c, sums):
+                out.add(c)
     return out
+
+
+def _holds(c: Conjunct, sums: dict[Linear, int]) -> bool:
+    def true(lin: Linear) -> bool:
+        v = sums[lin]
+        return v == 0 if lin.op == "=" else v <= 0 if lin.op == "<=" else v >= 0
+
+    return true(c) if isinstance(c, Linear) else any(all(map(true, case)) for case in c.cases)
 
 
 def _move(here: dict[Local, int], src: Local | None, dst: Local | None) -> None:
@@ -103,32 +132,15 @@ class Observed:
 
 def observe(t: Table, live: list[Move], seed: int = 0) -> Observed:
     """The same seeded runs as `refuted_by_runs`, recording what they saw."""
-    by_group: dict[tuple[Local, tuple[int, ...]], list[Move]] = {}
-    for m in live:
-        by_group.setdefault((m.src, m.reads), []).append(m)
     values: dict[Local, dict[str, set[int]]] = {}
     together: set[tuple[Local, Local]] = set()
-    rng = random.Random(seed)
-    for _ in range(RUNS):
-        glob = {x: t.initial.get(x, 0) for x in t.domains}
-        here: dict[Local, int] = {}
-        for _ in range(STEPS):
-            options: list[tuple[Local | None, Local | None, Move | None]] = [
-                (m.src, m.dst, m) for loc in sorted(here) if loc in t.reads
-                for m in by_group.get((loc, tuple(glob[x] for x in t.reads[loc])), ())]
-            options += [(loc, None, None) for loc in sorted(here) if loc in t.final]
-            if sum(here.values()) < REQUESTS:
-                options += [(None, loc, None) for loc in t.entries]
-            if not options:
-                break
-            src, dst, step = options[rng.randrange(len(options))]
-            _move(here, src, dst)
-            if step is not None:
-                glob.update(zip(t.touched[step.src], step.after, strict=True))
-            for loc, n in here.items():
-                seen = values.setdefault(loc, {})
-                for x, v in glob.items():
-                    seen.setdefault(x, set()).add(v)
-                together.update((loc, other) for other in here if other != loc or n > 1)
+    for here, glob, change in _runs(t, live, seed):
+        if change is None:
+            continue
+        for loc, n in here.items():
+            seen = values.setdefault(loc, {})
+            for x, v in glob.items():
+                seen.setdefault(x, set()).add(v)
+            together.update((loc, other) for other in here if other != loc or n > 1)
     return Observed({loc: {x: frozenset(v) for x, v in vs.items()}
                      for loc, vs in values.items()}, frozenset(together))
