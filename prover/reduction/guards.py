@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from math import gcd, lcm
+from typing import Any
 
 from prover.reduction.invariant import Conjunct, Key, Linear, clause, equals, linear, unused
 from prover.reduction.samples import Observed
@@ -143,10 +144,8 @@ def sampled(t: Table, live: list[Move], seen: Observed, skip: set[Local]) -> lis
         for (_, vals), locs in groups.items():
             if len(locs) > 1:
                 out.append(clause(_none(locs), *[equals(("value", x), v) for v in sorted(vals)]))
-    owned = _owned(t, live)
-    flags = [{loc} for g, x in owned if len(t.domains[x]) == 2 for loc in sorted(g)]
     requests = sorted({loc[0] for loc in t.reads})
-    for a in [g for g, _ in owned] + flags:  # whole groups, and each state of a flag's
+    for a in _owned(t, live):
         near = {other for loc in a for (one, other) in seen.together if one == loc}
         for r in requests:
             b = [loc for loc in sorted(t.reads) if loc[0] == r and loc not in near
@@ -161,16 +160,21 @@ def _none(locs: list[Local]) -> Linear:
     return Linear(tuple(sorted((("local", *loc), 1) for loc in locs)), 0, "<=")
 
 
-def _owned(t: Table, live: list[Move]) -> list[tuple[set[Local], str]]:
-    """The groups of a request's states that own a value set of a global (it wrote it)."""
+def _owned(t: Table, live: list[Move]) -> list[set[Local]]:
+    """The groups of a request's states that own a value set of a global (the request
+    wrote it), split by what its own steps read of the other small globals since (a writer
+    that raised its flag, before and after it saw no reader registered)."""
+    known = {x: guarded_values(t, live, x) for x in sorted(t.domains)
+             if len(t.domains[x]) <= MAX_CASES}  # fmt: skip
     out = []
-    for x in sorted(t.domains):
-        groups: dict[tuple[str, frozenset[int]], set[Local]] = {}
-        for loc, (vals, _, mine) in guarded_values(t, live, x).items():
+    for x, vs in known.items():
+        groups: dict[tuple[Any, ...], set[Local]] = {}
+        for loc, (vals, _, mine) in vs.items():
             if mine and loc in t.reads and vals != frozenset(t.domains[x]):
-                groups.setdefault((loc[0], vals), set()).add(loc)
-        out += [(g, x) for _, g in sorted(groups.items(),
-                                          key=lambda kv: (kv[0][0], sorted(kv[0][1])))]
+                sign = tuple((y, tuple(sorted(other[loc][0]))) for y, other in known.items()
+                             if y != x and loc in other and other[loc][1] and not other[loc][2])
+                groups.setdefault((loc[0], tuple(sorted(vals)), sign), set()).add(loc)
+        out += [g for _, g in sorted(groups.items())]
     return out
 
 

@@ -48,13 +48,19 @@ class Linear:
             got = self.__dict__["_hash"] = hash((self.coeffs, self.const, self.op))
         return got
 
+    @cached_property
+    def terms(self) -> dict[Key, int]:
+        return dict(self.coeffs)
+
     def delta(self, d: Delta) -> int | None:
-        total = 0
-        for key, c in self.coeffs:
-            change = d.get(key, 0)
-            if change is None:
-                return None
-            total += c * change
+        """The change of the sum under a step that changes the atoms by `d`."""
+        total, terms = 0, self.terms
+        for key, change in d.items():
+            c = terms.get(key)
+            if c is not None and change != 0:
+                if change is None:
+                    return None
+                total += c * change
         return total
 
     def kept(self, d: Delta) -> bool:
@@ -114,7 +120,7 @@ class Clause:
         every case that held still holds (its atoms do not change, or it is one `<=` whose
         sum does not grow)."""
         for case in self.cases:
-            if all(d.get(k, 0) == 0 for c in case for k, _ in c.coeffs):
+            if not any(k in c.terms for c in case for k, dk in d.items() if dk != 0):
                 continue
             if len(case) == 1 and case[0].op == "<=" and (v := case[0].delta(d)) is not None \
                     and v <= 0:  # fmt: skip
