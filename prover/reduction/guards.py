@@ -22,9 +22,18 @@ from prover.reduction.table import Local, Move, Table, _after, guarded_values
 MAX_CASES = 16  # a value set with more values gives no candidate
 
 
+def guards(t: Table) -> list[str]:
+    """The globals a request waits on (a step that reads it spins at some value) or writes
+    without reading (its value is then the one the request's own steps left): those
+    whose values at a local state the invariant may need."""
+    spins = {x for m in t.moves if t.is_stutter(m) for x in t.reads[m.src]}
+    blind = {x for loc in t.reads for x in t.writes[loc] if x not in t.reads[loc]}
+    return sorted(spins | blind)
+
+
 def value_sets(t: Table, live: list[Move], skip: set[Local]) -> list[Conjunct]:
     found: list[Conjunct] = []
-    for x in sorted(t.domains):
+    for x in guards(t):
         every = frozenset(t.domains[x])
         groups: dict[tuple[str, frozenset[int]], list[Local]] = {}
         for loc, (vals, _, mine) in sorted(guarded_values(t, live, x).items()):
@@ -134,7 +143,7 @@ def sampled(t: Table, live: list[Move], seen: Observed, skip: set[Local]) -> lis
     out_of: dict[Local, list[Move]] = {}
     for m in live:
         out_of.setdefault(m.src, []).append(m)
-    for x in sorted(t.domains):
+    for x in guards(t):
         every = frozenset(t.domains[x])
         groups: dict[tuple[str, frozenset[int]], list[Local]] = {}
         for loc, vals in sorted(_filled(t, out_of, x, seen).items()):
