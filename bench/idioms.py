@@ -228,8 +228,8 @@ def backoff_bug(k: int) -> str:
 // then registers, and never checks the flag again
 {_flag_writer(k)}
 request read {{
-  while (W == 1 || R == 2) {{ yield }}; yield;
-  R := R + 1; yield;
+  while (W == 1) {{ yield }}; yield;
+  while (R == 2) {{ yield }}; R := R + 1; yield;
   {_rw_read(k)} yield;
   R := R - 1;
   s
