@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from bench.idioms import FAMILIES, write_families
-from prover.cli import main
 from checker.semantics import ser_semantics
 from checker.serial import is_serial
+from prover.cli import main
 
 ORDERED = ("ticket", "coupling")  # serializable in the order of one step: no proof form yet
 
