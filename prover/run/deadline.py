@@ -133,6 +133,16 @@ class _Running:
     chunks: list[bytes]
 
 
+def _detached(exc: BaseException) -> BaseException:
+    """The error alone, without its traceback and chain: once `distributed` is imported,
+    tblib pickles every exception with its chain, and a parser's exception in the chain
+    holds closures (unpicklable) or, for a long program, a structure too deep to pickle."""
+    exc.__traceback__ = None
+    exc.__cause__ = None
+    exc.__context__ = None
+    return exc
+
+
 def _spawn(
     fn: Callable[[], Any],
     passthrough: tuple[type[BaseException], ...],
@@ -151,7 +161,7 @@ def _spawn(
             try:
                 payload: tuple[str, Any] = ("ok", fn())
             except passthrough as exc:
-                payload = ("raised", exc)
+                payload = ("raised", _detached(exc))
             except MemoryError:
                 payload = ("memory", "")
             except Exception:

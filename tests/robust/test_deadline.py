@@ -29,6 +29,29 @@ def test_passthrough_exception_keeps_its_location() -> None:
     assert out.value.location == loc and out.value.message == "unexpected ';'"
 
 
+def test_passthrough_exception_crosses_without_its_chain(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once `distributed` is imported, tblib pickles every exception with its chain; an
+    error raised while handling a parser's exception (which holds closures) must still
+    come back as itself, not as an internal error."""
+    import copyreg
+
+    def with_chain(exc: BaseException) -> tuple[object, ...]:  # what tblib does
+        return (SerSyntaxError, (str(exc), None), {"__context__": exc.__context__})
+
+    monkeypatch.setitem(copyreg.dispatch_table, SerSyntaxError, with_chain)
+
+    def fail() -> None:
+        unpicklable = lambda: None  # noqa: E731 (a local closure, like lark's callbacks)
+        try:
+            raise ValueError(unpicklable)
+        except ValueError:
+            raise SerSyntaxError("unexpected '}'", None) from None
+
+    out = run_isolated(fail, timeout_s=30, passthrough=(SerSyntaxError,))
+    assert out.kind == "raised", out.detail
+    assert isinstance(out.value, SerSyntaxError)
+
+
 def test_other_exception_is_a_bug_with_traceback() -> None:
     def boom() -> None:
         raise ZeroDivisionError("division by zero")
