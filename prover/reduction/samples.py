@@ -63,7 +63,7 @@ def refuted_by_runs(t: Table, live: list[Move], cands: Sequence[Conjunct],
     terms: dict[Key, list[tuple[Linear, int]]] = {}  # the sums each atom is in
     lins: set[Linear] = set()
     for c in cands:
-        g = _guard(c)
+        g = guard(c)
         keys = c.keys if isinstance(c, Clause) else {k for k, _ in c.coeffs}
         for k in keys:
             if g is None:
@@ -111,7 +111,7 @@ def _move(here: dict[Local, int], src: Local | None, dst: Local | None) -> None:
         here[dst] = here.get(dst, 0) + 1
 
 
-def _guard(c: Conjunct) -> Key | None:
+def guard(c: Conjunct) -> Key | None:
     """The counter l of a case M(l) <= 0 of a clause, if it has one."""
     if isinstance(c, Clause):
         for case in c.cases:
