@@ -4,7 +4,8 @@ Each request's steps with their source lines and mover labels: the steps before 
 commit point (N) move right (R), those after it left (L), B both; so every concurrent
 execution can be reordered into a serial one with the same answers. Then the invariant's
 conjuncts, which keep the pairs apart that do not commute (two lock holders, a step and a
-lock's other holder).
+lock's other holder). Attempts and sections (blocks) are said in a line each: what a
+retry loop reads, where it commits and what validates it; which lines a section covers.
 """
 
 from __future__ import annotations
@@ -29,6 +30,13 @@ def render_reduction(data: dict[str, Any]) -> str:
             f"({_span(a['commit'])}); the commit finds {a['version']} as they last read it, "
             f"so what they read is unchanged: they count as run at the commit, in one step "
             f"(N)", 86, initial_indent="  ", subsequent_indent="    ")
+    said = dict.fromkeys(
+        f"{sec['request']}: the critical section at {_span(sec['lines'])} is reduced first ("
+        + ", ".join(f"{s['label']} {_span(s['lines'])}" for s in sec["steps"])
+        + "), so it runs at once: one step of the request above"
+        for sec in data.get("sections", []))  # one per state it starts at: said once
+    for text in said:
+        out += textwrap.wrap(text, 86, initial_indent="  ", subsequent_indent="    ")
     if data["invariant"]:
         out.append("Invariant (#r«p»: the requests r whose rest of the program is p):")
         out += [f"  {c['text']}" for c in data["invariant"]]

@@ -84,3 +84,17 @@ def test_prove_decides_every_family(folder: Path, tmp_path: Path,
               for f in ("cas", "occ", "seqlock", "rwcount", "backoff", "buffer", "ring2pl")]
     kinds = [{b["kind"] for b in p.get("reduction", {}).get("blocks", [])} for p in proofs]
     assert kinds[0] == kinds[1] == {"attempt"} and "section" in kinds[3]
+
+
+def test_the_explanation_names_attempts_and_sections(folder: Path,
+                                                     capsys: pytest.CaptureFixture[str]
+                                                     ) -> None:  # fmt: skip
+    """Why a block proof holds, in the program's terms: the retry loop, its commit and its
+    version; each critical section reduced first, said once."""
+    for name, says in (("occ-02.ser", "retry until they commit"),
+                       ("rwcount-02.ser", "critical section at")):
+        assert main([str(folder / name), "-o", str(folder / f"{name}.cert.json")]) == 0
+        out = capsys.readouterr().out
+        assert says in out, out
+        lines = [ln for ln in out.splitlines() if ln.startswith("  ") and ":" in ln]
+        assert len(lines) == len(set(lines)), out
