@@ -85,9 +85,9 @@ def shown(foot: dict[Local, Foot], m: Step) -> str:
 
 def _shown_name(k: Key) -> str:
     """A variable in a counter-model: a global, a `#r«local»` count, or an answer count."""
+    text = str(k[-1]) if k[0] == "value" or len(str(k[2])) <= 40 else str(k[2])[:37] + "..."
     if k[0] == "value":
-        return str(k[1])
-    text = str(k[2]) if len(str(k[2])) <= 40 else str(k[2])[:37] + "..."
+        return text
     return f"#{k[1]}«{text}»" if k[0] == "local" else f"answered({k[1]}, {text})"
 
 
@@ -104,14 +104,14 @@ class Inductive:
         self.smt = Smt()
         self.var: dict[Key, Any] = {}
         self.init: dict[str, int] = {}
-        self.names: set[str] = set()
-        self.requests: set[str] = set()
+        self.names, self.requests = set[str](), set[str]()  # globals, request names
         self.blocks: list[tuple[str, Expr]] = []
         self.dom: dict[str, tuple[int, ...]] = {}
         self.steps: Steps
         self.live: list[Step] = []
         self._query: Query | None = None
         self._named: dict[str, Any] = {}
+        self._sums: dict[int, Any] = {}  # a comparison's Σ lhs - rhs, by the JSON node
 
     def atom(self, key: Key) -> Any:
         if key not in self.var:
@@ -119,8 +119,7 @@ class Inductive:
         return self.var[key]
 
     def shown(self) -> dict[str, Any]:
-        """The variables a counter-model names (named once, as made: every solver query
-        gets this, and only a failing one reads it)."""
+        """The variables a counter-model names (named as made; a failing query reads it)."""
         return self._named
 
     def resolve(self, p: Json) -> Key:
@@ -219,8 +218,7 @@ class Inductive:
         s = self.steps
         gone = [(m, s.foot[m.src]) for m in s.escapes] + also
         if gone:
-            pre = [self.at(m.src, 1, dict(zip(fp.reads, m.reads, strict=True)))
-                   for m, fp in gone]
+            pre = [self.at(m.src, 1, dict(zip(fp.reads, m.reads, strict=True))) for m, fp in gone]
             bad = self.query().unsat(self.smt.m.Or(pre), self.shown())
             if bad is not None:
                 raise invalid("E-ESCAPE", f"a step that leaves a domain, or is labelled dead, "
@@ -240,8 +238,7 @@ class Inductive:
                 d[("value", x)] = v - before[x] if x in before else None
             out.append((f"step of {m.src[1]} at {shown(s.foot, m)}", m.src, d,
                         dict(zip(fp.touched, m.after, strict=True))))
-        for loc in s.entries:
-            out.append((f"arrival of {loc[0]}", loc, {("local", *loc): 1}, {}))
+        out += [(f"arrival of {loc[0]}", loc, {("local", *loc): 1}, {}) for loc in s.entries]
         for loc, v in s.final.items():
             d = {("local", *loc): -1}
             if self.counts:
@@ -249,33 +246,42 @@ class Inductive:
             out.append((f"answer of {loc[0]} at {loc[1]}", loc, d, {}))
         return out
 
+    def after(self, f: Json, d: dict[Key, int | None], after: dict[str, int]) -> Any:
+        """`f` after a step (atoms changed by `d`, globals set to `after`): a linear comparison
+        is its sum before (made once) plus the step's change, any other is made anew."""
+        m, smt = self.smt.m, self.smt
+        if isinstance(f, dict) and ("and" in f or "or" in f):
+            parts = [self.after(g, d, after) for g in f["and" if "and" in f else "or"]]
+            return m.And(parts) if "and" in f else m.Or(parts)
+        li = linear(f)
+        if li is None:
+            return self.formula(f, lambda k: smt.const(after[k[1]]) if k[0] == "value" and k[
+                1] in after else smt.lin([(1, self.atom(k)), (1, smt.const(d.get(k) or 0))]))
+        if id(f) not in self._sums:
+            self._sums[id(f)] = Translator(smt, self.atom, {}, self.resolve).term(
+                {"sum": [[1, f["lhs"]], [-1, f["rhs"]]]})
+        shift = [(c, smt.lin([(1, smt.const(after[k[1]])), (-1, self.atom(k))]))
+                 if (dk := d[k]) is None or k[0] == "value" and k[1] in after
+                 else (c * dk, smt.const(1)) for k, c in li[0].items() if d.get(k, 0) != 0]
+        return smt.cmp(li[2], smt.lin([(1, self._sums[id(f)]), *shift]), smt.const(0))
+
     def consecution(self) -> str:
-        solved = 0
-        found = self.changes()
-        parts, reads = [(c, linear(c)) for c in self.conj], dict[Key, list[int]]()
+        solved, found, m = 0, self.changes(), self.smt.m
+        lins, reads = [linear(c) for c in self.conj], dict[Key, list[int]]()
         for i, c in enumerate(self.conj):
             for k in _places(c):
                 reads.setdefault(k, []).append(i)
         for what, src, d, after in found:  # a conjunct none of whose atoms change is kept
             moved = sorted({i for k, dv in d.items() if dv != 0 for i in reads.get(k, ())})
-            open_ = [c for c, li in map(parts.__getitem__, moved)
-                     if li is None or not _holds(_delta(li, d), li[2])]
+            open_ = [self.conj[i] for i in moved
+                     if (li := lins[i]) is None or not _holds(_delta(li, d), li[2])]
             if not open_:
                 continue
             solved += 1
             fixed = {k[1]: after[k[1]] - dv for k, dv in d.items()
                      if k[0] == "value" and dv is not None}  # fmt: skip
-
-            def post(key: Key, d: dict[Key, int | None] = d, after: dict[str, int] = after
-                     ) -> Any:  # fmt: skip
-                if key[0] == "value" and key[1] in after:
-                    return self.smt.const(after[key[1]])
-                return self.smt.lin([(1, self.atom(key)), (1, self.smt.const(d.get(key) or 0))])
-
-            low = 0 if what.startswith("arrival") else 1
-            goal = self.smt.m.Not(self.smt.m.And([self.formula(c, post) for c in open_]))
-            bad = self.query().unsat(self.smt.m.And(self.at(src, low, fixed), goal),
-                                     self.shown())
-            if bad is not None:
+            pre = self.at(src, 0 if what.startswith("arrival") else 1, fixed)
+            goal = m.Not(m.And([self.after(c, d, after) for c in open_]))
+            if (bad := self.query().unsat(m.And(pre, goal), self.shown())) is not None:
                 raise invalid("E-CONSECUTION", f"the {what} breaks the invariant ({bad})")
         return f"{len(found)} transitions keep the invariant ({solved} needed the solver)"

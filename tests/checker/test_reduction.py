@@ -269,3 +269,31 @@ def test_the_node_limit_bounds_a_reduction_invariant() -> None:
     cert = certs.reduction_intro_lock()
     r = check_certificate(cert, limits=Limits(max_nodes=10))
     assert r.status == "unusable" and r.code == "E-LIMIT", r.message
+
+
+def _not_not(c: Json) -> Json:
+    return {"not": {"not": c}}
+
+
+def test_conjuncts_in_any_form_mean_the_same_after_a_step() -> None:
+    """Consecution reads a linear comparison as its sum before the step plus the step's
+    change, anything else anew on the values after the step: both ways agree."""
+    cert = certs.reduction_intro_lock()
+    inv = cert["reduction"]["invariant"]["and"]
+    cert["reduction"]["invariant"]["and"] = [_not_not(c) for c in inv]
+    assert check_certificate(cert, timeout_s=30).status == "valid"
+    swapped = certs.reduction_intro_lock()  # lhs and rhs exchanged: the same comparison
+    swapped["reduction"]["invariant"]["and"] = [
+        {**c, "lhs": c["rhs"], "rhs": c["lhs"]} if c.get("cmp") == "=" else c for c in inv]
+    assert check_certificate(swapped, timeout_s=30).status == "valid"
+
+
+@pytest.mark.parametrize("wrap", [
+    _not_not,
+    lambda c: {"cmp": "=", "lhs": {"ite": [True, c["lhs"], const(5)]}, "rhs": c["rhs"]},
+    lambda c: {"or": [False, c]},
+])
+def test_a_non_inductive_conjunct_in_any_form(wrap: Any) -> None:
+    cert = certs.reduction_intro_lock()
+    cert["reduction"]["invariant"]["and"].append(wrap(eq(P(("value", "X")), const(0))))
+    _rejected(cert, "E-CONSECUTION", "consecution")
