@@ -68,7 +68,7 @@ def misses(rows: list[dict[str, Any]]) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(description="Prove and check the idiom families (issue 38).")
+    p = argparse.ArgumentParser(description="Prove and check the idiom families (docs/idioms.md).")
     p.add_argument("--families", help="comma-separated names (default: all): "
                    + ", ".join(BY_NAME))
     p.add_argument("--sizes", help="comma-separated sizes (default: each family's own)")
