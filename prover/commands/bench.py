@@ -27,7 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from prover.commands.options import add_scheduler_option, check_parallelism
+from prover.commands.options import add_scheduler_option, check_parallelism, seconds
 from prover.errors import UsageError
 from prover.frontend.load import DEFAULT_NS, MODEL_SUFFIXES, NS_CHOICES
 
@@ -61,7 +61,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--jobs", type=int, default=1, metavar="N",
                         help="models run at the same time (default 1)")
-    parser.add_argument("--timeout", type=float, default=60.0, metavar="S",
+    parser.add_argument("--timeout", type=seconds(), default=60.0, metavar="S",
                         help="engine budget per model, passed to ser-prove (default 60)")
     parser.add_argument("--ns", choices=NS_CHOICES, default=DEFAULT_NS,
                         help=f"network system passed to ser-prove (default {DEFAULT_NS})")

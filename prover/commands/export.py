@@ -23,7 +23,7 @@ from pathlib import Path
 
 from prover import export
 from prover.commands.inspect import emit
-from prover.commands.options import add_model_options
+from prover.commands.options import add_model_options, seconds
 from prover.errors import SerError, UsageError
 from prover.frontend.load import load_model
 from prover.ns import NetworkSystem
@@ -61,7 +61,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (default stdout)")
     parser.add_argument(
-        "--timeout", type=float, default=20.0, metavar="S",
+        "--timeout", type=seconds(), default=20.0, metavar="S",
         help="search budget for --what counterexample, seconds (default 20)",
     )
     parser.add_argument("--requests", type=int, metavar="K",

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from prover.commands.options import add_model_options
+from prover.commands.options import add_model_options, seconds
 from prover.commands.progress import Progress
 from prover.errors import FormulaError, SerError, StateBoundError, UsageError
 from prover.run.deadline import run_isolated
@@ -45,7 +45,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", metavar="CERT",
                         help="where a violation's certificate goes (default MODEL.ltl.cert.json)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--timeout", type=float, default=60.0, metavar="S",
+    parser.add_argument("--timeout", type=seconds(), default=60.0, metavar="S",
                         help="seconds for the search and its check (default 60)")
     parser.add_argument("--max-states", type=int, default=None, metavar="N",
                         help="undecided beyond N product states (default 500,000), or for "

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import math
+from collections.abc import Callable
 
 from prover.errors import UsageError
 from prover.frontend.load import DEFAULT_NS, DEFAULT_STATE_BOUND, NS_CHOICES
@@ -40,3 +42,25 @@ def check_parallelism(args: argparse.Namespace) -> None:
     if args.scheduler is not None and args.jobs != 1:
         raise UsageError("give --jobs N (this machine) or --scheduler ADDRESS (a cluster), "
                          "not both")
+
+
+MAX_SECONDS = 86_400.0  # a day: a deadline every clock and timer of the platform can hold
+
+
+def seconds(zero: bool = False) -> Callable[[str], float]:
+    """An argparse type for a budget in seconds: a finite number above 0 (or 0 itself, when
+    `zero`: no engine runs) and at most MAX_SECONDS; anything else is a usage error."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+        if not (math.isfinite(value) and (value > 0 or zero and value == 0)
+                and value <= MAX_SECONDS):  # fmt: skip
+            low = "at least 0" if zero else "above 0"
+            raise argparse.ArgumentTypeError(
+                f"{text!r}: give a number of seconds {low} and at most {MAX_SECONDS:g} (a day)")
+        return value
+
+    return parse

@@ -19,7 +19,12 @@ import os
 import sys
 from pathlib import Path
 
-from prover.commands.options import add_model_options, add_scheduler_option, check_parallelism
+from prover.commands.options import (
+    add_model_options,
+    add_scheduler_option,
+    check_parallelism,
+    seconds,
+)
 from prover.commands.progress import Progress
 from prover.commands.report import InputFailure, Outcome, Reporter
 from prover.errors import SerError, UsageError
@@ -33,12 +38,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="certificate path (default: MODEL.cert.json beside the model; one model only)",
     )
     parser.add_argument(
-        "--timeout", type=float, default=60.0, metavar="S",
+        "--timeout", type=seconds(zero=True), default=60.0, metavar="S",
         help="hard deadline per model, seconds: reading, engines and checking included; "
         "past it the model is undecided (default 60)",
     )
     parser.add_argument(
-        "--check-timeout", type=float, default=30.0, metavar="S",
+        "--check-timeout", type=seconds(), default=30.0, metavar="S",
         help="time limit of the checker, seconds, at most what is left of --timeout "
         "(default 30)",
     )

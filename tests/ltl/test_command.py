@@ -61,7 +61,8 @@ def test_json_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     (["-f", "G (L == ", "-k", "2"], "column"),
     (["-f", "G (L == 0)", "-k", "0"], "--requests must be between 1 and 200"),
     (["-f", "G (L == 0)", "-k", "100000000000000000000"], "--requests must be between"),
-    (["-f", "G (L == 0)", "-k", "2", "--timeout", "0"], "--timeout must be > 0"),
+    (["-f", "G (L == 0)", "-k", "2", "--timeout", "0"],
+     "--timeout: '0': give a number of seconds above 0"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args: list[str], needle: str,
                                           capsys: pytest.CaptureFixture[str]) -> None:

@@ -110,3 +110,19 @@ def test_progress_names_the_stage_and_what_it_counts(tmp_path: Path) -> None:
     search = [m for m in said if m.startswith("counterexample search (budget")]
     assert search and all("states" in m for m in search), said
     assert "checking the certificate" in said
+
+
+@pytest.mark.parametrize("command", [[], ["ltl", "-f", "G (X <= 1)", "-k", "2"], ["bench"],
+                                     ["export", "--format", "dot"]])
+@pytest.mark.parametrize("value", ["inf", "1e19", "1e300", "nan", "-1", "abc", "86401"])
+def test_budgets_a_deadline_cannot_hold_are_usage_errors(
+        command: list[str], value: str, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """One parser for every command's --timeout: finite, above 0 (prove: 0 too), at most a
+    day; anything else exits 2 with the option named, before any work."""
+    model = tmp_path / "m.ser"
+    model.write_text("request main { X := 1; 0 }\n")
+    code = main([*command[:1], str(model), *command[1:], "--timeout", value])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "--timeout" in err and "Traceback" not in err
