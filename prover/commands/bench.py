@@ -30,6 +30,7 @@ from pathlib import Path
 from prover.commands.options import add_scheduler_option, check_parallelism, seconds
 from prover.errors import UsageError
 from prover.frontend.load import DEFAULT_NS, MODEL_SUFFIXES, NS_CHOICES
+from prover.run.output import check_destination, check_folder, write_atomically
 
 VERDICT_OF_EXIT = {0: "serializable", 1: "not_serializable", 2: "input_error", 3: "undecided",
                    4: "internal_error"}
@@ -162,7 +163,7 @@ def _cluster_rows(models: list[Path], out_dir: Path,
     tools on its own copy of the model; the client keeps the certificate and judges the
     verdict against its own expected.json."""
     from prover.run.cluster import LOST, completed
-    from prover.run.pipeline import write_atomically
+
 
     calls = [(_remote_one, (m.name, m.read_bytes(), args.timeout, args.ns)) for m in models]
     for k, got, why in completed(args.scheduler, calls, "ser-bench"):
@@ -264,8 +265,12 @@ def run(args: argparse.Namespace) -> int:
     models = _models(args.paths)
     if not models:
         raise UsageError("no models (*.ser, *.json) found")
+    inputs = [str(m) for m in models]
+    if args.json_out:
+        check_destination(args.json_out, inputs, "table")
     tmp = None
     if args.out_dir:
+        check_folder(args.out_dir, inputs)
         out_dir = Path(args.out_dir)
         out_dir.mkdir(parents=True, exist_ok=True)
     else:
@@ -311,10 +316,8 @@ def run(args: argparse.Namespace) -> int:
         f"--ns {args.ns}"
     )
     if args.json_out:
-        Path(args.json_out).write_text(
-            json.dumps({"rows": [asdict(r) for r in rows], "summary": summary}, indent=1) + "\n",
-            encoding="utf-8",
-        )
+        write_atomically(json.dumps({"rows": [asdict(r) for r in rows], "summary": summary},
+                                    indent=1) + "\n", args.json_out, "table")
     return exit_code(rows)
 
 

@@ -29,6 +29,7 @@ from prover.frontend.load import load_model
 from prover.ns import NetworkSystem
 from prover.petri.build import build_interleaving_net
 from prover.petri.read import RAW_SUFFIXES, ptnet_to_pnml, ptnet_to_tina, read_net_file
+from prover.run.output import check_destination, check_folder, write_atomically
 from prover.serial.automaton import build_serial_automaton
 
 
@@ -116,6 +117,7 @@ def _export_mcc(args: argparse.Namespace) -> int:
 
     if args.output is None:
         raise UsageError("--format mcc writes a folder: give it with -o DIR")
+    check_folder(args.output, [args.model], "net files")
     model = load_model(args.model, state_bound=args.state_bound, ns=args.ns)
     try:
         written = write_mcc(model, args.output)
@@ -180,6 +182,8 @@ def run(args: argparse.Namespace) -> int:
     raw = Path(args.model).suffix.lower() in RAW_SUFFIXES
     if args.format == "mcc" and not raw:
         return _export_mcc(args)
+    if args.output is not None:
+        check_destination(args.output, [args.model], "output")
     if args.formula is not None and args.format != "promela" or args.requests is not None \
             and args.format != "promela" and args.what != "pdnet":
         raise UsageError("--requests goes with --format promela or --what pdnet, --formula "
@@ -193,8 +197,5 @@ def run(args: argparse.Namespace) -> int:
     if args.output is None:
         emit(text)
         return 0
-    try:
-        Path(args.output).write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from None
+    write_atomically(text, args.output, "output")
     return 0

@@ -197,8 +197,10 @@ def run(args: argparse.Namespace) -> int:
     if not args.timeout > 0 or args.max_states < 1:
         raise UsageError("--timeout must be > 0 and --max-states at least 1")
     from prover.certificate.write import dump_certificate
-    from prover.run.pipeline import check_text, write_atomically
+    from prover.run.output import check_destination, write_atomically
+    from prover.run.pipeline import check_text
 
+    check_destination(args.output or f"{args.model}.ltl.cert.json", [args.model])
     outcome = run_isolated(partial(_search, args), timeout_s=args.timeout,
                            passthrough=(SerError,))
     if not args.json:
@@ -213,10 +215,12 @@ def run(args: argparse.Namespace) -> int:
     if searched is not None and searched.certificate is not None:
         dest = args.output or f"{args.model}.ltl.cert.json"  # a violation, or G p for all
         text = dump_certificate(searched.certificate)
-        write_atomically(text, dest)
         status, message = check_text(text, searched.certificate["model"]["source"], args.timeout)
         checked = {"status": status, "message": message}
-        if status != "valid":
+        if status == "valid":  # no certificate the checker did not accept is written
+            write_atomically(text, dest)
+        else:
+            dest = None
             what = "lasso" if searched.verdict == "violated" else "proof"
             verdict, why = "rejected", f"the checker rejected our {what}: {message}"
     if searched is not None and verdict == "undecided" and not why:

@@ -45,6 +45,7 @@ from prover.petri.read import (
     read_net_file,
     subnet,
 )
+from prover.run.output import check_destination, write_atomically
 
 EXIT_UNDECIDED = 3
 
@@ -261,6 +262,8 @@ def _human(
 def run(args: argparse.Namespace) -> int:
     if args.max_states < 1:
         raise UsageError("--max-states must be a positive integer")
+    if args.output:
+        check_destination(args.output, [args.model], "slice")
     net, from_model = load_net(args.model, args.state_bound)
     q = parse_criterion(net, args.criterion, from_model)
     marking = net.initial if args.marking is None else read_marking(
@@ -280,12 +283,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             sub = subnet(net, sl)
             sub = sub if args.marking is None else _with_marking(sub, sl, marking)
-            try:
-                Path(args.output).write_text(ptnet_to_pnml(sub), encoding="utf-8")
-            except OSError as exc:
-                raise InputFileError(
-                    f"{args.output}: cannot write ({exc.strerror or exc})"
-                ) from None
+            write_atomically(ptnet_to_pnml(sub), args.output, "slice")
     if args.json:
         print(json.dumps(slice_json(net, sl, status), indent=2, ensure_ascii=False))
     else:

@@ -37,9 +37,7 @@ No counterexample and no proof within the budget: `status="undecided"`, exit cod
 
 from __future__ import annotations
 
-import contextlib
 import os
-import stat
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -55,10 +53,11 @@ from prover.certificate.write import (
 from prover.context import RunContext
 from prover.engines import Counterexample
 from prover.engines.explicit import SearchResult, Tables, find_counterexample, tables
-from prover.errors import CertificateError, Diagnostic, SerError, UsageError
+from prover.errors import CertificateError, Diagnostic, SerError
 from prover.frontend.steps import ProgramSteps
 from prover.ns import NetworkSystem
 from prover.run.deadline import MEMORY_LIMIT_BYTES, ChildOutcome, run_isolated_many
+from prover.run.output import check_destination, write_atomically
 from prover.run.warm import warm
 from prover.serial.ondemand import SoloTooLarge
 
@@ -173,58 +172,6 @@ def check_text(text: str, source: str, timeout_s: float,
     if result.status == "unusable" and result.code == "E-LIMIT":
         return "limit", result.message
     return result.status, result.message
-
-
-def check_destination(dest: str, models: Sequence[str]) -> None:
-    """Refuse a certificate destination that would destroy something: one of the models,
-    a directory, or any existing non-regular file (a device such as /dev/full, a FIFO):
-    the atomic rename would replace the node itself."""
-    real = os.path.realpath(dest)
-    for m in models:
-        if os.path.realpath(m) == real:
-            raise UsageError(f"refusing to write the certificate over the model {m}")
-    try:
-        st = os.stat(dest)
-    except FileNotFoundError:
-        return
-    except OSError as exc:
-        raise UsageError(f"cannot use {dest} as certificate: {exc.strerror or exc}") from None
-    if stat.S_ISDIR(st.st_mode):
-        raise UsageError(f"{dest} is a directory; give a file name for the certificate")
-    if not stat.S_ISREG(st.st_mode):
-        raise UsageError(
-            f"refusing to replace {dest}: it exists and is not a regular file"
-        )
-
-
-def write_atomically(text: str, dest: str) -> None:
-    """Write `text` to `dest` through a fresh temporary file in the same folder and a
-    rename: `dest` is either untouched or complete, also when a signal arrives here."""
-    folder = os.path.dirname(os.path.abspath(dest))
-    base = os.path.basename(dest)
-    tmp = ""
-    try:
-        for n in range(100):
-            tmp = os.path.join(folder, f".{base}.tmp{os.getpid()}-{n}")
-            try:
-                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-                break
-            except FileExistsError:
-                continue
-        else:
-            raise CertificateError(f"cannot write certificate {dest}: no temporary name free")
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        os.replace(tmp, dest)
-        tmp = ""
-    except OSError as exc:
-        raise CertificateError(
-            f"cannot write certificate {dest}: {exc.strerror or exc}"
-        ) from None
-    finally:
-        if tmp:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
 
 
 def prove_model(

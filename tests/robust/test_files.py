@@ -126,3 +126,37 @@ def test_a_foreign_checker_package_is_never_trusted(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(checker, "__distribution__", "someone-else")
     status, message = pl.check_text("{}", "", 5)
     assert status == "unavailable" and "`checker` package is not ser-prove's" in message
+
+
+MODEL_TEXT = ("global L := 0;\n"
+              "request main { while (L == 1) { yield }; L := 1; yield; X := 1 - X; L := 0; 0 }\n")
+
+
+@pytest.mark.parametrize("args", [
+    ["ltl", "{m}", "-f", "G (X <= 1)", "-k", "2", "-o", "{m}"],
+    ["export", "{m}", "--format", "dot", "-o", "{m}"],
+    ["export", "{m}", "--format", "dot", "--output", "{m}"],
+    ["export", "{m}", "--format", "mcc", "-o", "{m}"],
+    ["slice", "{m}", "--criterion", "p0", "--algorithm", "maximal", "-o", "{m}"],
+    ["bench", "{m}", "--json", "{m}"],
+    ["bench", "{m}", "--out-dir", "{m}"],
+    ["{m}", "-o", "{m}"],
+])
+def test_no_command_replaces_its_model(args: list[str], tmp_path: Path,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """Every command that writes refuses an output that is its own input (exit 2, the
+    file named), before any work; the model is left as it was."""
+    m = tmp_path / "m.ser"
+    m.write_text(MODEL_TEXT)
+    assert main([a.replace("{m}", str(m)) for a in args]) == 2
+    err = capsys.readouterr().err
+    assert str(m) in err and "Traceback" not in err, err
+    assert m.read_text() == MODEL_TEXT
+
+
+def test_bench_out_dir_that_is_a_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    m, f = tmp_path / "m.ser", tmp_path / "taken"
+    m.write_text(MODEL_TEXT)
+    f.write_text("mine\n")
+    assert main(["bench", str(m), "--out-dir", str(f)]) == 2
+    assert "not a folder" in capsys.readouterr().err and f.read_text() == "mine\n"
