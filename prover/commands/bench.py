@@ -14,6 +14,7 @@ some model is undecided, 1 when something is wrong (see `exit_code`).
 from __future__ import annotations
 
 import argparse
+import importlib.resources
 import json
 import os
 import re
@@ -26,6 +27,8 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+
+import jsonschema
 
 from prover.commands.options import add_scheduler_option, check_parallelism, seconds
 from prover.errors import UsageError
@@ -89,16 +92,37 @@ def _models(paths: list[str]) -> list[Path]:
     return found
 
 
-def _expected(model: Path) -> str | None:
-    table = model.parent / "expected.json"
-    if not table.is_file():
-        return None
-    try:
-        entry = json.loads(table.read_text(encoding="utf-8")).get(model.name)
-    except (OSError, ValueError):
-        return None
-    value = entry.get("expected") if isinstance(entry, dict) else None
-    return value if isinstance(value, str) else None
+def expectations(models: list[Path]) -> dict[Path, str]:
+    """The expected verdict of each model, from the `expected.json` of its folder, checked
+    against schemas/expected.schema.json: a table that is not JSON or not of the schema is
+    a usage error (exit 2, the file named); names in it that are no model of the run's
+    folders, and models it does not name, are warned about."""
+    schema = json.loads((importlib.resources.files("schemas") / "expected.schema.json")
+                        .read_text(encoding="utf-8"))
+    out: dict[Path, str] = {}
+    for folder in sorted({m.parent for m in models}):
+        table = folder / "expected.json"
+        if not table.is_file():
+            continue
+        try:
+            data = json.loads(table.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"{table}:{exc.lineno}:{exc.colno}: not JSON: {exc.msg}") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"{table}: cannot read it: {exc}") from None
+        error = jsonschema.exceptions.best_match(
+            jsonschema.Draft202012Validator(schema).iter_errors(data))
+        if error is not None:
+            where = "/".join(map(str, error.absolute_path)) or "the top level"
+            raise UsageError(f"{table}: at {where}: {error.message}")
+        here = {m.name: m for m in models if m.parent == folder}
+        on_disk = {f.name for f in folder.iterdir()}
+        for name in sorted(set(data) - on_disk):
+            print(f"{table}: warning: {name!r} names no model file here", file=sys.stderr)
+        for name in sorted(set(here) - set(data)):
+            print(f"{table}: warning: no expected verdict for {name}", file=sys.stderr)
+        out.update({m: data[name]["expected"] for name, m in here.items() if name in data})
+    return out
 
 
 def _tool(name: str) -> list[str]:
@@ -142,9 +166,7 @@ def _run_one(model: Path, out_dir: Path, timeout: float, ns: str) -> BenchRow:
         check_s = time.monotonic() - start
         check_status = {0: "valid", 1: "invalid", 2: "unusable", 3: "undecided"}.get(
             chk.returncode, f"exit {chk.returncode}")
-    expected = _expected(model)
-    agrees = agreement(expected, verdict, check_status)
-    return BenchRow(model.name, expected, verdict, agrees, round(prove_s, 3),
+    return BenchRow(model.name, None, verdict, None, round(prove_s, 3),
                     None if check_s is None else round(check_s, 3), check_status, engine,
                     places, transitions, local_states, steps, queries,
                     cert.stat().st_size if cert.is_file() else None, warned)
@@ -171,11 +193,9 @@ def _cluster_rows(models: list[Path], out_dir: Path,
         verdict = "lost" if why == LOST else "error"  # a task that could not run at all
         row, cert = got if why is None else (
             BenchRow(m.name, None, verdict, None, 0.0, None, None, None, None, None), None)
-        expected = _expected(m)
         if cert is not None:
             write_atomically(cert, str(out_dir / (m.name + ".cert.json")))
-        yield replace(row, expected=expected,
-                      agrees=agreement(expected, row.verdict, row.check_status))
+        yield row
 
 
 def _remote_one(name: str, data: bytes, timeout: float, ns: str) -> tuple[BenchRow, str | None]:
@@ -266,6 +286,7 @@ def run(args: argparse.Namespace) -> int:
     if not models:
         raise UsageError("no models (*.ser, *.json) found")
     inputs = [str(m) for m in models]
+    table = {m.name: v for m, v in expectations(models).items()}
     if args.json_out:
         check_destination(args.json_out, inputs, "table")
     tmp = None
@@ -283,7 +304,9 @@ def run(args: argparse.Namespace) -> int:
         found = (_local_rows(models, out_dir, args) if args.scheduler is None
                  else _cluster_rows(models, out_dir, args))
         for i, row in enumerate(found, 1):
-            rows.append(row)
+            expected = table.get(row.model)
+            rows.append(replace(row, expected=expected,
+                                agrees=agreement(expected, row.verdict, row.check_status)))
             if tty:
                 print(f"\r[{i}/{len(models)}] {time.monotonic() - wall:6.1f} s",
                       end="", file=sys.stderr, flush=True)

@@ -160,3 +160,36 @@ def test_bench_out_dir_that_is_a_file(tmp_path: Path, capsys: pytest.CaptureFixt
     f.write_text("mine\n")
     assert main(["bench", str(m), "--out-dir", str(f)]) == 2
     assert "not a folder" in capsys.readouterr().err and f.read_text() == "mine\n"
+
+
+@pytest.mark.parametrize("table, says", [
+    ("[1,2", "expected.json:1:5: not JSON"),
+    ('{"m.ser": {"expected": "serialisable"}}', "at m.ser/expected"),
+    ('{"m.ser": "serializable"}', "at m.ser"),
+    ('{"m": {"expected": "serializable"}}', "at the top level"),
+    ("[]", "at the top level"),
+])
+def test_bench_refuses_a_malformed_expected_json(table: str, says: str, tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """expected.json is checked against its schema before any model runs: not JSON, a
+    verdict misspelt, a name without its extension are usage errors naming the file."""
+    m = tmp_path / "m.ser"
+    m.write_text(MODEL_TEXT)
+    (tmp_path / "expected.json").write_text(table)
+    assert main(["bench", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "expected.json" in err and says in err and "Traceback" not in err, err
+
+
+def test_bench_warns_of_names_that_are_no_model(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    m = tmp_path / "m.ser"
+    m.write_text(MODEL_TEXT)
+    (tmp_path / "other.ser").write_text(MODEL_TEXT)
+    (tmp_path / "expected.json").write_text(
+        '{"m.ser": {"expected": "serializable"}, "gone.ser": {"expected": "serializable"}}')
+    assert main(["bench", str(tmp_path), "--timeout", "20"]) == 0
+    captured = capsys.readouterr()
+    assert "'gone.ser' names no model file here" in captured.err
+    assert "no expected verdict for other.ser" in captured.err
+    assert "1/1 agree" in captured.out
