@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from prover import __version__
 from prover.errors import SerError
+from prover.run.bounded import run_bounded
 from prover.run.deadline import Interrupted, interruptible
 
 # command name -> (module, one-line help). The default command is "prove".
@@ -30,6 +31,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "server": ("prover.commands.server", "a fork server that makes small runs cheap"),
 }
 
+# Run in a child under their --timeout and the memory limit (prove, ltl and bench bound
+# each model themselves; the server serves runs that do).
+BOUNDED = frozenset({"inspect", "export", "explain", "slice"})
 EXIT_USAGE = 2
 EXIT_INTERNAL = 4
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a writer killed by it
@@ -106,7 +110,8 @@ def _main(argv: Sequence[str] | None, started: float | None) -> int:
     args.spent_s = 0.0 if started is None else max(0.0, time.monotonic() - started)
     try:
         with interruptible():  # SIGINT/SIGTERM: one line, exit 130/143, no partial file
-            code: int = args._run(args)
+            code: int = run_bounded(command, args._run, args) if command in BOUNDED \
+                else args._run(args)
         return code
     except SerError as exc:  # an error without a position still names its model file
         text, model = exc.render(), getattr(args, "model", None)

@@ -30,6 +30,7 @@ from prover.frontend.load import load_model
 from prover.petri.build import build_interleaving_net
 from prover.petri.dynamic_slice import PTNet, from_interleaving, maximal_slice, minimal_slice
 from prover.petri.net import PetriNet
+from prover.run.bounded import add_deadline_option
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -43,6 +44,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--max-states", type=int, default=200_000, metavar="N",
         help="bound on markings explored for the minimal slice (default 200000)",
     )
+    add_deadline_option(parser, 60.0, "reading the model and explaining the place")
     add_model_options(parser)
 
 

@@ -23,12 +23,13 @@ from pathlib import Path
 
 from prover import export
 from prover.commands.inspect import emit
-from prover.commands.options import add_model_options, seconds
+from prover.commands.options import add_model_options
 from prover.errors import SerError, UsageError
 from prover.frontend.load import load_model
 from prover.ns import NetworkSystem
 from prover.petri.build import build_interleaving_net
 from prover.petri.read import RAW_SUFFIXES, ptnet_to_pnml, ptnet_to_tina, read_net_file
+from prover.run.bounded import add_deadline_option
 from prover.run.output import check_destination, check_folder, write_atomically
 from prover.serial.automaton import build_serial_automaton
 
@@ -61,10 +62,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "place per variable value, for unfolding tools)",
     )
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (default stdout)")
-    parser.add_argument(
-        "--timeout", type=seconds(), default=20.0, metavar="S",
-        help="search budget for --what counterexample, seconds (default 20)",
-    )
+    add_deadline_option(parser, 20.0, "the whole export, and the counterexample search of "
+                        "--what counterexample")
     parser.add_argument("--requests", type=int, metavar="K",
                         help="with --format promela or --what pdnet: at most K requests "
                         f"arrive (1 to {MAX_PROMELA_REQUESTS})")

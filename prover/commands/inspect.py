@@ -17,6 +17,7 @@ from prover.commands.options import add_model_options
 from prover.errors import StateBoundError, UsageError
 from prover.frontend.load import LoadedModel, load_model
 from prover.petri.build import build_interleaving_net
+from prover.run.bounded import add_deadline_option
 from prover.serial.automaton import build_serial_automaton
 
 
@@ -28,6 +29,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="skip splitting the target into disjuncts and slicing each (seconds on the "
         "largest models); S is still reported",
     )
+    add_deadline_option(parser, 60.0, "reading, building and measuring the model")
     add_model_options(parser)
 
 

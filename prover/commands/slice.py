@@ -45,6 +45,7 @@ from prover.petri.read import (
     read_net_file,
     subnet,
 )
+from prover.run.bounded import add_deadline_option
 from prover.run.output import check_destination, write_atomically
 
 EXIT_UNDECIDED = 3
@@ -81,6 +82,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="for models: stop compiling beyond N local x global states (default: the "
         "front end's, as for `ser-prove`)",
     )
+    add_deadline_option(parser, 60.0, "reading the model or net and slicing it")
 
 
 # ---- loading ----------------------------------------------------------------------------

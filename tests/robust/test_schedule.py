@@ -113,7 +113,9 @@ def test_progress_names_the_stage_and_what_it_counts(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("command", [[], ["ltl", "-f", "G (X <= 1)", "-k", "2"], ["bench"],
-                                     ["export", "--format", "dot"]])
+                                     ["export", "--format", "dot"], ["inspect"],
+                                     ["explain", "--slice", "p0"],
+                                     ["slice", "--criterion", "p0", "--algorithm", "maximal"]])
 @pytest.mark.parametrize("value", ["inf", "1e19", "1e300", "nan", "-1", "abc", "86401"])
 def test_budgets_a_deadline_cannot_hold_are_usage_errors(
         command: list[str], value: str, tmp_path: Path,
@@ -126,3 +128,18 @@ def test_budgets_a_deadline_cannot_hold_are_usage_errors(
     assert code == 2
     err = capsys.readouterr().err
     assert "--timeout" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("command", [["inspect"], ["export", "--format", "dot"],
+                                     ["explain", "--slice", "p0"],
+                                     ["slice", "--criterion", "p0", "--algorithm", "minimal"]])
+def test_every_command_keeps_a_deadline(command: list[str], tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """inspect, export, explain and slice run under --timeout like prove: a model too large
+    for the budget ends with exit 3 and one line naming the deadline, no traceback."""
+    model = tmp_path / "wide.ser"
+    model.write_text("".join(f"request r{i} {{ X{i % 7} := 1; yield; X{i % 7} := 0; 0 }}\n"
+                             for i in range(200)))
+    assert main([command[0], str(model), *command[1:], "--timeout", "0.5"]) == 3
+    err = capsys.readouterr().err
+    assert "stopped: no answer within --timeout 0.5 s" in err and "Traceback" not in err
