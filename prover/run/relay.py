@@ -23,7 +23,7 @@ from prover.run.deadline import Interrupted, interruptible
 
 ENV_OFF = "SER_PROVE_NO_SERVER"  # set (to anything but "" or "0"): never use a server
 _HEADER = struct.Struct("!I")
-_REPLY = struct.Struct("!ci")  # kind (b"X" exit code, b"S" stale: run here), value
+_REPLY = struct.Struct("!ci")  # kind (b"A" taken, b"X" exit code, b"S" stale: run here)
 
 
 def code_identity() -> str:
@@ -67,14 +67,19 @@ def private(path: str) -> bool:
         stat.S_ISDIR(st.st_mode) or stat.S_ISSOCK(st.st_mode))
 
 
+ACK_S = 2.0  # how long a client waits for the server to take its run
+
+
 def connect(path: str | None = None) -> socket.socket | None:
     """A connection to our server, or None when there is none we may trust."""
     path = path or socket_path()
     if not (private(os.path.dirname(path)) and private(path)):
         return None
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(ACK_S)  # a server whose backlog is full does not hold us
     try:
         sock.connect(path)
+        sock.settimeout(None)
     except OSError:
         sock.close()
         return None
@@ -154,6 +159,15 @@ def relayed(argv: list[str], started: float) -> int | None:
                 "encoding": sys.stdout.encoding, "errors": sys.stdout.errors,
                 "code": code_identity(),
             }, [0, 1, 2])
+            # The server answers at once that it took the run (A), or to run it here (S);
+            # past ACK_S we run it here, and the worker it may fork later, never told to
+            # go (G), exits without running it.
+            sock.settimeout(ACK_S)
+            first = read_reply(sock)
+            if first is None or first[0] != b"A":
+                return None
+            sock.sendall(b"G")
+            sock.settimeout(None)
         except OSError:
             return None
         try:  # as the local run does, even when started with SIGINT ignored (`cmd &`)

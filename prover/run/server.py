@@ -27,6 +27,7 @@ from prover.run.relay import code_identity, frame, private, read_frame, reply, s
 
 _STOP_GRACE_S = 2.0  # SIGTERM first (no partial certificate), SIGKILL after this
 _MAX_REQUEST = 16 << 20
+_PENDING_S = 2.0  # a connection's time to send its request, then its go-ahead
 
 
 def watched_roots() -> tuple[Path, ...]:
@@ -103,6 +104,7 @@ class Server:
     listener: socket.socket
     known: tuple[tuple[str, int, int], ...]
     runs: dict[int, _Run] = field(default_factory=dict)
+    pending: dict[socket.socket, _Pending] = field(default_factory=dict)
     served: int = 0
     started: float = field(default_factory=time.time)
     last_work: float = field(default_factory=time.monotonic)
@@ -116,7 +118,7 @@ class Server:
 
 
 def _recv_request(conn: socket.socket) -> tuple[dict[str, object], list[int]]:
-    conn.settimeout(5.0)
+    conn.settimeout(1.0)  # it is readable: what is left of the frame follows at once
     data, fds, _flags, _addr = socket.recv_fds(conn, 65536, 3)
     try:
         body = read_frame(conn, data, _MAX_REQUEST)
@@ -176,32 +178,84 @@ def _worker(server: Server, conn: socket.socket, request: RunRequest, fds: list[
         os._exit(code)
 
 
+@dataclass
+class _Pending:
+    """A connection the server waits on without blocking: for its request, then for its
+    client's go-ahead (after the server said it takes the run). Past `until`, dropped."""
+
+    until: float
+    run: RunRequest | None = None
+    fds: list[int] = field(default_factory=list)
+
+
 def _accept(server: Server, selector: selectors.BaseSelector) -> None:
     conn, _ = server.listener.accept()
-    try:
-        if not _peer_is_us(conn):
-            conn.close()
-            return
-        request, fds = _recv_request(conn)
-    except (OSError, ValueError, UnicodeDecodeError) as exc:
-        print(f"ser-prove server: a request was dropped: {exc!r}", file=sys.stderr, flush=True)
+    if not _peer_is_us(conn):
         conn.close()
         return
+    server.pending[conn] = _Pending(time.monotonic() + _PENDING_S)
+    selector.register(conn, selectors.EVENT_READ, conn)
+
+
+def _drop(server: Server, selector: selectors.BaseSelector, conn: socket.socket) -> None:
+    selector.unregister(conn)
+    for fd in server.pending.pop(conn).fds:
+        os.close(fd)
+    conn.close()
+
+
+def _expire(server: Server, selector: selectors.BaseSelector) -> None:
+    """Connections that sent nothing in time hold nobody: they are closed."""
+    now = time.monotonic()
+    for conn in [c for c, p in server.pending.items() if p.until <= now]:
+        _drop(server, selector, conn)
+
+
+def _readable(server: Server, selector: selectors.BaseSelector, conn: socket.socket) -> None:
+    pending = server.pending[conn]
     try:
-        control = request.get("control")
-        if control is not None:
-            _control(server, conn, str(control))
+        if pending.run is None:
+            _request(server, selector, conn, pending)
             return
-        run = RunRequest.of(request)
-        if len(fds) != 3:
-            raise ValueError("a run needs the client's three standard streams")
-        if request.get("code") != server.code:  # another installation or version
-            conn.sendall(reply(b"S", 0))
-            return
-        if fingerprint(server.roots) != server.known:  # our code changed: run it there
-            conn.sendall(reply(b"S", 0))
-            server.stopping = True
-            return
+        go = conn.recv(1)
+    except (OSError, ValueError, UnicodeDecodeError) as exc:
+        print(f"ser-prove server: a request was dropped: {exc!r}", file=sys.stderr, flush=True)
+        _drop(server, selector, conn)
+        return
+    if go != b"G":  # the client stopped waiting and runs it itself
+        _drop(server, selector, conn)
+        return
+    selector.unregister(conn)
+    del server.pending[conn]
+    _fork(server, selector, conn, pending.run, pending.fds)
+
+
+def _request(server: Server, selector: selectors.BaseSelector, conn: socket.socket,
+             pending: _Pending) -> None:  # fmt: skip
+    """The request has arrived: a control command is answered, a stale client told to run
+    here, a run taken (A) and kept pending for the client's go-ahead."""
+    request, pending.fds = _recv_request(conn)
+    control = request.get("control")
+    if control is not None:
+        _control(server, conn, str(control))
+        _drop(server, selector, conn)
+        return
+    run = RunRequest.of(request)
+    if len(pending.fds) != 3:
+        raise ValueError("a run needs the client's three standard streams")
+    if request.get("code") != server.code or fingerprint(server.roots) != server.known:
+        # another installation or version, or our code changed: run it there
+        server.stopping = server.stopping or request.get("code") == server.code
+        conn.sendall(reply(b"S", 0))
+        _drop(server, selector, conn)
+        return
+    conn.sendall(reply(b"A", 0))
+    pending.run, pending.until = run, time.monotonic() + _PENDING_S
+
+
+def _fork(server: Server, selector: selectors.BaseSelector, conn: socket.socket,
+          run: RunRequest, fds: list[int]) -> None:  # fmt: skip
+    try:
         sys.stdout.flush()
         sys.stderr.flush()
         pid = os.fork()
@@ -210,14 +264,12 @@ def _accept(server: Server, selector: selectors.BaseSelector) -> None:
         server.runs[pid] = _Run(conn)
         selector.register(conn, selectors.EVENT_READ, pid)
         server.served += 1
-        conn = None  # type: ignore[assignment]
-    except (OSError, ValueError) as exc:  # a client gone, a malformed request
+    except OSError as exc:
         print(f"ser-prove server: a request was dropped: {exc}", file=sys.stderr, flush=True)
+        conn.close()
     finally:
         for fd in fds:
             os.close(fd)
-        if conn is not None:
-            conn.close()
 
 
 def _control(server: Server, conn: socket.socket, control: str) -> None:
@@ -291,13 +343,16 @@ def serve(server: Server) -> None:
                     _abandoned(server, pid)
             elif not server.runs and time.monotonic() - server.last_work > server.idle_s:
                 break
-            for what in _events(selector, 0.5 if server.runs else 5.0):
+            for what in _events(selector, 0.5 if server.runs or server.pending else 5.0):
                 if what == "accept":
                     _accept(server, selector)
                 elif what == "wake":
                     os.read(wake_r, 4096)
+                elif isinstance(what, socket.socket) and what in server.pending:
+                    _readable(server, selector, what)
                 elif isinstance(what, int) and what in server.runs:
                     _abandoned(server, what)
+            _expire(server, selector)
             _reap(server, selector)
     finally:
         _remove(server)

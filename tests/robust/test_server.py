@@ -186,3 +186,53 @@ def test_status_of_an_idle_and_a_busy_server(env: dict[str, str], tmp_path: Path
     finally:
         proc.send_signal(signal.SIGINT)
         proc.communicate(timeout=30)
+
+
+def test_idle_connections_hold_nobody(env: dict[str, str], tmp_path: Path) -> None:
+    """Connections that send nothing are waited on beside the others, and closed after a
+    short while: a run behind three of them is served at once, by the server."""
+    import socket as socket_
+
+    path = os.path.join(env["XDG_RUNTIME_DIR"], "ser-prove", "server.sock")
+    idle = []
+    for _ in range(3):
+        s = socket_.socket(socket_.AF_UNIX, socket_.SOCK_STREAM)
+        s.connect(path)
+        idle.append(s)
+    try:
+        before = int(str(_status(env)["served"]))
+        start = time.monotonic()
+        out = _ser_prove(env, "examples/intro-lock.ser", "--timeout", "10", "--quiet",
+                         "-o", str(tmp_path / "c.json"))
+        assert out.returncode == 0, out.stderr
+        assert time.monotonic() - start < 5
+        assert int(str(_status(env)["served"])) == before + 1
+    finally:
+        for s in idle:
+            s.close()
+
+
+def test_a_server_that_does_not_answer_is_passed_by(tmp_path: Path) -> None:
+    """A socket that accepts and never answers: the client runs the model itself after a
+    short wait and keeps its deadline."""
+    import socket as socket_
+
+    runtime = tmp_path / "run"
+    (runtime / "ser-prove").mkdir(parents=True, mode=0o700)
+    runtime.chmod(0o700)
+    env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime)}
+    env.pop(relay.ENV_OFF, None)
+    mute = socket_.socket(socket_.AF_UNIX, socket_.SOCK_STREAM)
+    mute.bind(str(runtime / "ser-prove" / "server.sock"))
+    mute.listen(1)
+    try:  # output to files: the streams handed to the mute socket stay open while it is
+        start = time.monotonic()
+        with open(tmp_path / "out", "w") as out, open(tmp_path / "err", "w") as err:
+            code = subprocess.run([sys.executable, "-m", "prover.run.relay",
+                                   "examples/intro-nonser.ser", "--timeout", "10", "--quiet",
+                                   "-o", str(tmp_path / "c.json")], cwd=ROOT, env=env,
+                                  stdout=out, stderr=err, timeout=60).returncode
+        assert code == 1, (tmp_path / "err").read_text()
+        assert time.monotonic() - start < relay.ACK_S + 8
+    finally:
+        mute.close()
