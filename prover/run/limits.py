@@ -20,6 +20,7 @@ so a change there is followed here without a second copy of the numbers.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -34,6 +35,7 @@ _CERT_ENVELOPE_BYTES = 64 * 1024
 class CheckerLimits:
     max_bytes: int
     max_events: int
+    max_depth: int
 
 
 def checker_limits() -> CheckerLimits:
@@ -41,9 +43,9 @@ def checker_limits() -> CheckerLimits:
     try:
         from checker.certificate import Limits
     except ImportError:  # no checker: nothing will be checked, nothing to fit
-        return CheckerLimits(1 << 62, 1 << 62)
+        return CheckerLimits(1 << 62, 1 << 62, 256)
     lim = Limits()
-    return CheckerLimits(int(lim.max_bytes), int(lim.max_events))
+    return CheckerLimits(int(lim.max_bytes), int(lim.max_events), int(lim.max_depth))
 
 
 def check_source_fits(source: str, path: str) -> None:
@@ -84,6 +86,11 @@ def _as_checker(path: str, work: Callable[[Any, Any], object]) -> None:
         from checker.semantics import explore, semantics
     except ImportError:
         return
+    # The checker reads with its recursion limit raised by its own rule (checker/api.py:
+    # 40 frames per level of its JSON depth limit): the same here, so that a program the
+    # prover accepts is one the checker reads, and the other way round.
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 40 * checker_limits().max_depth + 1000))
     try:
         work(semantics, explore)
     except CheckerError as exc:
@@ -95,6 +102,8 @@ def _as_checker(path: str, work: Callable[[Any, Any], object]) -> None:
             f"{path}: the certificate checker would reject this model "
             f"({type(exc).__name__})"
         ) from None
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 def certificate_over_limits(text: str, events: int | None) -> str | None:
