@@ -18,7 +18,8 @@ from checker.errors import LimitError, invalid
 
 Json = Any
 _WORD = {"always": "G", "eventually": "F", "next": "X", "until": "U", "release": "R",
-         "weak-until": "W", "iff": "<->", "impl": "->", "or_": "||", "and_": "&&"}
+         "weak-until": "W", "iff": "<->", "impl": "->", "or_": "||", "and_": "&&",
+         "[]": "G", "<>": "F"}  # SPIN's notation
 
 
 @cache

@@ -105,7 +105,7 @@ class Unary:
 Formula = Const | Compare | Not | Binary | Unary
 
 _WORDS = {"always": "G", "eventually": "F", "next": "X", "until": "U", "release": "R",
-          "weak-until": "W"}
+          "weak-until": "W", "[]": "G", "<>": "F"}  # SPIN's notation
 
 
 @cache

@@ -190,3 +190,21 @@ def test_an_atom_no_reachable_state_changes_is_said(tmp_path: Path,
     main([*args, "--json"])
     data = json.loads(capsys.readouterr().out)
     assert data["constant_atoms"] == [{"atom": "X <= 5", "value": True}]
+
+
+@pytest.mark.parametrize("spin, ours", [("[] (X <= 1)", "G (X <= 1)"),
+                                        ("<> (X == 1)", "F (X == 1)"),
+                                        ("[](L == 1 -> <>(L == 0))", "G (L == 1 -> F (L == 0))")])
+def test_spins_notation_means_ours(spin: str, ours: str, tmp_path: Path,
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """`[]` and `<>` are G and F, in `ltl` and in the checker's formula reader alike."""
+    model = str(ROOT / "examples" / "intro-lock.ser")
+    got = []
+    for i, f in enumerate((spin, ours)):
+        cert = tmp_path / f"{i}.json"
+        main(["ltl", model, "-f", f, "-k", "2", "--json", "-o", str(cert)])
+        r = json.loads(capsys.readouterr().out)
+        got.append(r["verdict"])
+        if cert.exists():
+            assert check_certificate(cert.read_text()).status == "valid"
+    assert got[0] == got[1]
