@@ -80,3 +80,15 @@ def test_corrupted_certificate_fails_the_audit(copies: tuple[Path, Path]) -> Non
 def test_empty_archive_fails_the_audit(tmp_path: Path) -> None:
     proc = _audit(tmp_path, EXAMPLES)
     assert proc.returncode == 2
+
+
+def test_the_archive_is_what_the_prover_writes_today(tmp_path: Path) -> None:
+    """The README's regenerate command reproduces the archive byte for byte: a change of
+    the prover that changes a certificate updates the archive with it."""
+    from prover.cli import main
+
+    main([*map(str, _models()), "--out-dir", str(tmp_path), "--jobs", "2", "--quiet"])
+    stale = [p.name for p in sorted(ARCHIVE.glob("*.cert.json"))
+             if not (tmp_path / p.name).is_file()
+             or (tmp_path / p.name).read_bytes() != p.read_bytes()]
+    assert not stale, f"regenerate with the README's command: {stale}"
