@@ -160,7 +160,7 @@ def check_attempts(ind: Any, b: Blocks, claim: list[Json], local: Any) -> str:
         for t in b.commits.get(i, []):
             if t.src == h or s.foot[t.src] == s.foot[h] and (t.reads, t.dst, t.after) in own:
                 continue  # a step of the head: the request can take it from there
-            if last.get(t.src) != {_fixed(s, t).get(v)}:
+            if v not in s.foot[t.src].reads or last.get(t.src) != {_fixed(s, t)[v]}:
                 raise invalid("E-ATTEMPT", f"the commit of {t.src[1]} does not read {v} at "
                               "the value the attempt last read")  # fmt: skip
             opened.add(_fixed(s, t)[v])

@@ -187,3 +187,25 @@ def test_a_huge_number_of_blocks_is_bounded(proofs: dict[str, Json]) -> None:
     forged["reduction"]["blocks"] += [{"kind": "section", "states": [], "labels": []}] * 700_000
     r = check_certificate(forged, timeout_s=60)
     assert r.status == "unusable" and r.code == "E-LIMIT", (r.code, r.message)
+
+
+def test_a_commit_that_does_not_read_the_version() -> None:
+    """Found by the red team: a commit from a state whose version was last read where the
+    head could not read it, and that does not read the version itself, is E-ATTEMPT (it
+    was an internal error)."""
+    import hashlib
+
+    src = "request p { v := X; yield; u := X + Y; yield; Z := 1; v + u }"
+    rest = ("u := X + Y; yield; Z := 1; v + u", "Z := 1; v + u")
+    states = [["p", f"({env}, {r})"] for r, envs in zip(rest, (
+        ("{v=1}", "{}"), ("{u=2,v=1}", "{u=1,v=1}", "{v=1}", "{u=2}", "{u=1}", "{}")),
+        strict=True) for env in envs]
+    cert = {"format": "ser-certificate/1", "verdict": "serializable",
+            "model": {"kind": "ser", "source": src,
+                      "sha256": hashlib.sha256(src.encode()).hexdigest()},
+            "producer": {"tool": "tests", "version": "1"},
+            "reduction": {"domains": [{"global": g, "range": [0, 1]} for g in "XYZ"],
+                          "invariant": True, "labels": [],
+                          "blocks": [{"kind": "attempt", "version": "X", "states": states,
+                                      "head": ["p", "({}, v := X; yield; " + rest[0] + ")"]}]}}
+    assert _rejected(cert, ("E-ATTEMPT",)) == "reduction-attempts"
