@@ -1,4 +1,4 @@
-"""Hostile inputs against `ser-prove --timeout 10` (issue 11).
+"""Hostile inputs against `ser-prove --timeout 10` and its other commands.
 
 Generates the classes of hostile input into a temporary folder, runs one `ser-prove`
 process per input and prints, per input: wall seconds, peak memory of the process tree
@@ -33,6 +33,9 @@ class Case:
     name: str
     what: str
     make: Callable[[Path], list[str]]  # writes the input, returns the ser-prove arguments
+    codes: tuple[int, ...] = (2, 3)  # the exit codes that keep the promise
+    prove: bool = True  # the default command: `--quiet` is added
+    timed: bool = True  # `--timeout` is added (a case about budgets gives its own)
 
 
 def _write(d: Path, name: str, text: str) -> Path:
@@ -168,6 +171,58 @@ def _out_dir_collision(d: Path) -> list[str]:
     return [str(a), str(b), "--out-dir", str(d / "certs")]
 
 
+LOST_UPDATE = "request main { X := 1; yield; y := X; X := 0; y }\n"
+
+
+def _other(command: list[str], output: list[str] | None = None) -> Callable[[Path], list[str]]:
+    """Another command on a small model; `{m}` in `command` or `output` is the model."""
+    def make(d: Path) -> list[str]:
+        m = str(_write(d, "m.ser", LOST_UPDATE))
+        return [a.replace("{m}", m) for a in [*command, *(output or [])]]
+    return make
+
+
+def _wide(command: list[str]) -> Callable[[Path], list[str]]:
+    """200 one-line handlers: more than a deadline's worth for inspect and export."""
+    def make(d: Path) -> list[str]:
+        m = str(_write(d, "wide.ser", "".join(
+            f"request r{i} {{ X{i % 7} := 1; yield; X{i % 7} := 0; 0 }}\n" for i in range(200))))
+        return [a.replace("{m}", m) for a in command]
+    return make
+
+
+def _expected_broken(d: Path) -> list[str]:
+    _write(d, "m.ser", LOST_UPDATE)
+    _write(d, "expected.json", "[1,2")
+    return ["bench", str(d)]
+
+
+OTHERS = [  # issue 39: every command keeps the promises `prove` keeps
+    Case("ltl-o-model", "ltl -o names the model", _other(
+        ["ltl", "{m}", "-f", "G (X <= 0)", "-k", "2", "-o", "{m}"]), prove=False),
+    Case("export-o-model", "export -o names the model", _other(
+        ["export", "{m}", "--format", "dot", "-o", "{m}"]), prove=False),
+    Case("slice-o-model", "slice -o names the model", _other(
+        ["slice", "{m}", "--criterion", "p0", "--algorithm", "maximal", "-o", "{m}"]),
+        prove=False),
+    Case("bench-json-model", "bench --json names the model", _other(
+        ["bench", "{m}", "--json", "{m}"]), prove=False),
+    Case("bench-outdir-model", "bench --out-dir names the model", _other(
+        ["bench", "{m}", "--out-dir", "{m}"]), prove=False),
+    *[Case(f"{cmd}-timeout-{v}", f"{cmd} --timeout {v}", _other(
+        [*pre, "--timeout", v]), prove=False, timed=False)
+      for cmd, pre in (("prove", ["{m}"]), ("ltl", ["ltl", "{m}", "-f", "G (X <= 1)", "-k", "2"]),
+                       ("bench", ["bench", "{m}"]))
+      for v in ("inf", "1e19", "nan", "-1")],
+    Case("inspect-wide", "inspect of 200 one-line handlers", _wide(["inspect", "{m}"]),
+         prove=False),
+    Case("export-pdnet-wide", "export --what pdnet --requests 200 of 200 handlers", _wide(
+        ["export", "{m}", "--format", "net", "--what", "pdnet", "--requests", "200", "-o",
+         "pd.net"]), prove=False),
+    Case("bench-expected", "bench with a malformed expected.json", _expected_broken,
+         prove=False),
+]
+
 CASES = [
     Case("counter-10", "bounded counter, runaway serial set", _counter),
     Case("dev-zero", "model path links to /dev/zero", _dev_zero),
@@ -183,12 +238,13 @@ CASES = [
     Case("json-number", "5,000-digit number in NS JSON", _huge_json_number),
     Case("literal-5000", "5,000-digit literal in Ser", _long_literal),
     Case("sum-1000", "1,000-term sum", _long_sum),
-    Case("assign-5000", "5,000 sequential assignments", _many_assignments),
+    Case("assign-5000", "5,000 sequential assignments", _many_assignments, codes=(0, 2, 3)),
     Case("unbounded", "a global that grows without bound", _state_blowup),
     Case("binary", "binary garbage as .ser", _binary),
     Case("o-is-model", "-o names the model itself", _output_is_model),
     Case("o-dev-full", "-o /dev/full", _output_dev_full),
     Case("out-dir-clash", "a/m.ser b/m.ser --out-dir", _out_dir_collision),
+    *OTHERS,
 ]
 
 
@@ -200,10 +256,11 @@ class Row:
     code: int
     traceback: bool
     message: str
+    codes: tuple[int, ...] = (2, 3)
 
     def ok(self, timeout: float) -> bool:
         return (self.seconds <= timeout + 1 and self.peak_kb < MEMORY_LIMIT_KB
-                and self.code in (2, 3) and not self.traceback)
+                and self.code in self.codes and not self.traceback)
 
 
 def _generate(case: Case, d: Path) -> list[str]:
@@ -234,7 +291,9 @@ def run_case(case: Case, folder: Path, timeout: float) -> Row:
     d = folder / case.name
     d.mkdir()
     args = _generate(case, d)
-    exe = [sys.executable, "-m", "prover.cli", *args, "--timeout", str(timeout), "--quiet"]
+    exe = [sys.executable, "-m", "prover.cli", *args,
+           *(["--timeout", str(timeout)] if case.timed else []),
+           *(["--quiet"] if case.prove else [])]
     start = time.monotonic()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         proc = subprocess.Popen(exe, stdout=out, stderr=err, cwd=d)
@@ -246,7 +305,7 @@ def run_case(case: Case, folder: Path, timeout: float) -> Row:
         text = err.read().decode("utf-8", "replace") + out.read().decode("utf-8", "replace")
     first = next((ln for ln in text.splitlines() if ln.strip()), "")
     return Row(case.name, seconds, int(usage.ru_maxrss), proc.returncode,
-               "Traceback" in text, first[:110])
+               "Traceback" in text, first[:110], case.codes)
 
 
 def main(argv: list[str] | None = None) -> int:
