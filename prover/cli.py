@@ -127,5 +127,7 @@ def _main(argv: Sequence[str] | None, started: float | None) -> int:
         return 130
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+if __name__ == "__main__":  # `python -m prover.cli`: start-up counts, as for `ser-prove`
+    from prover.run.relay import process_age
+
+    raise SystemExit(main(started=time.monotonic() - process_age()))

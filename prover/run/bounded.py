@@ -12,7 +12,7 @@ from collections.abc import Callable
 from prover.errors import SerError
 from prover.run.deadline import MEMORY_LIMIT_BYTES, run_isolated
 
-GRACE_S = 0.5  # the command's own searches stop at --timeout; the child is ended after
+GRACE_S = 0.2  # the command's own searches stop at --timeout; the child is ended after
 EXIT_UNDECIDED, EXIT_INTERNAL, EXIT_BROKEN_PIPE = 3, 4, 141
 
 
