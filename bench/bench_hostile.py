@@ -4,8 +4,9 @@ Generates the classes of hostile input into a temporary folder, runs one `ser-pr
 process per input and prints, per input: wall seconds, peak memory of the process tree
 (ru_maxrss from wait4, which covers the model's child process), exit code, whether a
 traceback was printed, and the first line of stderr. Every row must end within
-`timeout + 1` s, under 2 GB, with exit 2 or 3 and no traceback; the summary line says
-whether they all did (exit status 1 if not). No timing is asserted anywhere else.
+`timeout + 1` s, under 2 GB, with exit 2 or 3 (or a verdict where the case allows one: a
+model that is decided) and no traceback; the summary line says whether they all did
+(exit status 1 if not). No timing is asserted anywhere else.
 
     .venv/bin/python bench/bench_hostile.py [--timeout 10] [--only NAME...]
 """
@@ -224,7 +225,7 @@ OTHERS = [  # issue 39: every command keeps the promises `prove` keeps
 ]
 
 CASES = [
-    Case("counter-10", "bounded counter, runaway serial set", _counter),
+    Case("counter-10", "bounded counter, runaway serial set", _counter, codes=(0, 2, 3)),
     Case("dev-zero", "model path links to /dev/zero", _dev_zero),
     Case("fifo", "model path is a FIFO", _fifo),
     Case("requests-1e5", "NS JSON with 10^5 request entries", _many_requests),
@@ -326,8 +327,8 @@ def main(argv: list[str] | None = None) -> int:
     good = sum(r.ok(args.timeout) for r in rows)
     worst = max((r.seconds for r in rows), default=0.0)
     peak = max((r.peak_kb for r in rows), default=0) / 1024
-    print(f"\n{good}/{len(rows)} inputs within {args.timeout + 1:g} s, under 2 GB, exit 2 or 3, "
-          f"no traceback; slowest {worst:.2f} s, largest {peak:.0f} MB")
+    print(f"\n{good}/{len(rows)} inputs within {args.timeout + 1:g} s, under 2 GB, "
+          f"the exits allowed, no traceback; slowest {worst:.2f} s, largest {peak:.0f} MB")
     return 0 if good == len(rows) else 1
 
 
