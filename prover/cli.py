@@ -128,6 +128,6 @@ def _main(argv: Sequence[str] | None, started: float | None) -> int:
 
 
 if __name__ == "__main__":  # `python -m prover.cli`: start-up counts, as for `ser-prove`
-    from prover.run.relay import process_age
+    from prover.run.deadline import process_age
 
     raise SystemExit(main(started=time.monotonic() - process_age()))

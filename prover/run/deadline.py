@@ -67,6 +67,19 @@ class Interrupted(Exception):
         self.exit_code = 128 + signum
 
 
+def process_age() -> float:
+    """Seconds since this process started (Linux /proc; 0.0 where unknown)."""
+    try:
+        with open("/proc/self/stat", encoding="ascii") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+        with open("/proc/uptime", encoding="ascii") as fh:
+            uptime = float(fh.read().split()[0])
+        started = int(fields[19]) / os.sysconf("SC_CLK_TCK")  # field 22: starttime
+    except (OSError, ValueError, IndexError):
+        return 0.0
+    return max(0.0, uptime - started)
+
+
 def _raise_interrupted(signum: int, frame: FrameType | None) -> None:
     raise Interrupted(signum)
 

@@ -19,7 +19,7 @@ import sys
 import time
 from collections.abc import Sequence
 
-from prover.run.deadline import Interrupted, interruptible
+from prover.run.deadline import Interrupted, interruptible, process_age
 
 ENV_OFF = "SER_PROVE_NO_SERVER"  # set (to anything but "" or "0"): never use a server
 _HEADER = struct.Struct("!I")
@@ -130,19 +130,6 @@ def read_reply(sock: socket.socket) -> tuple[bytes, int] | None:
 
 def reply(kind: bytes, value: int) -> bytes:
     return _REPLY.pack(kind, value)
-
-
-def process_age() -> float:
-    """Seconds since this process started (Linux /proc; 0.0 where unknown)."""
-    try:
-        with open("/proc/self/stat", encoding="ascii") as fh:
-            fields = fh.read().rsplit(")", 1)[1].split()
-        with open("/proc/uptime", encoding="ascii") as fh:
-            uptime = float(fh.read().split()[0])
-        started = int(fields[19]) / os.sysconf("SC_CLK_TCK")  # field 22: starttime
-    except (OSError, ValueError, IndexError):
-        return 0.0
-    return max(0.0, uptime - started)
 
 
 def relayed(argv: list[str], started: float) -> int | None:

@@ -94,7 +94,7 @@ def test_each_model_has_its_own_deadline_with_jobs(
 
 
 def test_process_age_is_known_here() -> None:
-    from prover.run.relay import process_age
+    from prover.run.deadline import process_age
 
     assert process_age() > 0.0
 
