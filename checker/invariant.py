@@ -59,7 +59,7 @@ def _places(f: Json) -> set[Key]:
 
 def key_of(p: Json) -> Key:
     kind = next(iter(p))
-    return ("value", p[kind]) if kind == "value" else (kind, *p[kind])
+    return (kind, p[kind]) if kind in ("value", "group") else (kind, *p[kind])
 
 
 def _holds(d: int | None, op: str) -> bool:
@@ -85,9 +85,9 @@ def shown(foot: dict[Local, Foot], m: Step) -> str:
 
 def _shown_name(k: Key) -> str:
     """A variable in a counter-model: a global, a `#r«local»` count, or an answer count."""
-    text = str(k[-1]) if k[0] == "value" or len(str(k[2])) <= 40 else str(k[2])[:37] + "..."
-    if k[0] == "value":
-        return text
+    if k[0] in ("value", "group"):
+        return str(k[1]) if k[0] == "value" else f"#group{k[1]}"
+    text = str(k[2]) if len(str(k[2])) <= 40 else str(k[2])[:37] + "..."
     return f"#{k[1]}«{text}»" if k[0] == "local" else f"answered({k[1]}, {text})"
 
 
@@ -96,9 +96,10 @@ class Inductive:
     order and fill it (the program, the domains, the steps, the solver)."""
 
     def __init__(self, model: Json, domains: Json, inv: Json, limits: Limits,
-                 remaining: Callable[[], float], counts: bool) -> None:  # fmt: skip
+                 remaining: Callable[[], float], counts: bool, groups: Json = ()) -> None:
         self.model, self.claim_domains, self.inv, self.limits = model, domains, inv, limits
-        self.remaining, self.counts = remaining, counts
+        self.remaining, self.counts, self.groups = remaining, counts, groups
+        self.grouped, self.member = dict[Key, list[Key]](), dict[Key, list[Key]]()
         self.conj = inv["and"] if isinstance(inv, dict) and "and" in inv else [inv]
         self.lin = [x for x in map(linear, self.conj) if x is not None]
         self.smt = Smt()
@@ -127,7 +128,7 @@ class Inductive:
         s = self.steps
         if key[0] == "value" and key[1] in self.dom or key[0] == "local" and (
                 key[1:] in s.foot or key[1:] in s.final) or key[0] == "response" and \
-                self.counts and key[1] in self.requests:  # fmt: skip
+                self.counts and key[1] in self.requests or key in self.grouped:  # fmt: skip
             return key
         raise invalid("E-NAME", f"the invariant names {p}, which is not here")
 
@@ -159,8 +160,7 @@ class Inductive:
         for d in self.claim_domains:
             x = d["global"]
             if x not in self.names or x in self.dom:
-                raise invalid("E-NAME", f"domain of {x!r}: not a global of the program, or "
-                              "twice")  # fmt: skip
+                raise invalid("E-NAME", f"domain of {x!r}: no global of the program, or twice")
             if "range" in d:
                 lo, hi = (integer(v, f"domain of {x}") for v in d["range"])
                 size += max(0, hi - lo + 1)
@@ -178,6 +178,10 @@ class Inductive:
     def enumerate(self) -> str:
         self.steps = s = enumerate_steps(self.blocks, self.dom, self.limits)
         self.live = [m for m in s.moves if not is_stutter(m, s.foot[m.src])]
+        for i, g in enumerate(self.groups):  # {"group": i}: the requests in any state of g
+            self.grouped[key_of({"group": i})] = ks = [self.resolve({"local": p}) for p in g]
+            for k in ks:
+                self.member.setdefault(k, []).append(key_of({"group": i}))
         return f"{len(s.foot) + len(s.final)} local states, {len(s.moves)} transitions " \
             f"({len(s.moves) - len(self.live)} stutters), {len(s.escapes)} escapes"
 
@@ -195,6 +199,8 @@ class Inductive:
             for key in [("local", *loc) for loc in [*self.steps.foot, *self.steps.final]] + [
                     k for k in self.var if k[0] == "response"]:
                 q.add(m.GE(self.atom(key), m.Int(0)))
+            for g, ks in self.grouped.items():  # a group's counter: the sum of its states'
+                q.add(m.Equals(self.atom(g), self.smt.lin([(1, self.atom(k)) for k in ks])))
         return self._query
 
     def at(self, loc: Local, low: int, fixed: dict[str, int]) -> Any:
@@ -208,8 +214,7 @@ class Inductive:
             return self.init.get(key[1], 0) if key[0] == "value" else 0
 
         if not Translator(Backend(), value, {}, self.resolve).form(self.inv):
-            raise invalid("E-INITIATION", "the invariant is false with no request and the "
-                          "globals at their initial values")
+            raise invalid("E-INITIATION", "the invariant is false initially (no request)")
         return "the invariant holds initially"
 
     def dead(self, also: list[tuple[Step, Foot]]) -> str:
@@ -221,8 +226,7 @@ class Inductive:
             pre = [self.at(m.src, 1, dict(zip(fp.reads, m.reads, strict=True))) for m, fp in gone]
             bad = self.query().unsat(self.smt.m.Or(pre), self.shown())
             if bad is not None:
-                raise invalid("E-ESCAPE", f"a step that leaves a domain, or is labelled dead, "
-                              f"can be taken ({bad})")
+                raise invalid("E-ESCAPE", f"an escape or a step labelled dead can be taken ({bad})")
         return f"{len(gone)} escapes and dead transitions never enabled"
 
     def changes(self) -> list[tuple[str, Local, dict[Key, int | None], dict[str, int]]]:
@@ -244,6 +248,10 @@ class Inductive:
             if self.counts:
                 d[("response", loc[0], str(v))] = 1
             out.append((f"answer of {loc[0]} at {loc[1]}", loc, d, {}))
+        for _, _, d, _ in out:  # a group's counter changes by its states' changes
+            for k, dv in [(k, dv) for k, dv in d.items() if k in self.member]:
+                for g in self.member[k]:
+                    d[g] = (d.get(g) or 0) + (dv or 0)
         return out
 
     def after(self, f: Json, d: dict[Key, int | None], after: dict[str, int]) -> Any:

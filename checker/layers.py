@@ -43,8 +43,7 @@ def read_blocks(claim: list[Json], s: Steps, live: list[Step],
         for p in c["states"]:
             loc = local(p)
             if loc in b.inner or loc in s.entries or loc in s.final:
-                raise invalid("E-BLOCK", f"{loc[1]}: in two blocks, or a request's first "
-                              "local state, or one that answers")  # fmt: skip
+                raise invalid("E-BLOCK", f"{loc[1]}: in two blocks, or a first or answering state")
             b.inner[loc] = i
         if c["kind"] == "attempt":
             h = local(c["head"])
@@ -52,8 +51,7 @@ def read_blocks(claim: list[Json], s: Steps, live: list[Step],
                 raise invalid("E-BLOCK", f"{h[1]}: the head of two attempts, or answers")
             b.heads[h] = i
     if set(b.heads) & set(b.inner):
-        raise invalid("E-BLOCK", f"{min(set(b.heads) & set(b.inner))[1]} is an attempt's head "
-                      "and inside a block")  # fmt: skip
+        raise invalid("E-BLOCK", f"{min(set(b.heads) & set(b.inner))[1]}: a head inside a block")
     for m in live:
         src, dst = b.inner.get(m.src, b.heads.get(m.src)), b.inner.get(m.dst)
         if src is not None and b.kinds[src] == "attempt":
@@ -62,13 +60,11 @@ def read_blocks(claim: list[Json], s: Steps, live: list[Step],
                     and m.after == m.reads:
                 b.tried.setdefault(src, []).append(m)
             elif dst is not None:
-                raise invalid("E-BLOCK", f"attempt at {m.src[1]}: a step that writes inside "
-                              "it or enters another block")  # fmt: skip
+                raise invalid("E-BLOCK", f"attempt at {m.src[1]}: writes inside, or enters a block")
             else:
                 b.commits.setdefault(src, []).append(m)
         elif dst is not None and (b.kinds[dst] == "attempt" or src not in (None, dst)):
-            raise invalid("E-BLOCK", f"a step of {m.src[1]} enters a block other than from "
-                          "its head or boundary")  # fmt: skip
+            raise invalid("E-BLOCK", f"a step of {m.src[1]} enters a block not from its boundary")
         elif (key := dst if src is None else src) is not None:
             b.section.setdefault(key, []).append(m)
     for h, i in b.heads.items():  # a commit the head could take is the head's own step
@@ -161,8 +157,7 @@ def check_attempts(ind: Any, b: Blocks, claim: list[Json], local: Any) -> str:
             if t.src == h or s.foot[t.src] == s.foot[h] and (t.reads, t.dst, t.after) in own:
                 continue  # a step of the head: the request can take it from there
             if v not in s.foot[t.src].reads or last.get(t.src) != {_fixed(s, t)[v]}:
-                raise invalid("E-ATTEMPT", f"the commit of {t.src[1]} does not read {v} at "
-                              "the value the attempt last read")  # fmt: skip
+                raise invalid("E-ATTEMPT", f"{t.src[1]}: a commit not reading {v} as last read")
             opened.add(_fixed(s, t)[v])
         reads = {x for t in tried for x in s.foot[t.src].reads} - {v}
         for t in ind.live if reads and opened else ():
@@ -176,11 +171,9 @@ def check_attempts(ind: Any, b: Blocks, claim: list[Json], local: Any) -> str:
                     bad.append(m.And(ind.at(t.src, 1, pre), m.Or([m.Equals(
                         ind.atom(("value", v)), m.Int(x)) for x in sorted(opened)])))
                 elif pre[v] in opened:
-                    raise invalid("E-ATTEMPT", f"the step of {t.src[1]} changes what an "
-                                  f"attempt read while {v} = {pre[v]}")  # fmt: skip
+                    raise invalid("E-ATTEMPT", f"{t.src[1]} changes a read of an attempt at {v}")
     if bad and (why := ind.query().unsat(m.Or(bad), ind.shown())) is not None:
-        raise invalid("E-ATTEMPT", f"a step changes what an attempt read while its version "
-                      f"has a value its commit reads ({why})")  # fmt: skip
+        raise invalid("E-ATTEMPT", f"a step changes what an attempt read, validated ({why})")
     return f"{len(b.heads)} attempts validated by their versions"
 
 

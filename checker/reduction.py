@@ -93,8 +93,7 @@ def _phases(starts: list[tuple[Local, int]], edges: list[tuple[Local, Local, str
         for dst, lab in out.get(loc, ()):
             nxt = MOVES[phase].get(lab)
             if nxt is None:
-                raise invalid(code, f"request {loc[0]}: a step labelled {lab} after its "
-                              f"commit, at {loc[1]}")  # fmt: skip
+                raise invalid(code, f"request {loc[0]}: {lab} after the commit, at {loc[1]}")
             if (dst, nxt) not in seen:
                 seen.add((dst, nxt))
                 work.append((dst, nxt))
@@ -103,7 +102,8 @@ def _phases(starts: list[tuple[Local, int]], edges: list[tuple[Local, Local, str
 def reduction(model: Json, claim: Json, limits: Limits, remaining: Callable[[], float]
               ) -> Iterator[tuple[str, Thunk]]:  # fmt: skip
     blocks: list[Json] = claim.get("blocks", [])
-    ind = Inductive(model, claim["domains"], claim["invariant"], limits, remaining, False)
+    ind = Inductive(model, claim["domains"], claim["invariant"], limits, remaining, False,
+                    claim.get("groups", []))
     st: dict[str, Any] = {"b": Blocks(), "dead": []}
 
     def local(p: Json) -> Local:
@@ -278,8 +278,7 @@ def _movers(view: Steps, orig: Steps, labels: dict[Step, str], partners: list[St
                 bad = ind.query().unsat(m_.And(none, m_.Or(open_)), ind.shown())
                 if bad is not None:
                     side = "right" if first else "left"
-                    raise invalid(code, f"the step of {t.src[1]} at {shown(foot, t)} (labelled "
-                                  f"{lab}) is not a {side} mover with a step of another "
-                                  f"request that the invariant allows ({bad})")  # fmt: skip
+                    raise invalid(code, f"the step of {t.src[1]} at {shown(foot, t)} ({lab}) is "
+                                  f"not a {side} mover with a step the invariant allows ({bad})")
     return f"{len(live)} transitions: {pairs} non-commuting pairs, refuted by the invariant " \
         f"({asked} solver queries)"

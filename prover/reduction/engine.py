@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from prover.certificate.groups import grouped
 from prover.errors import CompileError
 from prover.frontend import ast
 from prover.frontend.steps import ProgramSteps
@@ -127,8 +128,8 @@ def _round(steps: ProgramSteps, t: Table, live: list[Move], cands: list[Conjunct
         return attempt(None, f"reduction: {layered}")
     top, labels = layered.top, layered.labels
     labels.update({g: "D" for g in dead if g[0] in top.reads and top.reads[g[0]] == t.reads[g[0]]})
-    evidence: dict[str, Any] = {"domains": _domains_json(t),
-                                "invariant": _invariant_json(merged(inv)),
+    invariant, groups = grouped(_invariant_json(merged(inv)))
+    evidence: dict[str, Any] = {"domains": _domains_json(t), "invariant": invariant,
                                 "labels": _labels_json(top, layered.live, labels)}
     if layered.attempts or layered.sections:
         evidence["blocks"] = [_attempt_json(a) for a in layered.attempts] + [
@@ -136,6 +137,8 @@ def _round(steps: ProgramSteps, t: Table, live: list[Move], cands: list[Conjunct
              "labels": _labels_json(t, [], {g: lab for g, lab in layered.inner.items()
                                            if g[0] in sec or _enters(t, g, sec)})}
             for sec in layered.sections]
+    if groups:
+        evidence["groups"] = groups
     return attempt(evidence, "", explanation=_explain(steps, t, top, layered, merged(inv)))
 
 

@@ -209,3 +209,56 @@ def test_a_commit_that_does_not_read_the_version() -> None:
                           "blocks": [{"kind": "attempt", "version": "X", "states": states,
                                       "head": ["p", "({}, v := X; yield; " + rest[0] + ")"]}]}}
     assert _rejected(cert, ("E-ATTEMPT",)) == "reduction-attempts"
+
+
+def _with_groups(proof: Json) -> Json:
+    assert "groups" in proof["reduction"], "the prover names groups of these readers"
+    return copy.deepcopy(proof)
+
+
+def test_groups_are_read_as_their_sums(proofs: dict[str, Json]) -> None:
+    """A certificate with groups, and the same one with every group written out as the sum
+    of its states: both valid."""
+    cert = _with_groups(proofs["rwcount"])
+    groups = cert["reduction"].pop("groups")
+
+    def expand(f: Any) -> Any:
+        if isinstance(f, list):
+            return [expand(x) for x in f]
+        if not isinstance(f, dict):
+            return f
+        if "place" in f and "group" in f["place"]:
+            return {"sum": [[1, {"place": {"local": loc}}] for loc in groups[f["place"]["group"]]]}
+        return {k: expand(v) for k, v in f.items()}
+
+    cert["reduction"]["invariant"] = expand(cert["reduction"]["invariant"])
+    assert check_certificate(cert, timeout_s=60).status == "valid"
+    assert check_certificate(proofs["rwcount"], timeout_s=60).status == "valid"
+
+
+@pytest.mark.parametrize("change", ["unknown-state", "index", "drop-state", "extra-state",
+                                    "no-groups"])
+def test_groups_that_do_not_hold(proofs: dict[str, Json], change: str) -> None:
+    cert = _with_groups(proofs["rwcount"])
+    groups = cert["reduction"]["groups"]
+    if change == "unknown-state":
+        groups[0][0] = [groups[0][0][0], groups[0][0][1] + " "]
+    elif change == "index":
+        cert["reduction"]["invariant"] = {"and": [cert["reduction"]["invariant"], {
+            "cmp": ">=", "lhs": {"place": {"group": len(groups)}}, "rhs": {"const": 0}}]}
+    elif change == "drop-state":
+        groups[0].pop()
+    elif change == "extra-state":  # a state the group does not count: its conjuncts break
+        others = [g for g in groups[1:] if g[0] not in groups[0]]
+        groups[0].append(others[0][0])
+    else:
+        del cert["reduction"]["groups"]
+    _rejected(cert, ("E-NAME", "E-CONSECUTION", "E-INITIATION", "E-MOVER", "E-ESCAPE",
+                     "E-ATTEMPT", "E-SECTION"))
+
+
+def test_groups_on_a_buggy_twin_are_rejected(proofs: dict[str, Json]) -> None:
+    cert = _with_groups(proofs["rwcount"])
+    cert = moved(cert, BY_NAME["rwcount-bug"].text(2))
+    _rejected(cert, ("E-NAME", "E-CONSECUTION", "E-INITIATION", "E-MOVER", "E-ESCAPE",
+                     "E-ATTEMPT", "E-SECTION", "E-HASH", "E-LABEL", "E-BLOCK", "E-SHAPE"))

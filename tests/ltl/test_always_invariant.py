@@ -214,3 +214,9 @@ def test_the_prover_proves_what_the_red_team_found_refused(
     code = main(["ltl", str(src), "-f", formula, "-k", "2", "-o", str(tmp_path / "c.json")])
     out = capsys.readouterr().out
     assert code == 0 and "with any number of requests" in out, out
+
+
+def test_groups_belong_to_reduction_proofs(valid: dict[str, Any]) -> None:
+    """A G p invariant naming a group of local states: there are none here (E-NAME)."""
+    group = {"cmp": ">=", "lhs": {"place": {"group": 0}}, "rhs": {"const": 0}}
+    assert _check(_with(valid, invariant={"and": [group]}))[1] == "E-NAME"
