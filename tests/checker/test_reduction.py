@@ -25,12 +25,14 @@ SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "benchmarks" / 
 START, HELD = certs.INTRO_LOCK_START, certs.INTRO_LOCK_HELD
 
 
-def _cert(source: str, domains: list[Json], invariant: Json, labels: list[Json]) -> Json:
+def _cert(source: str, domains: list[Json], invariant: Json, labels: list[Json],
+          **more: Json) -> Json:  # more: blocks, groups
     return {"format": "ser-certificate/1",
             "model": {"kind": "ser", "source": source,
                       "sha256": hashlib.sha256(source.encode()).hexdigest()},
             "verdict": "serializable", "producer": {"tool": "tests", "version": "1"},
-            "reduction": {"domains": domains, "invariant": invariant, "labels": labels}}
+            "reduction": {"domains": domains, "invariant": invariant, "labels": labels,
+                          **more}}
 
 
 def _starts(source: str) -> dict[str, str]:
