@@ -23,14 +23,13 @@ import json
 import sys
 from typing import Any
 
-from prover.commands.options import add_model_options
+from prover.commands.options import add_deadline_option, add_model_options
 from prover.commands.slice import find_place as find_ptnet_place
 from prover.errors import UsageError
 from prover.frontend.load import load_model
 from prover.petri.build import build_interleaving_net
 from prover.petri.dynamic_slice import PTNet, from_interleaving, maximal_slice, minimal_slice
 from prover.petri.net import PetriNet
-from prover.run.bounded import add_deadline_option
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

@@ -23,13 +23,12 @@ from pathlib import Path
 
 from prover import export
 from prover.commands.inspect import emit
-from prover.commands.options import add_model_options
+from prover.commands.options import add_deadline_option, add_model_options
 from prover.errors import SerError, UsageError
 from prover.frontend.load import load_model
 from prover.ns import NetworkSystem
 from prover.petri.build import build_interleaving_net
 from prover.petri.read import RAW_SUFFIXES, ptnet_to_pnml, ptnet_to_tina, read_net_file
-from prover.run.bounded import add_deadline_option
 from prover.run.output import check_destination, check_folder, write_atomically
 from prover.serial.automaton import build_serial_automaton
 

@@ -13,11 +13,10 @@ import json
 import sys
 from typing import Any
 
-from prover.commands.options import add_model_options
+from prover.commands.options import add_deadline_option, add_model_options
 from prover.errors import StateBoundError, UsageError
 from prover.frontend.load import LoadedModel, load_model
 from prover.petri.build import build_interleaving_net
-from prover.run.bounded import add_deadline_option
 from prover.serial.automaton import build_serial_automaton
 
 

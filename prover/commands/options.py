@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from prover.errors import UsageError
 from prover.frontend.load import DEFAULT_NS, DEFAULT_STATE_BOUND, NS_CHOICES
+from prover.run.deadline import MEMORY_LIMIT_BYTES
 
 
 def add_model_options(parser: argparse.ArgumentParser) -> None:
@@ -64,3 +65,10 @@ def seconds(zero: bool = False) -> Callable[[str], float]:
         return value
 
     return parse
+
+
+def add_deadline_option(parser: argparse.ArgumentParser, default: float, what: str) -> None:
+    parser.add_argument(
+        "--timeout", type=seconds(), default=default, metavar="S",
+        help=f"hard deadline, seconds (default {default:g}): {what}; past it, exit 3; the "
+        f"run is also limited to {MEMORY_LIMIT_BYTES // 2**20:,} MiB of memory")

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from prover.commands.options import add_deadline_option
 from prover.errors import InputFileError, SourceLocation, UsageError
 from prover.frontend.files import read_model_bytes
 from prover.petri.dynamic_slice import (
@@ -45,7 +46,6 @@ from prover.petri.read import (
     read_net_file,
     subnet,
 )
-from prover.run.bounded import add_deadline_option
 from prover.run.output import check_destination, write_atomically
 
 EXIT_UNDECIDED = 3

@@ -16,15 +16,6 @@ GRACE_S = 0.2  # the command's own searches stop at --timeout; the child is ende
 EXIT_UNDECIDED, EXIT_INTERNAL, EXIT_BROKEN_PIPE = 3, 4, 141
 
 
-def add_deadline_option(parser: argparse.ArgumentParser, default: float, what: str) -> None:
-    from prover.commands.options import seconds
-
-    parser.add_argument(
-        "--timeout", type=seconds(), default=default, metavar="S",
-        help=f"hard deadline, seconds (default {default:g}): {what}; past it, exit 3; the "
-        f"run is also limited to {MEMORY_LIMIT_BYTES // 2**20:,} MiB of memory")
-
-
 def run_bounded(command: str, run: Callable[[argparse.Namespace], int],
                 args: argparse.Namespace) -> int:
     """`run(args)` in a child under the deadline and the memory limit. Its output goes to
