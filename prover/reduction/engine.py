@@ -23,7 +23,15 @@ from prover.reduction.attempts import Attempt as Attempt_
 from prover.reduction.attempts import composite_commits, find_attempts, validate
 from prover.reduction.guards import conservation_laws, sampled, value_sets
 from prover.reduction.invariant import Conjunct, Linear, Solver, candidates, houdini, merged
-from prover.reduction.movers import Composite, Movers, bounds, co_reachable, refuted
+from prover.reduction.movers import (
+    Composite,
+    Group,
+    Movers,
+    bounds,
+    co_reachable,
+    least_labels,
+    refuted,
+)
 from prover.reduction.samples import Observed, guard, observe, refuted_by_runs
 from prover.reduction.sections import find_sections, section_labels, top_table
 from prover.reduction.table import Limits, Local, Move, Table, TableTooLarge, grow_domains
@@ -44,7 +52,6 @@ class Attempt:
     invariant: tuple[Conjunct, ...] = field(default=(), compare=False, repr=False)
 
 
-Group = tuple[Local, tuple[int, ...]]  # a local state's steps at one valuation of its reads
 
 
 def prove_by_reduction(steps: ProgramSteps, *, deadline: float | None = None,
@@ -318,15 +325,10 @@ def _labels(t: Table, live: list[Move], movers: Movers, deadline: float | None,
     if late:
         return f"request {late[0].head[0]}: an attempt after its commit point (at " \
             f"{late[0].head[1]})"
-    labels: dict[Group, str] = {}
-    for g, ms in groups.items():
-        if g[0] not in phase1:
-            labels[g] = "R" if right[g] else "N"
-        elif all(movers.mover(m, False) for m in ms):
-            labels[g] = "L"
-        else:
-            return f"request {g[0][0]}: a step after its commit point is not a left mover " \
-                f"(at {g[0][1]})"
+    labels = least_labels(groups, phase1, right, movers)
+    if not isinstance(labels, dict):
+        return f"request {labels[0][0]}: a step after its commit point is not a left mover " \
+            f"(at {labels[0][1]})"
     return labels
 
 

@@ -19,6 +19,8 @@ import z3
 from prover.reduction.invariant import Conjunct, Key, Linear, Solver
 from prover.reduction.table import Local, Move, Table
 
+Group = tuple[Local, tuple[int, ...]]  # a local state's steps at one valuation of its reads
+
 Valuation = dict[str, int]
 
 
@@ -232,3 +234,18 @@ def co_reachable(t: Table, live: list[Move],
                 todo.append(p)
     return co
 
+
+
+def least_labels(groups: dict[Group, list[Move]], phase1: set[Local], right: dict[Group, bool],
+                 movers: Movers) -> dict[Group, str] | Group:
+    """The labels of the least phases: in phase 0, R for a right mover, else N (a commit);
+    in phase 1, L; or the first group of phase 1 whose steps are not all left movers."""
+    labels: dict[Group, str] = {}
+    for g, ms in groups.items():
+        if g[0] not in phase1:
+            labels[g] = "R" if right[g] else "N"
+        elif all(movers.mover(m, False) for m in ms):
+            labels[g] = "L"
+        else:
+            return g
+    return labels

@@ -16,10 +16,8 @@ import itertools
 from collections.abc import Iterable
 
 from prover.reduction.invariant import Conjunct, Linear
-from prover.reduction.movers import Movers, co_reachable
+from prover.reduction.movers import Group, Movers, co_reachable, least_labels
 from prover.reduction.table import Local, Move, Table
-
-Group = tuple[Local, tuple[int, ...]]
 
 
 def find_sections(t: Table, live: list[Move], inv: list[Conjunct], taken: set[Local]
@@ -145,14 +143,9 @@ def section_labels(t: Table, live: list[Move], inner: frozenset[Local], movers: 
         right[g] = g[0] not in co or all(movers.mover(m, True) for m in groups[g])
         if not right[g]:
             later([m.dst for m in groups[g] if m.dst in co])
-    labels: dict[Group, str] = {}
-    for g, ms in groups.items():
-        if g[0] not in phase1:
-            labels[g] = "R" if right[g] else "N"
-        elif all(movers.mover(m, False) for m in ms):
-            labels[g] = "L"
-        else:
-            return f"a step of the section at {g[0][1]} after its commit is not a left mover"
+    labels = least_labels(groups, phase1, right, movers)
+    if not isinstance(labels, dict):
+        return f"a step of the section at {labels[0][1]} after its commit is not a left mover"
     return labels
 
 
