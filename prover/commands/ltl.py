@@ -200,7 +200,8 @@ def run(args: argparse.Namespace) -> int:
     from prover.run.output import check_destination, write_atomically
     from prover.run.pipeline import check_text
 
-    check_destination(args.output or f"{args.model}.ltl.cert.json", [args.model])
+    target = args.output or f"{args.model}.ltl.cert.json"  # a violation, or G p for all
+    check_destination(target, [args.model])
     outcome = run_isolated(partial(_search, args), timeout_s=args.timeout,
                            passthrough=(SerError,))
     if not args.json:
@@ -213,14 +214,13 @@ def run(args: argparse.Namespace) -> int:
         outcome.kind, "" if searched is not None else f"internal error: {outcome.value}")
     dest, checked = None, None
     if searched is not None and searched.certificate is not None:
-        dest = args.output or f"{args.model}.ltl.cert.json"  # a violation, or G p for all
         text = dump_certificate(searched.certificate)
         status, message = check_text(text, searched.certificate["model"]["source"], args.timeout)
         checked = {"status": status, "message": message}
         if status == "valid":  # no certificate the checker did not accept is written
-            write_atomically(text, dest)
+            write_atomically(text, target)
+            dest = target
         else:
-            dest = None
             what = "lasso" if searched.verdict == "violated" else "proof"
             verdict, why = "rejected", f"the checker rejected our {what}: {message}"
     if searched is not None and verdict == "undecided" and not why:

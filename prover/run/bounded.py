@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable
 
 from prover.errors import SerError
-from prover.run.deadline import MEMORY_LIMIT_BYTES, run_isolated
+from prover.run.deadline import MEMORY_LIMIT_BYTES, detached, run_isolated
 
 GRACE_S = 0.2  # the command's own searches stop at --timeout; the child is ended after
 EXIT_UNDECIDED, EXIT_INTERNAL, EXIT_BROKEN_PIPE = 3, 4, 141
@@ -33,8 +33,7 @@ def run_bounded(command: str, run: Callable[[argparse.Namespace], int],
         except BrokenPipeError:
             code = EXIT_BROKEN_PIPE
         except SerError as exc:  # with what was printed before it
-            exc.__traceback__ = exc.__context__ = exc.__cause__ = None
-            code = exc
+            code = detached(exc)
         texts = [f.getvalue() if isinstance(f, io.StringIO) else "" for f in (
             sys.stdout, sys.stderr)]
         return code, texts[0], texts[1]

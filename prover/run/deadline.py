@@ -31,7 +31,7 @@ import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from types import FrameType
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 GRACE_S = 0.5
 """How long after its deadline a child may still deliver its answer before it is killed:
@@ -146,7 +146,10 @@ class _Running:
     chunks: list[bytes]
 
 
-def _detached(exc: BaseException) -> BaseException:
+E = TypeVar("E", bound=BaseException)
+
+
+def detached(exc: E) -> E:
     """The error alone, without its traceback and chain: once `distributed` is imported,
     tblib pickles every exception with its chain, and a parser's exception in the chain
     holds closures (unpicklable) or, for a long program, a structure too deep to pickle."""
@@ -174,7 +177,7 @@ def _spawn(
             try:
                 payload: tuple[str, Any] = ("ok", fn())
             except passthrough as exc:
-                payload = ("raised", _detached(exc))
+                payload = ("raised", detached(exc))
             except MemoryError:
                 payload = ("memory", "")
             except Exception:
