@@ -70,13 +70,17 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+MAX_SECONDS = 86_400.0  # a day, as ser-prove's --timeout (docs/limits.md)
+
+
 def _seconds(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not 0 < value < 1e7:  # also rejects nan and inf
-        raise argparse.ArgumentTypeError(f"seconds must be positive and finite: {text!r}")
+    if not 0 < value <= MAX_SECONDS:  # also rejects nan and inf
+        raise argparse.ArgumentTypeError(f"seconds must be above 0 and at most {MAX_SECONDS:g}:"
+                                         f" {text!r}")
     return value
 
 

@@ -78,10 +78,6 @@ def mk_while(c: Expr, b: Expr) -> Expr:
 
 # --------------------------------------------------------------------------- parser
 
-_GRAMMAR = (importlib.resources.files("checker") / "ser.lark").read_text(encoding="utf-8")
-_PARSER = lark.Lark(_GRAMMAR, parser="lalr", lexer="basic", maybe_placeholders=False)
-
-
 def _name(tok: Any, init: bool = False) -> str:
     if tok in ("true", "false") or init and _is_local(tok):
         why = "only globals have initial values" if init and _is_local(tok) else "write 1 or 0"
@@ -110,22 +106,26 @@ _NODE: dict[str, Callable[[list[Any]], Any]] = {
 
 
 class _Build(lark.Transformer[Any, Any]):
-    """Parse tree → Expr through the smart constructors (the parser folds too, §1.4)."""
+    """Smart constructors (folding, §1.4) run as LALR reduces: no tree, so no recursion."""
 
     def __default__(self, data: Any, children: list[Any], meta: Any) -> Any:
-        return _NODE[data](children) if data in _NODE else (str(data),)  # nd, yield, exit
+        return (_NODE[data](children) if data in _NODE else lark.Tree(data, children)
+                if data.startswith("_") else (str(data),))  # lark's own rules; nd, yield, exit
+
+
+_GRAMMAR = (importlib.resources.files("checker") / "ser.lark").read_text(encoding="utf-8")
+_PARSER = lark.Lark(_GRAMMAR, parser="lalr", lexer="basic", maybe_placeholders=False,
+                    transformer=_Build())
 
 
 def parse_program(text: str) -> tuple[Env, list[tuple[str, Expr]]]:
     """The initial global state and the (request name, body) list of a Ser file."""
     try:
-        result: tuple[Env, list[tuple[str, Expr]]] = _Build().transform(_PARSER.parse(text))
+        result: tuple[Env, list[tuple[str, Expr]]] = _PARSER.parse(text)
     except lark.exceptions.UnexpectedInput as exc:  # a character or a token (LALR: no EOF)
         tok = getattr(exc, "token", None)
         what = f"character {getattr(exc, 'char', '')!r}" if tok is None else f"token {str(tok)!r}"
         raise ModelError(f"line {exc.line} column {exc.column}: unexpected {what}") from None
-    except lark.exceptions.VisitError as exc:  # an error raised inside a constructor
-        raise exc.orig_exc if isinstance(exc.orig_exc, ModelError) else exc from None
     return result
 
 

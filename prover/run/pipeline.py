@@ -341,6 +341,7 @@ class _Run:
     reasons: list[str] = field(default_factory=list)
     warnings: tuple[Diagnostic, ...] = ()
     table: Table | None = None  # the reduction engine's per-variable steps on its domains
+    table_tried: bool = False  # the reduction engine grew `table` (None: it failed to)
     proved: bool = False  # by reduction: the table's escapes are dead
     first_states: int = 0  # the states the first explicit search explored
     state_bound: int | None = None  # --state-bound: the NS's, and the checker's
@@ -468,6 +469,8 @@ def _diagnostics(run: _Run) -> tuple[Diagnostic, ...]:
         reach = coverage.from_ns(run.ctx.ns, steps)
     else:
         if table is None:
+            if run.table_tried or not run.left():  # growing it again fails again, or is late
+                return run.model.warnings
             try:
                 table = grow_domains(steps, Limits())
             except (TableTooLarge, SerError):
@@ -536,6 +539,7 @@ def _reduction(run: _Run) -> dict[str, Any] | None:
     attempt = prove_by_reduction(steps, deadline=t0 + 0.5 * (run.deadline - t0))
     run.times["reduction_s"] = time.monotonic() - t0
     run.table, run.proved = attempt.table, attempt.evidence is not None
+    run.table_tried = True
     if "local_states" in attempt.stats:
         run.sizes["per_variable"] = {k: attempt.stats[k]
                                      for k in ("local_states", "transitions", "escapes")}

@@ -87,3 +87,31 @@ def test_a_long_flat_request_is_read_alike_by_both(n: int) -> None:
         semantics("ser", source)  # what check_certificate runs under its own limit
     finally:
         sys.setrecursionlimit(limit)
+
+
+def test_the_checker_reads_a_long_sequence_without_recursion() -> None:
+    """Sequences are not nesting: the checker's parser builds the program as it reduces,
+    so 5,000 statements with yields parse at Python's default recursion limit, and the
+    prover's preflight (the checker's whole front end) accepts them."""
+    import sys
+
+    from checker.model import parse_program
+
+    body = " ".join(f"X := {i}; yield;" for i in range(5000))
+    source = f"request main {{ {body} X }}"
+    assert sys.getrecursionlimit() <= 5000
+    _, blocks = parse_program(source)
+    assert [name for name, _ in blocks] == ["main"]
+    preflight("ser", source, "m.ser")
+
+
+def test_errors_inside_the_checkers_parser_stay_model_errors() -> None:
+    from checker.errors import ModelError
+    from checker.model import parse_program
+
+    for text, why in [("request a { 1 / 0 }", "division by zero"),
+                      ("request a { true }", "write 1 or 0"),
+                      ("global x := 1; request a { 1 }", "only globals"),
+                      ("request a { x := ; 1 }", "unexpected token")]:
+        with pytest.raises(ModelError, match=why):
+            parse_program(text)
