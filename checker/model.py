@@ -121,7 +121,7 @@ _PARSER = lark.Lark(_GRAMMAR, parser="lalr", lexer="basic", maybe_placeholders=F
 def parse_program(text: str) -> tuple[Env, list[tuple[str, Expr]]]:
     """The initial global state and the (request name, body) list of a Ser file."""
     try:
-        result: tuple[Env, list[tuple[str, Expr]]] = _PARSER.parse(text)
+        result: tuple[Env, list[tuple[str, Expr]]] = _PARSER.parse(text)  # type: ignore[assignment]
     except lark.exceptions.UnexpectedInput as exc:  # a character or a token (LALR: no EOF)
         tok = getattr(exc, "token", None)
         what = f"character {getattr(exc, 'char', '')!r}" if tok is None else f"token {str(tok)!r}"
