@@ -29,13 +29,13 @@ POISON = 2**63  # outside signed 64 bits: no variable holds it, and reading it i
 
 def _i64(n: int) -> int:
     if not I64_MIN <= n <= I64_MAX:
-        raise ModelError(f"integer {n} outside signed 64 bits")
+        raise ModelError(f"integer {n} outside signed 64 bits", code="E-FAULT")
     return n
 
 
 def _div(a: int, b: int) -> int:  # truncating toward zero, as C
     if b == 0:
-        raise ModelError("division by zero")
+        raise ModelError("division by zero", code="E-FAULT")
     return abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)
 
 
@@ -195,7 +195,7 @@ def run(e: Expr, loc: Env, glo: Env) -> list[Outcome]:
     if tag == "yield":
         return [(True, ZERO, loc, glo)]
     if tag == "exit":
-        raise ModelError("`exit` is reachable (not supported)")
+        raise ModelError("`exit` is reachable (not supported)", code="E-FAULT")
     out: list[Outcome] = []
     if tag == "assign":
         for y, v, l2, g2 in run(e[2], loc, glo):

@@ -13,7 +13,6 @@ from checker.errors import LimitError, SchemaError, invalid
 from checker.formula import Backend, Query, Resolve, Smt, Translator
 from checker.net import Place, TKey, place_text, transition_text
 from checker.semantics import Run, Semantics, apply
-from checker.serial import is_serial
 from checker.serial_model import Json, Model, ascending, vector, vtext
 
 Thunk = Callable[[], str]
@@ -108,6 +107,8 @@ def counterexample(sem: Semantics, ce: Json) -> Iterator[tuple[str, Thunk]]:
         return vtext(done)
 
     def not_serial() -> str:
+        from checker.serial_search import is_serial  # counterexamples only (the line count)
+
         if is_serial(sem, done):
             raise invalid("E-SERIAL", f"{vtext(done)} is produced by a serial execution")
         return f"no serial walk produces {vtext(done)}"

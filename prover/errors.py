@@ -124,6 +124,12 @@ class DivisionByZeroError(CompileError):
     code = "E-DIV-ZERO"
 
 
+RUNTIME_FAULTS: tuple[type[CompileError], ...] = (
+    DivisionByZeroError, IntegerRangeError, ExitReachedError)
+"""Errors an execution runs into in a state it reaches (not the text's): which one wins
+next to a counterexample is docs/cli.md's rule, "Errors next to a counterexample"."""
+
+
 class NetworkSystemFormatError(SerError):
     """A network-system JSON file is malformed or violates its schema."""
 

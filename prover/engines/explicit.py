@@ -59,6 +59,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from prover.engines import Counterexample, Event, replay, replay_program
+from prover.errors import RUNTIME_FAULTS, CompileError
 from prover.frontend.ast import env_text
 from prover.frontend.compile import Env
 from prover.frontend.steps import ProgramSteps
@@ -109,6 +110,7 @@ class _Ids:
         self.tid: dict[tuple[str, int], int] = {}
         self.pairs: list[tuple[str, str]] = []
         self.pid: dict[tuple[str, str], int] = {}
+        self.fault: CompileError | None = None  # the first run-time error a step met
 
     def token(self, request: str, local: int) -> int:
         key = (request, local)
@@ -235,12 +237,22 @@ class _ProgramTables(_Ids):
     def step(self, loc: int, g: int) -> tuple[tuple[int, int], ...]:
         got = self._steps.get((loc, g))
         if got is None:
-            text = self.locals[loc]
-            got = () if self.source.response(text) is not None else tuple(dict.fromkeys(
-                (self._local(l2), self._global(g2))
-                for l2, g2, _ in self.source.step_global(text, self.genv[g])))
+            got = self._step(self.locals[loc], g)
             self._steps[(loc, g)] = got
         return got
+
+    def _step(self, text: str, g: int) -> tuple[tuple[int, int], ...]:
+        """A step that fails (division by zero, overflow, `exit`) has no outcome: its
+        instance is stuck there, and the search goes on with the other executions; the
+        first such error is kept for the verdict's rule (prover/run/pipeline.py)."""
+        if self.source.response(text) is not None:
+            return ()
+        try:
+            outcomes = self.source.step_global(text, self.genv[g])
+        except RUNTIME_FAULTS as exc:
+            self.fault = self.fault or exc
+            return ()
+        return tuple(dict.fromkeys((self._local(l2), self._global(g2)) for l2, g2, _ in outcomes))
 
     def answers(self, loc: int) -> tuple[str, ...]:
         v = self.source.response(self.locals[loc])
@@ -250,7 +262,9 @@ class _ProgramTables(_Ids):
         return self.source.response(self.locals[loc]) is None
 
     def is_serial(self, ms: Multiset) -> bool:
-        return self.serial.is_serial(ms)
+        serial = self.serial.is_serial(ms)
+        self.fault = self.fault or self.serial.fault
+        return serial
 
     def replay(self, trace: tuple[Event, ...]) -> Multiset:
         return replay_program(self.source, trace)

@@ -53,7 +53,7 @@ from prover.certificate.write import (
 from prover.context import RunContext
 from prover.engines import Counterexample
 from prover.engines.explicit import SearchResult, Tables, find_counterexample, tables
-from prover.errors import CertificateError, Diagnostic, SerError
+from prover.errors import RUNTIME_FAULTS, CertificateError, Diagnostic, SerError
 from prover.frontend.steps import ProgramSteps
 from prover.ns import NetworkSystem
 from prover.run.deadline import MEMORY_LIMIT_BYTES, ChildOutcome, run_isolated_many
@@ -341,6 +341,7 @@ class _Run:
     reasons: list[str] = field(default_factory=list)
     warnings: tuple[Diagnostic, ...] = ()
     table: Table | None = None  # the reduction engine's per-variable steps on its domains
+    fault: SerError | None = None  # a run-time error a stage met (RUNTIME_FAULTS)
     table_tried: bool = False  # the reduction engine grew `table` (None: it failed to)
     proved: bool = False  # by reduction: the table's escapes are dead
     first_states: int = 0  # the states the first explicit search explored
@@ -379,6 +380,32 @@ def _decide(
     explicit search, the proof portfolio, a second explicit search, BMC, then the
     certificate and its check."""
     run = _load(path, timeout_s, progress, state_bound, ns_choice, data)
+    try:
+        cex, cert = _engines(run, use_proofs)
+    except RUNTIME_FAULTS as met:  # e.g. the network system meets a division by zero
+        run.fault = met
+        cex, cert = _second_search(run), None
+    fault = run.fault or (run.search.fault if run.search is not None else None)
+    if fault is not None and cex is None:  # docs/cli.md: "Errors next to a counterexample"
+        raise fault
+    engine = None if cert is None else str(cert["producer"].get("engine", "proof"))
+    if cex is not None:
+        engine = cex.engine
+        cert = counterexample_certificate(run.model, cex)
+        run.stats.update(requests=cex.requests, lower_bound=cex.lower_bound,
+                         events=len(cex.events))
+    run.times["engines_s"] = time.monotonic() - run.start
+    run.warnings = _diagnostics(run) + (() if fault is None else (_fault_warning(run, fault),))
+    if cert is not None and run.warnings:  # informational: the checker never reads them
+        cert["producer"]["warnings"] = [w.json() for w in run.warnings]
+    if cert is None:
+        head = "no counterexample and no proof within the budget"
+        return run.undecided(f"{head}: " + "; ".join(run.reasons), tuple(run.reasons))
+    return _certify(run, dest, cert, str(engine), cex, check_timeout_s)
+
+
+def _engines(run: _Run, use_proofs: bool) -> tuple[Counterexample | None, dict[str, Any] | None]:
+    """The stages in their order: a counterexample, or a proof's certificate, or neither."""
     cex = _first_search(run)
     cert = None
     if cex is None and use_proofs:
@@ -391,20 +418,15 @@ def _decide(
         cex = _second_search(run)
     if cex is None and cert is None:
         cex = _bmc(run)
-    engine = None if cert is None else str(cert["producer"].get("engine", "proof"))
-    if cex is not None:
-        engine = cex.engine
-        cert = counterexample_certificate(run.model, cex)
-        run.stats.update(requests=cex.requests, lower_bound=cex.lower_bound,
-                         events=len(cex.events))
-    run.times["engines_s"] = time.monotonic() - run.start
-    run.warnings = _diagnostics(run)
-    if cert is not None and run.warnings:  # informational: the checker never reads them
-        cert["producer"]["warnings"] = [w.json() for w in run.warnings]
-    if cert is None:
-        head = "no counterexample and no proof within the budget"
-        return run.undecided(f"{head}: " + "; ".join(run.reasons), tuple(run.reasons))
-    return _certify(run, dest, cert, str(engine), cex, check_timeout_s)
+    return cex, cert
+
+
+def _fault_warning(run: _Run, fault: SerError) -> Diagnostic:
+    """A run-time error beside a counterexample: the counterexample is the verdict."""
+    at = fault.location
+    return Diagnostic("W-RUNTIME-ERROR", f"an execution runs into {fault.code}: "
+                      f"{fault.message}; the verdict is the counterexample, which does not",
+                      run.path, at.line if at else 0, at.column if at else 0)
 
 
 def _load(path: str, timeout_s: float, progress: Callable[[str], None] | None,

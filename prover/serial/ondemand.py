@@ -10,6 +10,7 @@ global state are explored once and kept.
 
 from __future__ import annotations
 
+from prover.errors import RUNTIME_FAULTS, CompileError
 from prover.frontend.ast import env_text
 from prover.frontend.compile import Env
 from prover.frontend.steps import ProgramSteps
@@ -38,6 +39,7 @@ class SerialOnDemand:
         self.edges: list[SerialEdge] = []
         self._solo: dict[tuple[str, str], list[tuple[str, str]]] = {}
         self._oracles: dict[int, SerialMembership] = {}
+        self.fault: CompileError | None = None  # the first run-time error a run alone met
 
     def membership(self, depth: int) -> SerialMembership:
         """The oracle of the automaton's walks of at most `depth` edges."""
@@ -81,7 +83,7 @@ class SerialOnDemand:
             if answer is not None:
                 out[(str(answer), glo)] = None
                 continue
-            for l2, env2, _ in self.steps.step_global(loc, self.envs[glo]):
+            for l2, env2, _ in self._step(loc, glo):
                 g2 = env_text(env2)
                 self.envs.setdefault(g2, env2)
                 if (l2, g2) not in seen:
@@ -92,3 +94,12 @@ class SerialOnDemand:
                     todo.append((l2, g2))
         got = self._solo[key] = sorted(out)
         return got
+
+    def _step(self, loc: str, glo: str) -> list[tuple[str, Env, frozenset[int]]]:
+        """A run alone that fails (division by zero, overflow, `exit`) answers nothing:
+        a dead end, as in the checker's serial search; the first failure is kept."""
+        try:
+            return self.steps.step_global(loc, self.envs[glo])
+        except RUNTIME_FAULTS as exc:
+            self.fault = self.fault or exc
+            return []

@@ -10,7 +10,7 @@ from typing import Any
 
 from checker.net import Net, Place, Transition, build_net
 from checker.semantics import explore, semantics
-from checker.serial import is_serial
+from checker.serial_search import is_serial
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"

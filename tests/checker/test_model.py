@@ -11,7 +11,8 @@ from checker.errors import LimitError, ModelError
 from checker.model import expr_text, parse_program
 from checker.net import build_net
 from checker.semantics import NS, explore, load_ns_json, ser_semantics
-from checker.serial import build_serial, is_serial
+from checker.serial import build_serial
+from checker.serial_search import is_serial
 
 BENCH = Path(__file__).resolve().parents[3] / "shared" / "benchmarks" / "paper"
 

@@ -15,7 +15,7 @@ import pytest
 
 from bench.idioms import FAMILIES, write_families
 from checker.semantics import ser_semantics
-from checker.serial import is_serial
+from checker.serial_search import is_serial
 from prover.cli import main
 
 ORDERED = ("ticket", "coupling")  # serializable in the order of one step: no proof form yet

@@ -1,0 +1,57 @@
+"""The exact serial-multiset search of a counterexample check (ser-reference §4.3), on
+the one-step semantics: only a counterexample's check imports it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from checker.errors import ModelError, Undecided
+from checker.semantics import Semantics
+
+SEARCH_LIMIT = 2_000_000
+
+
+def _steps(sem: Semantics, loc: str, g: str) -> list[tuple[str, str]]:
+    """A serial run that fails (E-FAULT: division by zero, overflow, `exit`) answers
+    nothing, so it is a dead end of the search, not a rejection of the certificate."""
+    try:
+        return list(sem.step(loc, g))
+    except ModelError as exc:
+        if exc.code != "E-FAULT":
+            raise
+        return []
+
+
+def is_serial(sem: Semantics, multiset: Mapping[tuple[str, str], int]) -> bool:
+    """Do requests run one at a time from the initial state answer exactly `multiset`?
+    Exhaustive search over (global, remaining counts, running request and its local) on the
+    one-step semantics (no NS to trust): the counts bound it, else the search limit."""
+    keys = sorted(multiset)
+    index = {k: i for i, k in enumerate(keys)}
+    entries = sorted(set(sem.requests))
+    State = tuple[str, tuple[int, ...], tuple[str, str] | None]
+    start: State = (sem.initial, tuple(multiset[k] for k in keys), None)
+    seen, todo = {start}, [start]
+    while todo:
+        g, rest, running = todo.pop()
+        nexts: list[State] = []
+        if running is None:
+            if not any(rest):
+                return True
+            wanted = {keys[i][0] for i, c in enumerate(rest) if c}
+            nexts = [(g, rest, (r, loc)) for r, loc in entries if r in wanted]
+        else:
+            r, loc = running
+            for v in sem.answers(loc):
+                i = index.get((r, v), -1)
+                if i >= 0 and rest[i]:
+                    nexts.append((g, rest[:i] + (rest[i] - 1,) + rest[i + 1 :], None))
+            if sem.can_step(loc):
+                nexts += [(g2, rest, (r, l2)) for l2, g2 in _steps(sem, loc, g)]
+        for nxt in nexts:
+            if nxt not in seen:
+                if len(seen) >= SEARCH_LIMIT:
+                    raise Undecided(f"serial search exceeds {SEARCH_LIMIT} states")
+                seen.add(nxt)
+                todo.append(nxt)
+    return False
