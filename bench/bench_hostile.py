@@ -143,6 +143,27 @@ def _many_assignments(d: Path) -> list[str]:
     return [str(_write(d, "assign-5000.ser", f"request main {{ {body}; 0 }}\n"))]
 
 
+def _yields(command: list[str]) -> Callable[[Path], list[str]]:
+    """A flat request of 5,000 lines `X := i; yield;`: sequences are not nesting."""
+    def make(d: Path) -> list[str]:
+        body = "\n".join(f"  X := {i}; yield;" for i in range(5000))
+        m = str(_write(d, "yields-5000.ser", f"request main {{\n{body}\n  X\n}}\n"))
+        return [a.replace("{m}", m) for a in command]
+    return make
+
+
+FAULT_BESIDE_CEX = ("request bad { y := 1 / X; y }\n"
+                    "request inc { x := X; yield; X := x + 1; x }\n")
+
+
+def _fault(command: list[str]) -> Callable[[Path], list[str]]:
+    """A division by zero reachable beside a lost update (docs/cli.md's rule)."""
+    def make(d: Path) -> list[str]:
+        m = str(_write(d, "fault.ser", FAULT_BESIDE_CEX))
+        return [a.replace("{m}", m) for a in command]
+    return make
+
+
 def _state_blowup(d: Path) -> list[str]:
     text = "request main { while (X == X) { X := X + 1; yield }; 0 }\n"
     return [str(_write(d, "unbounded.ser", text))]
@@ -222,6 +243,13 @@ OTHERS = [  # issue 39: every command keeps the promises `prove` keeps
          "pd.net"]), prove=False),
     Case("bench-expected", "bench with a malformed expected.json", _expected_broken,
          prove=False),
+    Case("yields-5000", "a flat request of 5,000 lines with yields", _yields(["{m}"]),
+         codes=(1, 3)),
+    Case("ltl-yields-5000", "ltl on the 5,000-line request", _yields(
+        ["ltl", "{m}", "-f", "G (X <= 5000)", "-k", "2"]), codes=(0, 1, 3), prove=False),
+    Case("fault-beside-cex", "division by zero beside a counterexample", _fault(["{m}"]),
+         codes=(1,)),
+    Case("fault-strict", "the same with --strict", _fault(["{m}", "--strict"]), codes=(2,)),
 ]
 
 CASES = [
