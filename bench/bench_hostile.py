@@ -247,6 +247,8 @@ OTHERS = [  # issue 39: every command keeps the promises `prove` keeps
          codes=(1, 3)),
     Case("ltl-yields-5000", "ltl on the 5,000-line request", _yields(
         ["ltl", "{m}", "-f", "G (X <= 5000)", "-k", "2"]), codes=(0, 1, 3), prove=False),
+    Case("inspect-yields-5000", "inspect of the 5,000-line request", _yields(
+        ["inspect", "{m}"]), codes=(0, 2, 3), prove=False),
     Case("fault-beside-cex", "division by zero beside a counterexample", _fault(["{m}"]),
          codes=(1,)),
     Case("fault-strict", "the same with --strict", _fault(["{m}", "--strict"]), codes=(2,)),
