@@ -29,7 +29,11 @@ def _full_step(steps: ProgramSteps, loc: str, glo: Env) -> set[tuple[str, Env]]:
 def _agree(source: str, limit: int = 3000) -> int:
     """Explore the closure of a program by per-variable steps (at most `limit` pairs),
     comparing every step with the full-valuation one; the number of steps compared."""
-    steps = ProgramSteps(parse(source), state_bound=1000)
+    try:
+        program = parse(source)
+    except CompileError:  # a static error (`0 / 0`, folded as it is read): nothing to step
+        return 0
+    steps = ProgramSteps(program, state_bound=1000)
     locs = dict.fromkeys(loc for _, loc in steps.entries)
     globs: dict[Env, None] = {steps.initial: None}
     done: set[tuple[str, Env]] = set()
