@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from prover.engines import Counterexample, Event
+from prover.engines.interaction import groups
 from prover.frontend.ast import env_text
 from prover.frontend.compile import Env
 from prover.frontend.steps import ProgramSteps
@@ -150,6 +151,16 @@ def build_rows(source: NetworkSystem | ProgramSteps, events: tuple[Event, ...]
     return tuple(rows)
 
 
+def _interacting(steps: ProgramSteps, cex: Counterexample) -> list[str]:
+    """The requests of the counterexample's interaction groups (prover/engines/
+    interaction.py), in program order: a serial execution of requests that share no
+    global with them neither helps nor hinders producing its pairs, so only these are
+    explored and listed."""
+    group = groups(steps.program)
+    used = {group[r] for (r, _), _ in cex.completed}
+    return list(dict.fromkeys(r for r, _ in steps.entries if group[r] in used))
+
+
 def explain(
     source: NetworkSystem | ProgramSteps,
     cex: Counterexample,
@@ -163,8 +174,8 @@ def explain(
     within: int | None = None
     if isinstance(source, ProgramSteps):
         within = sum(n for _, n in cex.completed)
-        oracle = membership or SerialOnDemand(source).membership(within)
-        names = list(dict.fromkeys(r for r, _ in source.entries))
+        names = _interacting(source, cex)
+        oracle = membership or SerialOnDemand(source, frozenset(names)).membership(within)
     else:
         aut = automaton or (membership.automaton if membership
                             else build_serial_automaton(source))  # fmt: skip

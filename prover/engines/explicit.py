@@ -59,6 +59,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from prover.engines import Counterexample, Event, replay, replay_program
+from prover.engines.interaction import groups, twins
 from prover.frontend.ast import env_text
 from prover.frontend.compile import Env
 from prover.frontend.steps import ProgramSteps
@@ -109,6 +110,9 @@ class _Ids:
         self.tid: dict[tuple[str, int], int] = {}
         self.pairs: list[tuple[str, str]] = []
         self.pid: dict[tuple[str, str], int] = {}
+        self.group: dict[str, int] = {}
+        self.spawn_all: tuple[int, ...] = ()
+        self.spawn_in: dict[int, tuple[int, ...]] = {}
 
     def token(self, request: str, local: int) -> int:
         key = (request, local)
@@ -127,6 +131,26 @@ class _Ids:
             self.pid[key] = p
             self.pairs.append(key)
         return p
+
+    def restrict(self, requests: list[str], group: dict[str, int],
+                 twin: dict[str, str]) -> None:
+        """Spawn only the first of each kind of twins, and only requests of one
+        interaction group per state (prover/engines/interaction.py); `requests` is the
+        request of each entry."""
+        self.group = group
+        self.spawn_all = tuple(i for i, r in enumerate(requests) if twin[r] == r)
+        by: dict[int, list[int]] = {}
+        for i in self.spawn_all:
+            by.setdefault(group[requests[i]], []).append(i)
+        self.spawn_in = {g: tuple(es) for g, es in by.items()}
+
+    def spawnable(self, inflight: tuple[int, ...], completed: tuple[int, ...]) -> tuple[int, ...]:
+        """The entries a state may spawn: those of its requests' group."""
+        if inflight:
+            return self.spawn_in[self.group[self.tokens[inflight[0]][0]]]
+        if completed:
+            return self.spawn_in[self.group[self.pairs[completed[0]][0]]]
+        return self.spawn_all
 
     def multiset(self, completed: tuple[int, ...]) -> Multiset:
         counts: dict[tuple[str, str], int] = {}
@@ -179,6 +203,10 @@ class _Tables(_Ids):
             a for a, bs in succ.items() if any(b in can_finish for b in bs)
         )
         self.entries = [(r.request, self.lid[r.local]) for r in ns.requests]
+        # A global state is opaque here: one interaction group.
+        requests = [r.request for r in ns.requests]
+        self.restrict(requests, dict.fromkeys(requests, 0),
+                      twins([(r.request, r.local) for r in ns.requests]))
 
     def step(self, loc: int, g: int) -> tuple[tuple[int, int], ...]:
         return self.steps.get((loc, g), ())
@@ -203,10 +231,13 @@ class _ProgramTables(_Ids):
     (prover/frontend/steps.py): no network system is built, so no bound on the number of
     global states stops the search; only the states it visits are ever computed."""
 
-    def __init__(self, steps: ProgramSteps, serial: SerialOnDemand | None = None) -> None:
+    def __init__(self, steps: ProgramSteps) -> None:
         super().__init__()
         self.source = steps
-        self.serial = serial or SerialOnDemand(steps)
+        # The serial automaton of each interaction group's requests: a multiset of one
+        # group's pairs is serial exactly when it is in that group's automaton (its
+        # serial executions run no other request), which is built on demand.
+        self.serial: dict[int, SerialOnDemand] = {}
         self.genv: list[Env] = []
         self.globals: list[str] = []
         self.gid: dict[str, int] = {}
@@ -214,6 +245,8 @@ class _ProgramTables(_Ids):
         self.lid: dict[str, int] = {}
         self.initial = self._global(steps.initial)
         self.entries = [(r, self._local(loc)) for r, loc in steps.entries]
+        self.restrict([r for r, _ in steps.entries], groups(steps.program),
+                      twins(steps.entries))
         self._steps: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {}
 
     def _global(self, env: Env) -> int:
@@ -250,7 +283,12 @@ class _ProgramTables(_Ids):
         return self.source.response(self.locals[loc]) is None
 
     def is_serial(self, ms: Multiset) -> bool:
-        return self.serial.is_serial(ms)
+        group = self.group[ms[0][0][0]]
+        serial = self.serial.get(group)
+        if serial is None:
+            spawned = frozenset(self.entries[i][0] for i in self.spawn_in[group])
+            serial = self.serial[group] = SerialOnDemand(self.source, spawned)
+        return serial.is_serial(ms)
 
     def replay(self, trace: tuple[Event, ...]) -> Multiset:
         return replay_program(self.source, trace)
@@ -320,10 +358,10 @@ def search(
     cap = max_inflight if max_inflight is not None else 1 << 30
 
     while layer:
-        nxt_layer: deque[State] = deque()
         if progress is not None:
             bound = "" if max_inflight is None else f", at most {max_inflight} in flight"
             progress(f"{k} requests{bound}: {len(parent):,} of {max_states:,} states")
+        closed: list[State] = []  # the layer's states, in the order they were expanded
         while layer:
             state = layer.popleft()
             expanded += 1
@@ -342,54 +380,78 @@ def search(
                     lb = k if not bounded else lower_bound_known
                     cex = _trace(tab, parent, state, lb, "explicit")
                     return SearchResult(cex, k - 1, False, len(parent), "found")
-            # Successors: in-flight steps (same layer).
-            prev = -1
-            for tok in inflight:
-                if tok == prev:
-                    continue
-                prev = tok
-                req, loc = tab.tokens[tok]
-                targets = tab.step(loc, g)
-                if not targets:
-                    continue
-                rest = _remove(inflight, tok)
-                for ti, (l2, g2) in enumerate(targets):
-                    for resp in tab.answers(l2):
-                        p = tab.pair(req, resp)
-                        s2: State = (g2, rest, _insert(completed, p))
-                        if s2 not in parent:
-                            parent[s2] = (state, (_STEP, tok, ti, p))
-                            layer.append(s2)
-                    if tab.keeps(l2) and len(rest) < cap:
-                        s2 = (g2, _insert(rest, tab.token(req, l2)), completed)
-                        if s2 not in parent:
-                            parent[s2] = (state, (_STEP, tok, ti, -1))
-                            layer.append(s2)
-            # Spawns (next layer), fused with the instance's first move.
-            if k >= max_requests:
-                continue
-            for ei, (req, l0) in enumerate(tab.entries):
-                for resp in tab.answers(l0):
-                    p = tab.pair(req, resp)
-                    s2 = (g, inflight, _insert(completed, p))
-                    if s2 not in parent:
-                        parent[s2] = (state, (_SPAWN_RESPOND, ei, -1, p))
-                        nxt_layer.append(s2)
-                for ti, (l2, g2) in enumerate(tab.step(l0, g)):
-                    for resp in tab.answers(l2):
-                        p = tab.pair(req, resp)
-                        s2 = (g2, inflight, _insert(completed, p))
-                        if s2 not in parent:
-                            parent[s2] = (state, (_SPAWN, ei, ti, p))
-                            nxt_layer.append(s2)
-                    if tab.keeps(l2) and len(inflight) < cap:
-                        s2 = (g2, _insert(inflight, tab.token(req, l2)), completed)
-                        if s2 not in parent:
-                            parent[s2] = (state, (_SPAWN, ei, ti, -1))
-                            nxt_layer.append(s2)
-        layer = nxt_layer
+            _step_successors(tab, state, cap, parent, layer)
+            closed.append(state)
+        # The layer is closed: only now its spawns, in the order of expansion (so the
+        # next layer is the one that spawning during the expansion made; none is made
+        # when a counterexample ends the layer). Running out here, layer k is done.
+        for n, state in enumerate(closed if k < max_requests else (), 1):
+            if n & 1023 == 0:
+                if deadline is not None and time.monotonic() > deadline:
+                    return SearchResult(None, k, False, len(parent), "time")
+                if len(parent) > max_states:
+                    return SearchResult(None, k, False, len(parent), "states")
+            _spawn_successors(tab, state, cap, parent, layer)
         k += 1
     return SearchResult(None, min(k - 1, max_requests), True, len(parent), "bound")
+
+
+def _step_successors(tab: Tables, state: State, cap: int,
+                     parent: dict[State, tuple[State, Move] | None],
+                     out: deque[State]) -> None:
+    """In-flight steps (the same layer), each maybe fused with its response."""
+    g, inflight, completed = state
+    prev = -1
+    for tok in inflight:
+        if tok == prev:
+            continue
+        prev = tok
+        req, loc = tab.tokens[tok]
+        targets = tab.step(loc, g)
+        if not targets:
+            continue
+        rest = _remove(inflight, tok)
+        for ti, (l2, g2) in enumerate(targets):
+            for resp in tab.answers(l2):
+                p = tab.pair(req, resp)
+                s2: State = (g2, rest, _insert(completed, p))
+                if s2 not in parent:
+                    parent[s2] = (state, (_STEP, tok, ti, p))
+                    out.append(s2)
+            if tab.keeps(l2) and len(rest) < cap:
+                s2 = (g2, _insert(rest, tab.token(req, l2)), completed)
+                if s2 not in parent:
+                    parent[s2] = (state, (_STEP, tok, ti, -1))
+                    out.append(s2)
+
+
+def _spawn_successors(tab: Tables, state: State, cap: int,
+                      parent: dict[State, tuple[State, Move] | None],
+                      out: deque[State]) -> None:
+    """Spawns (the next layer), fused with the instance's first move; only of the
+    requests `tab.spawnable` allows (interaction groups and twins)."""
+    g, inflight, completed = state
+    for ei in tab.spawnable(inflight, completed):
+        req, l0 = tab.entries[ei]
+        for resp in tab.answers(l0):
+            p = tab.pair(req, resp)
+            s2: State = (g, inflight, _insert(completed, p))
+            if s2 not in parent:
+                parent[s2] = (state, (_SPAWN_RESPOND, ei, -1, p))
+                out.append(s2)
+        for ti, (l2, g2) in enumerate(tab.step(l0, g)):
+            for resp in tab.answers(l2):
+                p = tab.pair(req, resp)
+                s2 = (g2, inflight, _insert(completed, p))
+                if s2 not in parent:
+                    parent[s2] = (state, (_SPAWN, ei, ti, p))
+                    out.append(s2)
+            if tab.keeps(l2) and len(inflight) < cap:
+                s2 = (g2, _insert(inflight, tab.token(req, l2)), completed)
+                if s2 not in parent:
+                    parent[s2] = (state, (_SPAWN, ei, ti, -1))
+                    out.append(s2)
+
 
 
 def _trace(
