@@ -43,6 +43,23 @@ lost, and adds no behaviour, so nothing spurious is found):
    from which its only way out is responding right there is the same as responding now.
 4. **No duplicate states.** States are identified by value across all layers
    (breadth-first visited set); a revisit adds no new reachable marking.
+5. **Interacting requests only** (prover/engines/interaction.py). A Ser program's
+   handlers fall into interaction groups (handlers that write what another names, read
+   off the syntax) and twins (the same body). A state spawns only requests of its own
+   group, and only the first of each kind of twins: every counterexample with k requests
+   has a projection on one group, renamed to the first twins, that is a counterexample
+   with at most k requests, and a non-serial multiset of one group's pairs is found
+   non-serial by that group's serial automaton alone. So layer k still holds a
+   counterexample whenever one with k requests exists, the first one found has the
+   fewest requests, and an exhausted layer still means none with that many (at the
+   least layer every counterexample is of one group anyway: on the paper benchmarks and
+   the examples the search finds the very counterexample it found without this). N
+   independent lost updates cost N small searches, not one over all their
+   interleavings; a network system is one group (its twins still count).
+
+Layer k's spawns are made once the layer is closed, from its states in the order they
+were expanded: the next layer is the same, and none of it is built when a counterexample
+ends layer k.
 
 Optional *concurrency bound* `max_inflight`: only states with at most that many tokens in
 flight between moves are kept. Because spawns and responses are fused with steps, an
