@@ -300,18 +300,30 @@ class _ProgramTables(_Ids):
         return self.source.response(self.locals[loc]) is None
 
     def is_serial(self, ms: Multiset) -> bool:
-        group = self.group[ms[0][0][0]]
+        return self._serial(self.group[ms[0][0][0]]).is_serial(ms)
+
+    def _serial(self, group: int) -> SerialOnDemand:
         serial = self.serial.get(group)
-        if serial is None:
-            spawned = frozenset(self.entries[i][0] for i in self.spawn_in[group])
-            serial = self.serial[group] = SerialOnDemand(self.source, spawned)
-        return serial.is_serial(ms)
+        if serial is None:  # twins included: they share their runs alone, and are listed
+            members = frozenset(r for r, g in self.group.items() if g == group)
+            serial = self.serial[group] = SerialOnDemand(self.source, members)
+        return serial
+
+    def oracle(self, ms: Multiset) -> SerialMembership | None:
+        """The serial automaton the search built for the group of `ms`'s requests, as
+        deep as `ms` is large (what an explanation of it explores); None when `ms`
+        spans several groups."""
+        used = {self.group.get(r, -1) for (r, _), _ in ms}
+        if len(used) != 1 or -1 in used:
+            return None
+        return self._serial(used.pop()).membership(sum(n for _, n in ms))
 
     def replay(self, trace: tuple[Event, ...]) -> Multiset:
         return replay_program(self.source, trace)
 
 
 Tables = _Tables | _ProgramTables
+ProgramTables = _ProgramTables  # the search's view of a program (its `oracle`, for explanations)
 
 
 def tables(source: NetworkSystem | ProgramSteps | Tables, automaton: SerialAutomaton | None = None,

@@ -15,7 +15,14 @@ from bench.many_handlers import (
     one_global,
 )
 from prover.engines import replay_program
-from prover.engines.explicit import SearchResult, Tables, find_counterexample, search, tables
+from prover.engines.explicit import (
+    ProgramTables,
+    SearchResult,
+    Tables,
+    find_counterexample,
+    search,
+    tables,
+)
 from prover.engines.interaction import groups, names, twins
 from prover.frontend.load import load_model
 from prover.frontend.parser import parse
@@ -37,8 +44,13 @@ def _unreduced(steps: ProgramSteps) -> Tables:
     return tab
 
 
-def _both(steps: ProgramSteps, **kw: int) -> tuple[SearchResult, SearchResult]:
-    return search(tables(steps), **kw), search(_unreduced(steps), **kw)
+def _both(steps: ProgramSteps, max_requests: int = 64, max_inflight: int | None = None,
+          max_states: int = 2_000_000) -> tuple[SearchResult, SearchResult]:
+    def run(tab: Tables) -> SearchResult:
+        return search(tab, max_requests=max_requests, max_inflight=max_inflight,
+                      max_states=max_states)
+
+    return run(tables(steps)), run(_unreduced(steps))
 
 
 def test_names_reads_and_writes_anywhere_in_the_body() -> None:
@@ -175,3 +187,20 @@ def test_models_same_first_counterexample_as_unreduced(path: Path) -> None:
     else:
         assert reduced.counterexample is not None
         assert reduced.counterexample.completed == full.counterexample.completed
+
+
+def test_the_search_oracle_gives_the_same_explanation() -> None:
+    """The pipeline hands the explanation the serial automaton the search built for the
+    counterexample's group: the explanation is the one built from scratch."""
+    from prover.certificate.explain import explain
+
+    steps = _steps(one_global(3) + "request a { y := Y; yield; Y := y + 2; y }\n")
+    tab = tables(steps)
+    assert isinstance(tab, ProgramTables)
+    cex = search(tab).counterexample
+    assert cex is not None
+    oracle = tab.oracle(cex.completed)
+    assert oracle is not None
+    assert explain(steps, cex, membership=oracle) == explain(steps, cex)
+    assert [r for r, _ in explain(steps, cex).serial_answers] == ["h0", "h1", "h2"]
+    assert tab.oracle(((("h0", "0"), 1), (("a", "0"), 1))) is None  # two groups
