@@ -10,6 +10,8 @@ import them. Verdicts by construction:
   of one handler can both answer 0. No two handlers share a global.
 - `one_global(n)`: the same n handlers over one global X. Not serializable (two
   instances of any handler, or two different handlers, can both answer 0).
+- `one_global_distinct(n)`: the same over one global, handler hI adding I + 1: no two
+  handlers are twins, so all n interact (not serializable, as `one_global`).
 - `cache_unlocked_get(keys)`: per key, a value V, a cache entry E with a valid flag F
   and a lock L; `incr` and `add` take the key's lock, read through the cache, yield,
   write the new value to V and E; `get` answers a valid entry, else reads V, yields and
@@ -39,6 +41,12 @@ def one_global(n: int) -> str:
     head = f"// {n} lost-update handlers over one global X\n"
     return head + "".join(
         f"request h{i} {{ x := X; yield; X := x + 1; x }}\n" for i in range(n))
+
+
+def one_global_distinct(n: int) -> str:
+    head = f"// {n} lost-update handlers over one global X, handler hI adds I + 1\n"
+    return head + "".join(
+        f"request h{i} {{ x := X; yield; X := x + {i + 1}; x }}\n" for i in range(n))
 
 
 def _acquire(k: int) -> str:
@@ -90,6 +98,7 @@ def cache_locked(keys: int) -> str:
 FAMILIES: dict[str, tuple[Callable[[int], str], str]] = {
     "independent_lost_updates": (independent_lost_updates, "not_serializable"),
     "one_global": (one_global, "not_serializable"),
+    "one_global_distinct": (one_global_distinct, "not_serializable"),
     "cache_unlocked_get": (cache_unlocked_get, "not_serializable"),
     "cache_locked": (cache_locked, "serializable"),
 }

@@ -94,6 +94,14 @@ MINIMISE_STATES = 200_000
 """State budget of the search for a smaller counterexample (about 2 s idle; a budget in
 states, not seconds, keeps the certificate independent of the machine's load)."""
 
+WIDE_GROUP = 8
+"""Requests one interaction group spawns from which a round of `find_counterexample`
+first searches the executions of one request alone, on a quarter of its state budget:
+with many requests that all interact, every layer holds every pair of them, while a bug
+of one request needs only its own instances (200 distinct lost updates of one global:
+one layer of pairs is 180,000 states, the bug of one of them is found in a few hundred).
+No paper benchmark has a group this wide."""
+
 State = tuple[int, tuple[int, ...], tuple[int, ...]]
 """(global id, sorted in-flight token ids, sorted completed pair ids)."""
 
@@ -130,6 +138,8 @@ class _Ids:
         self.group: dict[str, int] = {}
         self.spawn_all: tuple[int, ...] = ()
         self.spawn_in: dict[int, tuple[int, ...]] = {}
+        self.own: dict[str, tuple[int, ...]] = {}  # request -> its entry, if spawned
+        self.widest = 0  # the most requests one group spawns
 
     def token(self, request: str, local: int) -> int:
         key = (request, local)
@@ -160,14 +170,20 @@ class _Ids:
         for i in self.spawn_all:
             by.setdefault(group[requests[i]], []).append(i)
         self.spawn_in = {g: tuple(es) for g, es in by.items()}
+        self.own = {requests[i]: (i,) for i in reversed(self.spawn_all)}
+        self.widest = max((len(es) for es in self.spawn_in.values()), default=0)
 
-    def spawnable(self, inflight: tuple[int, ...], completed: tuple[int, ...]) -> tuple[int, ...]:
-        """The entries a state may spawn: those of its requests' group."""
+    def spawnable(self, inflight: tuple[int, ...], completed: tuple[int, ...],
+                  alone: bool = False) -> tuple[int, ...]:
+        """The entries a state may spawn: those of its requests' group (`alone`: its
+        request's only)."""
         if inflight:
-            return self.spawn_in[self.group[self.tokens[inflight[0]][0]]]
-        if completed:
-            return self.spawn_in[self.group[self.pairs[completed[0]][0]]]
-        return self.spawn_all
+            request = self.tokens[inflight[0]][0]
+        elif completed:
+            request = self.pairs[completed[0]][0]
+        else:
+            return self.spawn_all
+        return self.own[request] if alone else self.spawn_in[self.group[request]]
 
     def multiset(self, completed: tuple[int, ...]) -> Multiset:
         counts: dict[tuple[str, str], int] = {}
@@ -253,8 +269,9 @@ class _ProgramTables(_Ids):
         self.source = steps
         # The serial automaton of each interaction group's requests: a multiset of one
         # group's pairs is serial exactly when it is in that group's automaton (its
-        # serial executions run no other request), which is built on demand.
-        self.serial: dict[int, SerialOnDemand] = {}
+        # serial executions run no other request), which is built on demand; that of
+        # one request alone for the multisets of its pairs only.
+        self.serial: dict[int | str, SerialOnDemand] = {}  # by group, or by request
         self.genv: list[Env] = []
         self.globals: list[str] = []
         self.gid: dict[str, int] = {}
@@ -300,7 +317,13 @@ class _ProgramTables(_Ids):
         return self.source.response(self.locals[loc]) is None
 
     def is_serial(self, ms: Multiset) -> bool:
-        return self._serial(self.group[ms[0][0][0]]).is_serial(ms)
+        first = ms[0][0][0]
+        if all(r == first for (r, _), _ in ms):  # one request: its automaton alone
+            alone = self.serial.get(first)
+            if alone is None:
+                alone = self.serial[first] = SerialOnDemand(self.source, frozenset([first]))
+            return alone.is_serial(ms)
+        return self._serial(self.group[first]).is_serial(ms)
 
     def _serial(self, group: int) -> SerialOnDemand:
         serial = self.serial.get(group)
@@ -367,9 +390,13 @@ def search(
     max_states: int = 2_000_000,
     deadline: float | None = None,
     lower_bound_known: int = 0,
+    alone: bool = False,
     progress: Callable[[str], None] | None = None,
 ) -> SearchResult:
     """Layered breadth-first search for a counterexample (see the module docstring).
+
+    `alone`: only executions of several instances of one request (a restriction, like
+    `max_inflight`: its counterexamples carry `lower_bound_known`).
 
     `ns`: a network system, a Ser program's per-variable steps (stepped on demand), or
     their tables. `deadline` is a `time.monotonic()` value. `lower_bound_known` is a
@@ -383,7 +410,7 @@ def search(
     layer: deque[State] = deque([start])
     k = 0  # requests spawned in the current layer
     expanded = 0
-    bounded = max_inflight is not None
+    bounded = max_inflight is not None or alone
     cap = max_inflight if max_inflight is not None else 1 << 30
 
     while layer:
@@ -420,7 +447,7 @@ def search(
                     return SearchResult(None, k, False, len(parent), "time")
                 if len(parent) > max_states:
                     return SearchResult(None, k, False, len(parent), "states")
-            _spawn_successors(tab, state, cap, parent, layer)
+            _spawn_successors(tab, state, cap, parent, layer, alone)
         k += 1
     return SearchResult(None, min(k - 1, max_requests), True, len(parent), "bound")
 
@@ -456,11 +483,11 @@ def _step_successors(tab: Tables, state: State, cap: int,
 
 def _spawn_successors(tab: Tables, state: State, cap: int,
                       parent: dict[State, tuple[State, Move] | None],
-                      out: deque[State]) -> None:
+                      out: deque[State], alone: bool) -> None:
     """Spawns (the next layer), fused with the instance's first move; only of the
     requests `tab.spawnable` allows (interaction groups and twins)."""
     g, inflight, completed = state
-    for ei in tab.spawnable(inflight, completed):
+    for ei in tab.spawnable(inflight, completed, alone):
         req, l0 = tab.entries[ei]
         for resp in tab.answers(l0):
             p = tab.pair(req, resp)
@@ -580,11 +607,12 @@ def find_counterexample(
         if full.counterexample is not None or full.complete or full.stop_reason == "time":
             return full
         lower = max(lower, full.exhausted_requests + 1)
-        for c in range(1, rnd + 2):
+        # (alone, max_inflight, max_states) of the round's restricted searches
+        narrow = [(True, None, budget // 4)] if tab.widest >= WIDE_GROUP else []
+        for alone, c, states in narrow + [(False, c, budget) for c in range(1, rnd + 2)]:
             bounded = search(
-                tab, max_requests=max_requests, max_inflight=c,
-                max_states=budget, deadline=deadline, lower_bound_known=lower,
-                progress=progress,
+                tab, max_requests=max_requests, max_inflight=c, max_states=states,
+                deadline=deadline, lower_bound_known=lower, alone=alone, progress=progress,
             )
             if bounded.counterexample is not None:
                 until = deadline if minimise_deadline is None else minimise_deadline

@@ -13,6 +13,7 @@ from bench.many_handlers import (
     cache_unlocked_get,
     independent_lost_updates,
     one_global,
+    one_global_distinct,
 )
 from prover.engines import replay_program
 from prover.engines.explicit import (
@@ -204,3 +205,26 @@ def test_the_search_oracle_gives_the_same_explanation() -> None:
     assert explain(steps, cex, membership=oracle) == explain(steps, cex)
     assert [r for r, _ in explain(steps, cex).serial_answers] == ["h0", "h1", "h2"]
     assert tab.oracle(((("h0", "0"), 1), (("a", "0"), 1))) is None  # two groups
+
+
+def test_one_request_alone_finds_the_bug_of_a_wide_group() -> None:
+    """Forty distinct handlers over one global: the search of one request's instances
+    alone finds the lost update in a fraction of the states of the full layer of pairs;
+    its counterexample claims only the lower bound it was given."""
+    steps = _steps(one_global_distinct(40))
+    tab = tables(steps)
+    assert tab.widest == 40
+    full = search(tab, max_requests=2)
+    alone = search(tab, max_requests=2, alone=True, lower_bound_known=2)
+    assert full.counterexample is not None and alone.counterexample is not None
+    assert alone.counterexample.completed == ((("h0", "0"), 2),)
+    assert alone.states * 10 < full.states
+    unproved = search(tab, max_requests=2, alone=True).counterexample
+    assert unproved is not None and not unproved.minimal
+
+
+def test_wide_group_rounds_report_minimal_counterexamples() -> None:
+    res = find_counterexample(_steps(one_global_distinct(200)))
+    cex = res.counterexample
+    assert cex is not None and cex.requests == 2 and cex.minimal
+    assert res.states < 20_000  # the first round's full search ran out; alone found it
