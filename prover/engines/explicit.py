@@ -138,7 +138,7 @@ class _Ids:
         self.group: dict[str, int] = {}
         self.spawn_all: tuple[int, ...] = ()
         self.spawn_in: dict[int, tuple[int, ...]] = {}
-        self.own: dict[str, tuple[int, ...]] = {}  # request -> its entry, if spawned
+        self.own: dict[str, tuple[int, ...]] = {}  # request -> its entries, if spawned
         self.widest = 0  # the most requests one group spawns
 
     def token(self, request: str, local: int) -> int:
@@ -170,7 +170,10 @@ class _Ids:
         for i in self.spawn_all:
             by.setdefault(group[requests[i]], []).append(i)
         self.spawn_in = {g: tuple(es) for g, es in by.items()}
-        self.own = {requests[i]: (i,) for i in reversed(self.spawn_all)}
+        own: dict[str, list[int]] = {}
+        for i in self.spawn_all:
+            own.setdefault(requests[i], []).append(i)
+        self.own = {r: tuple(es) for r, es in own.items()}
         self.widest = max((len(es) for es in self.spawn_in.values()), default=0)
 
     def spawnable(self, inflight: tuple[int, ...], completed: tuple[int, ...],

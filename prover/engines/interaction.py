@@ -15,7 +15,7 @@ syntax of the handlers:
    non-serial projection on one group, with no more requests: every counterexample with
    k requests gives one with at most k requests *inside one group*, and a search that
    combines requests of one group only loses no shortest counterexample.
-2. **Twins.** Handlers with the same initial local state (the same body) take the same
+2. **Twins.** Handlers with the same initial local states (the same body) take the same
    steps and give the same responses; only their names differ. Renaming every twin to
    the first of its kind maps executions to executions, and a multiset to one that is
    serial exactly when it is (a serial execution of the renamed multiset is one of the
@@ -89,7 +89,11 @@ def groups(program: ast.Program) -> dict[str, int]:
 
 
 def twins(entries: Sequence[tuple[str, str]]) -> dict[str, str]:
-    """Each request's representative: the first request whose initial local state (its
-    whole body, as text) is the same."""
-    first: dict[str, str] = {}
-    return {request: first.setdefault(start, request) for request, start in entries}
+    """Each request's representative: the first request with the same initial local
+    states (for a Ser program its one start, the whole body as text; a network system
+    may give a request several)."""
+    starts: dict[str, set[str]] = {}
+    for request, start in entries:
+        starts.setdefault(request, set()).add(start)
+    first: dict[tuple[str, ...], str] = {}
+    return {r: first.setdefault(tuple(sorted(ss)), r) for r, ss in starts.items()}

@@ -91,6 +91,13 @@ def test_twins_are_requests_with_the_same_body() -> None:
         "h0", "h1", "h2"}
 
 
+def test_twins_need_the_same_initial_local_states() -> None:
+    """A network system may start a request in several local states: a request that
+    starts in fewer of them is no twin (a serial run of the other may use the rest)."""
+    got = twins([("a", "l1"), ("a", "l2"), ("b", "l1"), ("c", "l2"), ("c", "l1")])
+    assert got == {"a": "a", "b": "b", "c": "a"}
+
+
 def test_spawnable_keeps_a_state_in_its_group() -> None:
     tab = tables(_steps(cache_unlocked_get(2)))
     get0, incr1 = tab.entries[0], tab.entries[4]
