@@ -76,7 +76,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from prover.engines import Counterexample, Event, replay, replay_program
-from prover.engines.interaction import groups, twins
+from prover.engines.interaction import WIDE_GROUP, groups, twins
 from prover.frontend.ast import env_text
 from prover.frontend.compile import Env
 from prover.frontend.steps import ProgramSteps
@@ -93,14 +93,6 @@ _SPAWN_RESPOND = 2  # a new instance spawns and responds at once (initial local 
 MINIMISE_STATES = 200_000
 """State budget of the search for a smaller counterexample (about 2 s idle; a budget in
 states, not seconds, keeps the certificate independent of the machine's load)."""
-
-WIDE_GROUP = 8
-"""Requests one interaction group spawns from which a round of `find_counterexample`
-first searches the executions of one request alone, on a quarter of its state budget:
-with many requests that all interact, every layer holds every pair of them, while a bug
-of one request needs only its own instances (200 distinct lost updates of one global:
-one layer of pairs is 180,000 states, the bug of one of them is found in a few hundred).
-No paper benchmark has a group this wide."""
 
 State = tuple[int, tuple[int, ...], tuple[int, ...]]
 """(global id, sorted in-flight token ids, sorted completed pair ids)."""
@@ -336,13 +328,18 @@ class _ProgramTables(_Ids):
         return serial
 
     def oracle(self, ms: Multiset) -> SerialMembership | None:
-        """The serial automaton the search built for the group of `ms`'s requests, as
-        deep as `ms` is large (what an explanation of it explores); None when `ms`
-        spans several groups."""
+        """The serial automaton an explanation of `ms` explores, as deep as `ms` is
+        large, if the search built it: its group's, or for a group of `WIDE_GROUP` or
+        more requests its one request's (prover/certificate/explain.py); else None."""
         used = {self.group.get(r, -1) for (r, _), _ in ms}
         if len(used) != 1 or -1 in used:
             return None
-        return self._serial(used.pop()).membership(sum(n for _, n in ms))
+        group, depth = used.pop(), sum(n for _, n in ms)
+        if sum(1 for g in self.group.values() if g == group) < WIDE_GROUP:
+            return self._serial(group).membership(depth)
+        alone = self.serial.get(ms[0][0][0])
+        mine = {r for (r, _), _ in ms}
+        return alone.membership(depth) if alone is not None and len(mine) == 1 else None
 
     def replay(self, trace: tuple[Event, ...]) -> Multiset:
         return replay_program(self.source, trace)

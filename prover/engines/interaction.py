@@ -33,6 +33,16 @@ from dataclasses import dataclass
 
 from prover.frontend import ast
 
+WIDE_GROUP = 8
+"""Requests one interaction group spawns from which a round of `find_counterexample`
+first searches the executions of one request alone, on a quarter of its state budget:
+with many requests that all interact, every layer holds every pair of them, while a bug
+of one request needs only its own instances (200 distinct lost updates of one global:
+one layer of pairs is 180,000 states, the bug of one of them is found in a few hundred).
+No paper benchmark has a group this wide. An explanation of a counterexample of such a
+group explores the serial executions of its own requests only
+(prover/certificate/explain.py)."""
+
 
 @dataclass(frozen=True)
 class Names:

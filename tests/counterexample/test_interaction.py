@@ -235,3 +235,23 @@ def test_wide_group_rounds_report_minimal_counterexamples() -> None:
     cex = res.counterexample
     assert cex is not None and cex.requests == 2 and cex.minimal
     assert res.states < 20_000  # the first round's full search ran out; alone found it
+
+
+@pytest.mark.parametrize("text", [one_global(10), one_global_distinct(10)])
+def test_a_wide_group_is_explained_by_the_counterexample_requests(text: str) -> None:
+    """Ten handlers over one global: the explanation speaks of serial executions of the
+    counterexample's own request, and the search hands it that very automaton."""
+    from prover.certificate.explain import explain, render_text
+
+    steps = _steps(text)
+    tab = tables(steps)
+    assert isinstance(tab, ProgramTables)
+    cex = find_counterexample(tab).counterexample
+    assert cex is not None and cex.completed == ((("h0", "0"), 2),)
+    expl = explain(steps, cex)
+    assert expl.among == ("h0",) and [r for r, _ in expl.serial_answers] == ["h0"]
+    assert explain(steps, cex, membership=tab.oracle(cex.completed)) == expl
+    assert "Serial executions of at most 2 requests of h0 from the initial state" \
+        in render_text(expl)
+    assert "no serial execution of at most 2 requests of h0 answers" in expl.reasons[0] \
+        or "every pair can occur serially" in expl.reasons[0]
