@@ -588,7 +588,10 @@ def find_counterexample(
     is reported honestly. Such a counterexample with K requests is then *minimised*: the
     unbounded search with at most K − 1 requests explores up to `minimise_states` states;
     if it completes, K is proven minimal; if it finds a counterexample, that one has the
-    fewest requests (`minimise_deadline`, default `deadline`, bounds this step too). Stops
+    fewest requests (`minimise_deadline`, default `deadline`, bounds this step too). When
+    some interaction group spawns `WIDE_GROUP` requests or more, each round first searches
+    the executions of one request's instances alone (`alone`, a quarter of the round's
+    budget), a restricted search treated like the bounded ones. Stops
     at the deadline; returns the last unbounded result when
     nothing was found. Each round's state budget is capped by `max_states` (memory).
 
