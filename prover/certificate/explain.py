@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from prover.engines import Counterexample, Event
+from prover.engines.interaction import WIDE_GROUP, groups
 from prover.frontend.ast import env_text
 from prover.frontend.compile import Env
 from prover.frontend.steps import ProgramSteps
@@ -61,6 +62,7 @@ class Explanation:
     stuck_at: str
     left_over: Multiset
     within: int | None = None  # serial executions explored up to this many requests
+    among: tuple[str, ...] = ()  # ... of these requests only (all when empty)
 
 
 def response_key(response: str) -> tuple[int, int, str]:
@@ -150,6 +152,21 @@ def build_rows(source: NetworkSystem | ProgramSteps, events: tuple[Event, ...]
     return tuple(rows)
 
 
+def _interacting(steps: ProgramSteps, cex: Counterexample) -> tuple[list[str], bool]:
+    """The requests of the counterexample's interaction groups (prover/engines/
+    interaction.py), in program order: a serial execution of requests that share no
+    global with them neither helps nor hinders producing its pairs, so only these are
+    explored and listed. When they are `WIDE_GROUP` or more, only the counterexample's
+    own requests (all a serial execution of its multiset runs), and True."""
+    group = groups(steps.program)
+    used = {group[r] for (r, _), _ in cex.completed}
+    names = list(dict.fromkeys(r for r, _ in steps.entries if group[r] in used))
+    if len(names) < WIDE_GROUP:
+        return names, False
+    mine = {r for (r, _), _ in cex.completed}
+    return [r for r in names if r in mine], True
+
+
 def explain(
     source: NetworkSystem | ProgramSteps,
     cex: Counterexample,
@@ -161,17 +178,19 @@ def explain(
     steps: then serial executions are explored only as far as the counterexample's
     number of requests (the statements about them say so)."""
     within: int | None = None
+    among: tuple[str, ...] = ()
     if isinstance(source, ProgramSteps):
         within = sum(n for _, n in cex.completed)
-        oracle = membership or SerialOnDemand(source).membership(within)
-        names = list(dict.fromkeys(r for r, _ in source.entries))
+        names, only = _interacting(source, cex)
+        among = tuple(names) if only else ()
+        oracle = membership or SerialOnDemand(source, frozenset(names)).membership(within)
     else:
         aut = automaton or (membership.automaton if membership
                             else build_serial_automaton(source))  # fmt: skip
         oracle = membership or SerialMembership(aut)
         names = list(source.request_names)
     serially = "serial execution" if within is None else \
-        f"serial execution of at most {within} requests"
+        f"serial execution of at most {within} requests{_of(among)}"
     producible = oracle.producible_from_initial()
     by_request: dict[str, list[str]] = {r: [] for r in names}
     for r, v in sorted(producible, key=pair_key):
@@ -218,7 +237,12 @@ def explain(
         stuck_at=stuck,
         left_over=left,
         within=within,
+        among=among,
     )
+
+
+def _of(among: tuple[str, ...]) -> str:
+    return f" of {', '.join(among)}" if among else ""
 
 
 def _lines(lines: tuple[int, ...]) -> str:
@@ -285,7 +309,7 @@ def _tail(expl: Explanation, out: list[str], columns: int | None) -> str:
         f"{r}: {', '.join(vs) if vs else 'never finishes'}" for r, vs in expl.serial_answers
     )
     which = "Serial executions" if expl.within is None else \
-        f"Serial executions of at most {expl.within} requests"
+        f"Serial executions of at most {expl.within} requests{_of(expl.among)}"
     last = f"{which} from the initial state can answer: {answers}"
     out += textwrap.wrap(last, columns, subsequent_indent="  ") if columns else [last]
     return "\n".join(out)

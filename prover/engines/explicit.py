@@ -43,6 +43,23 @@ lost, and adds no behaviour, so nothing spurious is found):
    from which its only way out is responding right there is the same as responding now.
 4. **No duplicate states.** States are identified by value across all layers
    (breadth-first visited set); a revisit adds no new reachable marking.
+5. **Interacting requests only** (prover/engines/interaction.py). A Ser program's
+   handlers fall into interaction groups (handlers that write what another names, read
+   off the syntax) and twins (the same body). A state spawns only requests of its own
+   group, and only the first of each kind of twins: every counterexample with k requests
+   has a projection on one group, renamed to the first twins, that is a counterexample
+   with at most k requests, and a non-serial multiset of one group's pairs is found
+   non-serial by that group's serial automaton alone. So layer k still holds a
+   counterexample whenever one with k requests exists, the first one found has the
+   fewest requests, and an exhausted layer still means none with that many (at the
+   least layer every counterexample is of one group anyway: on the paper benchmarks and
+   the examples the search finds the very counterexample it found without this). N
+   independent lost updates cost N small searches, not one over all their
+   interleavings; a network system is one group (its twins still count).
+
+Layer k's spawns are made once the layer is closed, from its states in the order they
+were expanded: the next layer is the same, and none of it is built when a counterexample
+ends layer k.
 
 Optional *concurrency bound* `max_inflight`: only states with at most that many tokens in
 flight between moves are kept. Because spawns and responses are fused with steps, an
@@ -59,6 +76,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from prover.engines import Counterexample, Event, replay, replay_program
+from prover.engines.interaction import WIDE_GROUP, groups, twins
 from prover.errors import RUNTIME_FAULTS, CompileError
 from prover.frontend.ast import env_text
 from prover.frontend.compile import Env
@@ -111,6 +129,11 @@ class _Ids:
         self.pairs: list[tuple[str, str]] = []
         self.pid: dict[tuple[str, str], int] = {}
         self.fault: CompileError | None = None  # the first run-time error a step met
+        self.group: dict[str, int] = {}
+        self.spawn_all: tuple[int, ...] = ()
+        self.spawn_in: dict[int, tuple[int, ...]] = {}
+        self.own: dict[str, tuple[int, ...]] = {}  # request -> its entries, if spawned
+        self.widest = 0  # the most requests one group spawns
 
     def token(self, request: str, local: int) -> int:
         key = (request, local)
@@ -129,6 +152,35 @@ class _Ids:
             self.pid[key] = p
             self.pairs.append(key)
         return p
+
+    def restrict(self, requests: list[str], group: dict[str, int],
+                 twin: dict[str, str]) -> None:
+        """Spawn only the first of each kind of twins, and only requests of one
+        interaction group per state (prover/engines/interaction.py); `requests` is the
+        request of each entry."""
+        self.group = group
+        self.spawn_all = tuple(i for i, r in enumerate(requests) if twin[r] == r)
+        by: dict[int, list[int]] = {}
+        for i in self.spawn_all:
+            by.setdefault(group[requests[i]], []).append(i)
+        self.spawn_in = {g: tuple(es) for g, es in by.items()}
+        own: dict[str, list[int]] = {}
+        for i in self.spawn_all:
+            own.setdefault(requests[i], []).append(i)
+        self.own = {r: tuple(es) for r, es in own.items()}
+        self.widest = max((len(es) for es in self.spawn_in.values()), default=0)
+
+    def spawnable(self, inflight: tuple[int, ...], completed: tuple[int, ...],
+                  alone: bool = False) -> tuple[int, ...]:
+        """The entries a state may spawn: those of its requests' group (`alone`: its
+        request's only)."""
+        if inflight:
+            request = self.tokens[inflight[0]][0]
+        elif completed:
+            request = self.pairs[completed[0]][0]
+        else:
+            return self.spawn_all
+        return self.own[request] if alone else self.spawn_in[self.group[request]]
 
     def multiset(self, completed: tuple[int, ...]) -> Multiset:
         counts: dict[tuple[str, str], int] = {}
@@ -181,6 +233,10 @@ class _Tables(_Ids):
             a for a, bs in succ.items() if any(b in can_finish for b in bs)
         )
         self.entries = [(r.request, self.lid[r.local]) for r in ns.requests]
+        # A global state is opaque here: one interaction group.
+        requests = [r.request for r in ns.requests]
+        self.restrict(requests, dict.fromkeys(requests, 0),
+                      twins([(r.request, r.local) for r in ns.requests]))
 
     def step(self, loc: int, g: int) -> tuple[tuple[int, int], ...]:
         return self.steps.get((loc, g), ())
@@ -205,10 +261,14 @@ class _ProgramTables(_Ids):
     (prover/frontend/steps.py): no network system is built, so no bound on the number of
     global states stops the search; only the states it visits are ever computed."""
 
-    def __init__(self, steps: ProgramSteps, serial: SerialOnDemand | None = None) -> None:
+    def __init__(self, steps: ProgramSteps) -> None:
         super().__init__()
         self.source = steps
-        self.serial = serial or SerialOnDemand(steps)
+        # The serial automaton of each interaction group's requests: a multiset of one
+        # group's pairs is serial exactly when it is in that group's automaton (its
+        # serial executions run no other request), which is built on demand; that of
+        # one request alone for the multisets of its pairs only.
+        self.serial: dict[int | str, SerialOnDemand] = {}  # by group, or by request
         self.genv: list[Env] = []
         self.globals: list[str] = []
         self.gid: dict[str, int] = {}
@@ -216,6 +276,8 @@ class _ProgramTables(_Ids):
         self.lid: dict[str, int] = {}
         self.initial = self._global(steps.initial)
         self.entries = [(r, self._local(loc)) for r, loc in steps.entries]
+        self.restrict([r for r, _ in steps.entries], groups(steps.program),
+                      twins(steps.entries))
         self._steps: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {}
 
     def _global(self, env: Env) -> int:
@@ -262,15 +324,44 @@ class _ProgramTables(_Ids):
         return self.source.response(self.locals[loc]) is None
 
     def is_serial(self, ms: Multiset) -> bool:
-        serial = self.serial.is_serial(ms)
-        self.fault = self.fault or self.serial.fault
+        first = ms[0][0][0]
+        if all(r == first for (r, _), _ in ms):  # one request: its automaton alone
+            serial = self.serial.get(first)
+            if serial is None:
+                serial = self.serial[first] = SerialOnDemand(self.source, frozenset([first]))
+        else:
+            serial = self._serial(self.group[first])
+        answer = serial.is_serial(ms)
+        self.fault = self.fault or serial.fault  # a run alone that failed (its dead end)
+        return answer
+
+    def _serial(self, group: int) -> SerialOnDemand:
+        serial = self.serial.get(group)
+        if serial is None:  # twins included: they share their runs alone, and are listed
+            members = frozenset(r for r, g in self.group.items() if g == group)
+            serial = self.serial[group] = SerialOnDemand(self.source, members)
         return serial
+
+    def oracle(self, ms: Multiset) -> SerialMembership | None:
+        """The serial automaton an explanation of `ms` explores, as deep as `ms` is
+        large, if the search built it: its group's, or for a group of `WIDE_GROUP` or
+        more requests its one request's (prover/certificate/explain.py); else None."""
+        used = {self.group.get(r, -1) for (r, _), _ in ms}
+        if len(used) != 1 or -1 in used:
+            return None
+        group, depth = used.pop(), sum(n for _, n in ms)
+        if sum(1 for g in self.group.values() if g == group) < WIDE_GROUP:
+            return self._serial(group).membership(depth)
+        alone = self.serial.get(ms[0][0][0])
+        mine = {r for (r, _), _ in ms}
+        return alone.membership(depth) if alone is not None and len(mine) == 1 else None
 
     def replay(self, trace: tuple[Event, ...]) -> Multiset:
         return replay_program(self.source, trace)
 
 
 Tables = _Tables | _ProgramTables
+ProgramTables = _ProgramTables  # the search's view of a program (its `oracle`, for explanations)
 
 
 def tables(source: NetworkSystem | ProgramSteps | Tables, automaton: SerialAutomaton | None = None,
@@ -314,9 +405,13 @@ def search(
     max_states: int = 2_000_000,
     deadline: float | None = None,
     lower_bound_known: int = 0,
+    alone: bool = False,
     progress: Callable[[str], None] | None = None,
 ) -> SearchResult:
     """Layered breadth-first search for a counterexample (see the module docstring).
+
+    `alone`: only executions of several instances of one request (a restriction, like
+    `max_inflight`: its counterexamples carry `lower_bound_known`).
 
     `ns`: a network system, a Ser program's per-variable steps (stepped on demand), or
     their tables. `deadline` is a `time.monotonic()` value. `lower_bound_known` is a
@@ -330,14 +425,14 @@ def search(
     layer: deque[State] = deque([start])
     k = 0  # requests spawned in the current layer
     expanded = 0
-    bounded = max_inflight is not None
+    bounded = max_inflight is not None or alone
     cap = max_inflight if max_inflight is not None else 1 << 30
 
     while layer:
-        nxt_layer: deque[State] = deque()
         if progress is not None:
             bound = "" if max_inflight is None else f", at most {max_inflight} in flight"
             progress(f"{k} requests{bound}: {len(parent):,} of {max_states:,} states")
+        closed: list[State] = []  # the layer's states, in the order they were expanded
         while layer:
             state = layer.popleft()
             expanded += 1
@@ -356,54 +451,78 @@ def search(
                     lb = k if not bounded else lower_bound_known
                     cex = _trace(tab, parent, state, lb, "explicit")
                     return SearchResult(cex, k - 1, False, len(parent), "found")
-            # Successors: in-flight steps (same layer).
-            prev = -1
-            for tok in inflight:
-                if tok == prev:
-                    continue
-                prev = tok
-                req, loc = tab.tokens[tok]
-                targets = tab.step(loc, g)
-                if not targets:
-                    continue
-                rest = _remove(inflight, tok)
-                for ti, (l2, g2) in enumerate(targets):
-                    for resp in tab.answers(l2):
-                        p = tab.pair(req, resp)
-                        s2: State = (g2, rest, _insert(completed, p))
-                        if s2 not in parent:
-                            parent[s2] = (state, (_STEP, tok, ti, p))
-                            layer.append(s2)
-                    if tab.keeps(l2) and len(rest) < cap:
-                        s2 = (g2, _insert(rest, tab.token(req, l2)), completed)
-                        if s2 not in parent:
-                            parent[s2] = (state, (_STEP, tok, ti, -1))
-                            layer.append(s2)
-            # Spawns (next layer), fused with the instance's first move.
-            if k >= max_requests:
-                continue
-            for ei, (req, l0) in enumerate(tab.entries):
-                for resp in tab.answers(l0):
-                    p = tab.pair(req, resp)
-                    s2 = (g, inflight, _insert(completed, p))
-                    if s2 not in parent:
-                        parent[s2] = (state, (_SPAWN_RESPOND, ei, -1, p))
-                        nxt_layer.append(s2)
-                for ti, (l2, g2) in enumerate(tab.step(l0, g)):
-                    for resp in tab.answers(l2):
-                        p = tab.pair(req, resp)
-                        s2 = (g2, inflight, _insert(completed, p))
-                        if s2 not in parent:
-                            parent[s2] = (state, (_SPAWN, ei, ti, p))
-                            nxt_layer.append(s2)
-                    if tab.keeps(l2) and len(inflight) < cap:
-                        s2 = (g2, _insert(inflight, tab.token(req, l2)), completed)
-                        if s2 not in parent:
-                            parent[s2] = (state, (_SPAWN, ei, ti, -1))
-                            nxt_layer.append(s2)
-        layer = nxt_layer
+            _step_successors(tab, state, cap, parent, layer)
+            closed.append(state)
+        # The layer is closed: only now its spawns, in the order of expansion (so the
+        # next layer is the one that spawning during the expansion made; none is made
+        # when a counterexample ends the layer). Running out here, layer k is done.
+        for n, state in enumerate(closed if k < max_requests else (), 1):
+            if n & 1023 == 0:
+                if deadline is not None and time.monotonic() > deadline:
+                    return SearchResult(None, k, False, len(parent), "time")
+                if len(parent) > max_states:
+                    return SearchResult(None, k, False, len(parent), "states")
+            _spawn_successors(tab, state, cap, parent, layer, alone)
         k += 1
     return SearchResult(None, min(k - 1, max_requests), True, len(parent), "bound")
+
+
+def _step_successors(tab: Tables, state: State, cap: int,
+                     parent: dict[State, tuple[State, Move] | None],
+                     out: deque[State]) -> None:
+    """In-flight steps (the same layer), each maybe fused with its response."""
+    g, inflight, completed = state
+    prev = -1
+    for tok in inflight:
+        if tok == prev:
+            continue
+        prev = tok
+        req, loc = tab.tokens[tok]
+        targets = tab.step(loc, g)
+        if not targets:
+            continue
+        rest = _remove(inflight, tok)
+        for ti, (l2, g2) in enumerate(targets):
+            for resp in tab.answers(l2):
+                p = tab.pair(req, resp)
+                s2: State = (g2, rest, _insert(completed, p))
+                if s2 not in parent:
+                    parent[s2] = (state, (_STEP, tok, ti, p))
+                    out.append(s2)
+            if tab.keeps(l2) and len(rest) < cap:
+                s2 = (g2, _insert(rest, tab.token(req, l2)), completed)
+                if s2 not in parent:
+                    parent[s2] = (state, (_STEP, tok, ti, -1))
+                    out.append(s2)
+
+
+def _spawn_successors(tab: Tables, state: State, cap: int,
+                      parent: dict[State, tuple[State, Move] | None],
+                      out: deque[State], alone: bool) -> None:
+    """Spawns (the next layer), fused with the instance's first move; only of the
+    requests `tab.spawnable` allows (interaction groups and twins)."""
+    g, inflight, completed = state
+    for ei in tab.spawnable(inflight, completed, alone):
+        req, l0 = tab.entries[ei]
+        for resp in tab.answers(l0):
+            p = tab.pair(req, resp)
+            s2: State = (g, inflight, _insert(completed, p))
+            if s2 not in parent:
+                parent[s2] = (state, (_SPAWN_RESPOND, ei, -1, p))
+                out.append(s2)
+        for ti, (l2, g2) in enumerate(tab.step(l0, g)):
+            for resp in tab.answers(l2):
+                p = tab.pair(req, resp)
+                s2 = (g2, inflight, _insert(completed, p))
+                if s2 not in parent:
+                    parent[s2] = (state, (_SPAWN, ei, ti, p))
+                    out.append(s2)
+            if tab.keeps(l2) and len(inflight) < cap:
+                s2 = (g2, _insert(inflight, tab.token(req, l2)), completed)
+                if s2 not in parent:
+                    parent[s2] = (state, (_SPAWN, ei, ti, -1))
+                    out.append(s2)
+
 
 
 def _trace(
@@ -484,7 +603,10 @@ def find_counterexample(
     is reported honestly. Such a counterexample with K requests is then *minimised*: the
     unbounded search with at most K − 1 requests explores up to `minimise_states` states;
     if it completes, K is proven minimal; if it finds a counterexample, that one has the
-    fewest requests (`minimise_deadline`, default `deadline`, bounds this step too). Stops
+    fewest requests (`minimise_deadline`, default `deadline`, bounds this step too). When
+    some interaction group spawns `WIDE_GROUP` requests or more, each round first searches
+    the executions of one request's instances alone (`alone`, a quarter of the round's
+    budget), a restricted search treated like the bounded ones. Stops
     at the deadline; returns the last unbounded result when
     nothing was found. Each round's state budget is capped by `max_states` (memory).
 
@@ -503,11 +625,12 @@ def find_counterexample(
         if full.counterexample is not None or full.complete or full.stop_reason == "time":
             return full
         lower = max(lower, full.exhausted_requests + 1)
-        for c in range(1, rnd + 2):
+        # (alone, max_inflight, max_states) of the round's restricted searches
+        narrow = [(True, None, budget // 4)] if tab.widest >= WIDE_GROUP else []
+        for alone, c, states in narrow + [(False, c, budget) for c in range(1, rnd + 2)]:
             bounded = search(
-                tab, max_requests=max_requests, max_inflight=c,
-                max_states=budget, deadline=deadline, lower_bound_known=lower,
-                progress=progress,
+                tab, max_requests=max_requests, max_inflight=c, max_states=states,
+                deadline=deadline, lower_bound_known=lower, alone=alone, progress=progress,
             )
             if bounded.counterexample is not None:
                 until = deadline if minimise_deadline is None else minimise_deadline

@@ -59,6 +59,7 @@ class ProgramSteps:
         self._source, self._path = source, path
         self._locals: dict[str, _Local] = {}
         self._footprints: dict[str, tuple[Footprint, _Runner]] = {}
+        self._by_expr: dict[int, tuple[ast.Expr, tuple[Footprint, _Runner]]] = {}
         self._steps: dict[tuple[str, Values], tuple[Outcome, ...]] = {}
         entries = []
         for start in request_starts(program):
@@ -99,9 +100,15 @@ class ProgramSteps:
     def _scoped(self, name: str) -> tuple[Footprint, _Runner]:
         got = self._footprints.get(name)
         if got is None:
-            fp = footprint(self._locals[name].expr)
-            got = (fp, replace(self._runner, readable=fp.reads, writable=fp.touched))
-            self._footprints[name] = got
+            # A footprint is a function of the residual program alone, and local states
+            # that differ only in their locals share that node: walk it once.
+            expr = self._locals[name].expr
+            shared = self._by_expr.get(id(expr))
+            if shared is None or shared[0] is not expr:
+                fp = footprint(expr)
+                shared = self._by_expr[id(expr)] = (
+                    expr, (fp, replace(self._runner, readable=fp.reads, writable=fp.touched)))
+            got = self._footprints[name] = shared[1]
         return got
 
     def step(self, name: str, values: Values) -> tuple[Outcome, ...]:

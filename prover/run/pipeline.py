@@ -52,7 +52,13 @@ from prover.certificate.write import (
 )
 from prover.context import RunContext
 from prover.engines import Counterexample
-from prover.engines.explicit import SearchResult, Tables, find_counterexample, tables
+from prover.engines.explicit import (
+    ProgramTables,
+    SearchResult,
+    Tables,
+    find_counterexample,
+    tables,
+)
 from prover.errors import RUNTIME_FAULTS, CertificateError, Diagnostic, SerError
 from prover.frontend.steps import ProgramSteps
 from prover.ns import NetworkSystem
@@ -673,7 +679,11 @@ def _explanation(run: _Run, cex: Counterexample) -> tuple[str, dict[str, Any]]:
 
     view = run.model.steps if run.model.steps is not None and not run.ctx.ns_built \
         else run.ctx.ns
-    expl = explain(view, cex)
+    # On the per-variable steps, the serial automaton the search built for the
+    # counterexample's interaction group is the one the explanation explores.
+    search = run.search if isinstance(view, ProgramSteps) else None
+    oracle = search.oracle(cex.completed) if isinstance(search, ProgramTables) else None
+    expl = explain(view, cex, membership=oracle)
     return render_text(expl, columns=_columns()), explanation_json(expl)
 
 

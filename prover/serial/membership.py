@@ -67,7 +67,7 @@ class SerialMembership:
     # Configurations (state, remaining counts) known to admit no completing walk. Shared
     # by all queries: whether a configuration can be completed does not depend on the
     # query it was met in.
-    _dead: set[tuple[str, tuple[int, ...]]] = field(init=False, repr=False, default_factory=set)
+    _dead: set[_Conf] = field(init=False, repr=False, default_factory=set)
 
     def __post_init__(self) -> None:
         aut = self.automaton
@@ -153,10 +153,16 @@ class SerialMembership:
         return vec
 
     def _search(self, multiset: Multiset) -> tuple[SerialEdge, ...] | None:
-        vec = self._vector(multiset)
-        if vec is None:
-            return None  # some pair is the label of no serial edge at all
-        start = (self.automaton.initial, tuple(vec))
+        # Remaining counts are kept sparse, (label index, count) with count > 0 in index
+        # order: the work per configuration follows the multiset, not the alphabet.
+        counts: dict[int, int] = {}
+        for pair, n in multiset:
+            i = self._label_index.get(pair)
+            if i is None:
+                return None  # the pair is the label of no serial edge at all
+            if n:
+                counts[i] = counts.get(i, 0) + n
+        start = (self.automaton.initial, tuple(sorted(counts.items())))
         if len(self._dead) > 4_000_000:  # bound the memory of the shared memo
             self._dead.clear()
         failed = self._dead
@@ -164,16 +170,17 @@ class SerialMembership:
             return None
         # Iterative DFS: a stack of (configuration, edge choices still to try).
         path: list[SerialEdge] = []
-        stack: list[tuple[tuple[str, tuple[int, ...]], list[tuple[int, SerialEdge]]]] = []
+        stack: list[tuple[_Conf, list[tuple[int, SerialEdge]]]] = []
 
-        def choices(conf: tuple[str, tuple[int, ...]]) -> list[tuple[int, SerialEdge]] | None:
+        def choices(conf: _Conf) -> list[tuple[int, SerialEdge]] | None:
             g, rem = conf
-            if not any(rem):
+            if not rem:
                 return None  # success marker
             reach = self._reach_labels.get(g, frozenset())
-            if any(n > 0 and i not in reach for i, n in enumerate(rem)):
+            if any(i not in reach for i, _ in rem):
                 return []
-            return [(li, e) for li, e in self._out.get(g, ()) if rem[li] > 0][::-1]
+            left = dict(rem)
+            return [(li, e) for li, e in self._out.get(g, ()) if li in left][::-1]
 
         first = choices(start)
         if first is None:
@@ -188,9 +195,7 @@ class SerialMembership:
                     path.pop()
                 continue
             li, e = todo.pop()
-            rem = list(conf[1])
-            rem[li] -= 1
-            nxt = (e.target, tuple(rem))
+            nxt = (e.target, _take(conf[1], li))
             if nxt in failed:
                 continue
             ch = choices(nxt)
@@ -199,6 +204,15 @@ class SerialMembership:
                 return tuple(path)
             stack.append((nxt, ch))
         return None
+
+
+_Conf = tuple[str, tuple[tuple[int, int], ...]]
+"""(state, remaining counts as sorted (label index, count > 0) pairs)."""
+
+
+def _take(rem: tuple[tuple[int, int], ...], label: int) -> tuple[tuple[int, int], ...]:
+    """`rem` with one fewer of `label` (present)."""
+    return tuple((i, n - 1 if i == label else n) for i, n in rem if i != label or n > 1)
 
 
 def _reachable_labels(

@@ -30,8 +30,12 @@ class SerialOnDemand:
     """Membership in the serial set of a program, levels of the automaton built as asked.
     Not frozen: it owns caches whose contents are functions of the program only."""
 
-    def __init__(self, steps: ProgramSteps) -> None:
+    def __init__(self, steps: ProgramSteps, requests: frozenset[str] | None = None) -> None:
+        """`requests`: build the automaton of these requests only (all if None); exact
+        for the multisets of their pairs, whose serial executions run nothing else."""
         self.steps = steps
+        self.entries = tuple((r, start) for r, start in steps.entries
+                             if requests is None or r in requests)
         self.initial = env_text(steps.initial)
         self.envs: dict[str, Env] = {self.initial: steps.initial}
         self.levels: list[list[str]] = [[self.initial]]  # global states by first depth
@@ -60,7 +64,7 @@ class SerialOnDemand:
     def _grow(self) -> None:
         nxt: list[str] = []
         for g in self.levels[-1]:
-            for request, start in self.steps.entries:
+            for request, start in self.entries:
                 for response, g2 in self._alone(start, g):
                     self.edges.append(SerialEdge(g, request, response, g2))
                     if g2 not in self.placed:
