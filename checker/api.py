@@ -176,6 +176,11 @@ def _obligations(cert: dict[str, Any] | str | bytes, model_text: str | bytes | N
         steps = network(data, limits, deadline.remaining)
     for name, thunk in steps:
         yield name, _guard(thunk)
+    if "deadlock" in data:  # a claim of its own, beside the verdict's
+        from checker.deadlock import deadlock
+
+        for name, thunk in deadlock(data["model"], data["deadlock"], limits):
+            yield name, _guard(thunk)
 
 
 def _guard(thunk: Callable[[], str]) -> Callable[[], str]:

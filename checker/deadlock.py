@@ -1,0 +1,67 @@
+"""The deadlock section of a certificate (docs/certificates.md, "Deadlock"): a trace,
+replayed on the checker's own one-step semantics, ends in a configuration where requests
+are in flight and neither they nor any request that arrives has a step that changes
+something. A claim of its own: the verdict's evidence is checked apart, and this module
+is loaded only for a certificate that has the section."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from checker.certificate import Limits
+from checker.errors import LimitError, invalid
+from checker.semantics import Run, Semantics, apply, ser_semantics
+
+
+def deadlock(model: dict[str, Any], section: dict[str, Any],
+             limits: Limits) -> list[tuple[str, Callable[[], str]]]:
+    """The obligations of a deadlock section: its trace replays, and it is stuck."""
+    state: dict[str, Any] = {}
+
+    def replay() -> str:
+        if model["kind"] != "ser":
+            raise invalid("E-DEADLOCK", "a deadlock section is for a Ser program only")
+        events = section["events"]
+        if len(events) > limits.max_events:
+            raise LimitError(f"more than {limits.max_events} events in the deadlock trace")
+        sem = ser_semantics(model["source"])
+        run = Run(sem.initial, {}, {}, set())
+        for i, ev in enumerate(events, 1):
+            apply(sem, run, ev, i)
+        state["sem"], state["run"] = sem, run
+        return f"{len(events)} events replayed"
+
+    def stuck() -> str:
+        sem, run = state["sem"], state["run"]
+        _same_blocked(run, section)
+        if section["global"] != run.glob:
+            raise invalid("E-DEADLOCK", f"the trace ends at global {run.glob}, not "
+                                        f"{section['global']}")  # fmt: skip
+        for n, (_, loc) in sorted(run.inflight.items()):
+            if sem.answers(loc):
+                raise invalid("E-DEADLOCK", f"instance {n} can answer at {loc}")
+        for loc in sorted({loc for _, loc in run.inflight.values()}
+                          | {loc for _, loc in sem.requests}):  # fmt: skip
+            _only_stutters(sem, loc, run.glob)
+        return f"{len(run.inflight)} requests wait forever at global {run.glob}"
+
+    return [("deadlock-replay", replay), ("deadlock-stuck", stuck)]
+
+
+def _same_blocked(run: Run, section: dict[str, Any]) -> None:
+    """The blocked list names exactly the instances in flight, once each."""
+    listed = [(b["instance"], b["request"], b["local"]) for b in section["blocked"]]
+    actual = sorted((n, r, loc) for n, (r, loc) in run.inflight.items())
+    if sorted(listed) != actual or not actual:
+        raise invalid("E-DEADLOCK", "the blocked requests are not those in flight at the end "
+                                    f"of the trace ({len(actual)} in flight)")  # fmt: skip
+
+
+def _only_stutters(sem: Semantics, loc: str, glob: str) -> None:
+    """Every step of `loc` at `glob` ends where it started (or there is none)."""
+    if not sem.can_step(loc):
+        return
+    for to in sem.step(loc, glob):
+        if to != (loc, glob):
+            raise invalid("E-DEADLOCK", f"{loc} can step at global {glob} to {to[0]}, {to[1]}")

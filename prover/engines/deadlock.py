@@ -1,0 +1,171 @@
+"""Search for deadlocks of a Ser program (docs/cli.md, "Deadlocks": W-DEADLOCK).
+
+A *deadlock* is a configuration reached from the initial one by a finite execution in
+which at least one request is in flight, and in which neither a request in flight nor a
+request that arrives has an enabled step that is not a stutter: each one's every step at
+the current global state ends in the same local state and the same global state (a failed
+wait, a spin), or it has no step at all (a loop without `yield` that never ends). Then no
+execution from there changes the global state or moves a request in flight, whatever
+arrives: those requests wait forever. Requests that arrived earlier and finished are in
+the trace, so this covers a global deadlock and a set of requests that wait on each other
+while the rest finish (they finish first in the trace). Not covered (documented): a set
+that waits forever while requests unrelated to it can still arrive and run.
+
+The search is breadth-first over the counter abstraction of the explicit search
+(prover/engines/explicit.py, whose per-variable step view it reads): a state is the
+global state and the multiset of in-flight (request, local state) tokens; what finished
+is forgotten, since it does not matter for being stuck. Spawns are fused with the new
+instance's first step (an instance that never stepped holds nothing: removing it keeps
+the others stuck), responses follow the step that reaches an answer, and stutters are
+never taken (they change nothing). Shortest traces come first. Bounded and
+deterministic: a budget of states and a bound on the requests in flight at once,
+never the clock; the result says whether the search was complete under the bound or cut.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+from prover.engines import Event
+from prover.engines.explicit import _ProgramTables as Tables
+from prover.frontend.steps import ProgramSteps
+
+DEADLOCK_STATES = 20_000
+"""State budget of the deadlock search (a budget in states keeps the report the same on
+a loaded machine)."""
+
+DEADLOCK_INFLIGHT = 3
+"""Requests in flight at once that the search considers (deadlocks of two requests, as
+two locks taken in opposite orders, need two)."""
+
+State = tuple[int, tuple[int, ...]]  # (global id, sorted in-flight token ids)
+Move = tuple[bool, int, int]  # (spawn?, token id or entry index, step target index)
+
+
+@dataclass(frozen=True)
+class Blocked:
+    """A request instance that waits forever, at its local state."""
+
+    instance: int
+    request: str
+    local: str
+    lines: tuple[int, ...]  # the source lines its waiting steps run (none: no step)
+
+
+@dataclass(frozen=True)
+class Deadlock:
+    """A trace from the initial configuration, the global state it ends in, and the
+    instances then in flight: every one of them is stuck."""
+
+    events: tuple[Event, ...]
+    global_: str
+    blocked: tuple[Blocked, ...]
+
+
+@dataclass(frozen=True)
+class DeadlockSearch:
+    """`deadlock` is None when none was found; `complete` when every configuration with
+    at most `max_inflight` requests in flight was explored (else the budget cut it)."""
+
+    deadlock: Deadlock | None
+    states: int
+    complete: bool
+    max_inflight: int
+
+
+def find_deadlock(steps: ProgramSteps, *, max_states: int = DEADLOCK_STATES,
+                  max_inflight: int = DEADLOCK_INFLIGHT) -> DeadlockSearch:
+    """The first deadlock in breadth-first order, within the budget."""
+    tab = Tables(steps)
+    start: State = (tab.initial, ())
+    parent: dict[State, tuple[State, Move] | None] = {start: None}
+    todo: deque[State] = deque([start])
+    while todo:
+        state = todo.popleft()
+        g, inflight = state
+        if inflight and _frozen(tab, g, inflight):
+            found = _trace(tab, parent, state)
+            return DeadlockSearch(found, len(parent), False, max_inflight)
+        if len(parent) > max_states:
+            return DeadlockSearch(None, len(parent), False, max_inflight)
+        for s2, move in _successors(tab, state, max_inflight):
+            if s2 not in parent:
+                parent[s2] = (state, move)
+                todo.append(s2)
+    return DeadlockSearch(None, len(parent), True, max_inflight)
+
+
+def _frozen(tab: Tables, g: int, inflight: tuple[int, ...]) -> bool:
+    """Every request in flight, and every request that arrives, only stutters at `g`."""
+    locs = {tab.tokens[tok][1] for tok in inflight} | {loc for _, loc in tab.entries}
+    return all(t == (loc, g) for loc in sorted(locs) for t in tab.step(loc, g))
+
+
+def _after(tab: Tables, inflight: tuple[int, ...], req: str, l2: int) -> tuple[int, ...]:
+    """The in-flight tokens after an instance of `req` reached `l2`: it leaves when `l2`
+    answers (a response changes no global), else it stays at `l2`."""
+    if tab.answers(l2):
+        return inflight
+    return tuple(sorted((*inflight, tab.token(req, l2))))
+
+
+def _successors(tab: Tables, state: State, cap: int) -> list[tuple[State, Move]]:
+    g, inflight = state
+    out: list[tuple[State, Move]] = []
+    for tok in sorted(set(inflight)):
+        req, loc = tab.tokens[tok]
+        rest = list(inflight)
+        rest.remove(tok)
+        for ti, (l2, g2) in enumerate(tab.step(loc, g)):
+            if (l2, g2) != (loc, g):  # a stutter changes nothing
+                out.append(((g2, _after(tab, tuple(rest), req, l2)), (False, tok, ti)))
+    if len(inflight) >= cap:
+        return out
+    for ei, (req, l0) in enumerate(tab.entries):
+        for ti, (l2, g2) in enumerate(tab.step(l0, g)):
+            if (l2, g2) != (l0, g):
+                out.append(((g2, _after(tab, inflight, req, l2)), (True, ei, ti)))
+    return out
+
+
+def _trace(tab: Tables, parent: dict[State, tuple[State, Move] | None],
+           final: State) -> Deadlock:
+    """The parent chain as events with numbered instances; the instances left in flight
+    are the blocked ones."""
+    path: list[tuple[State, Move]] = []
+    link = parent[final]
+    while link is not None:
+        path.append(link)
+        link = parent[link[0]]
+    events: list[Event] = []
+    at: dict[tuple[str, int], list[int]] = {}  # (request, local id) -> instances there
+    count = 0
+    names = tab.locals
+    for (g, _), (spawn, a, ti) in reversed(path):
+        if spawn:
+            req, loc = tab.entries[a]
+            count += 1
+            inst = count
+            events.append(Event("spawn", inst, req, names[loc]))
+        else:
+            req, loc = tab.tokens[a]
+            inst = at[(req, loc)].pop(0)
+        l2, g2 = tab.step(loc, g)[ti]
+        events.append(Event("step", inst, req, names[loc], global_=tab.globals[g],
+                            to_local=names[l2], to_global=tab.globals[g2]))
+        answers = tab.answers(l2)
+        if answers:
+            events.append(Event("respond", inst, req, names[l2], response=answers[0]))
+        else:
+            at.setdefault((req, l2), []).append(inst)
+    g = final[0]
+    blocked = sorted((Blocked(i, req, names[loc], _waits(tab, loc, g))
+                      for (req, loc), insts in at.items() for i in insts),
+                     key=lambda b: b.instance)  # fmt: skip
+    return Deadlock(tuple(events), tab.globals[g], tuple(blocked))
+
+
+def _waits(tab: Tables, loc: int, g: int) -> tuple[int, ...]:
+    outcomes = tab.source.step_global(tab.locals[loc], tab.genv[g])
+    return tuple(sorted(set().union(*(lines for _, _, lines in outcomes))))
