@@ -1,17 +1,19 @@
 """The deadlock section of a certificate (docs/certificates.md, "Deadlock"): a trace,
 replayed on the checker's own one-step semantics, ends in a configuration where requests
-are in flight and neither they nor any request that arrives has a step that changes
-something. A claim of its own: the verdict's evidence is checked apart, and this module
-is loaded only for a certificate that has the section."""
+are in flight, none can answer, and each one's every step only stutters, there and at
+every global that requests arriving afterwards can reach. A claim of its own: the
+verdict's evidence is checked apart, and this module is loaded only for a certificate
+that has the section."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from checker.certificate import Limits
 from checker.errors import LimitError, invalid
-from checker.semantics import Run, Semantics, apply, ser_semantics
+from checker.semantics import Run, Semantics, apply, explore, ser_semantics
 
 
 def deadlock(model: dict[str, Any], section: dict[str, Any],
@@ -41,10 +43,12 @@ def deadlock(model: dict[str, Any], section: dict[str, Any],
         for n, (_, loc) in sorted(run.inflight.items()):
             if sem.answers(loc):
                 raise invalid("E-DEADLOCK", f"instance {n} can answer at {loc}")
-        for loc in sorted({loc for _, loc in run.inflight.values()}
-                          | {loc for _, loc in sem.requests}):  # fmt: skip
-            _only_stutters(sem, loc, run.glob)
-        return f"{len(run.inflight)} requests wait forever at global {run.glob}"
+        globs = _arrivals(sem, run.glob)
+        for glob in globs:
+            for loc in sorted({loc for _, loc in run.inflight.values()}):
+                _only_stutters(sem, loc, glob)
+        return (f"{len(run.inflight)} requests wait forever at global {run.glob} and at the "
+                f"{len(globs) - 1} other globals that arriving requests can reach")
 
     return [("deadlock-replay", replay), ("deadlock-stuck", stuck)]
 
@@ -56,6 +60,14 @@ def _same_blocked(run: Run, section: dict[str, Any]) -> None:
     if sorted(listed) != actual or not actual:
         raise invalid("E-DEADLOCK", "the blocked requests are not those in flight at the end "
                                     f"of the trace ({len(actual)} in flight)")  # fmt: skip
+
+
+def _arrivals(sem: Semantics, glob: str) -> list[str]:
+    """`glob` and every global the closure from it (ser-reference's, over any number of
+    requests that arrive, with the blocked ones left out) discovers: every global that
+    arriving requests can reach, and perhaps more (bounded: E-MODEL beyond NS_BOUND)."""
+    ns = explore(replace(sem, initial=glob))
+    return sorted({glob} | {t[3] for t in ns.transitions})
 
 
 def _only_stutters(sem: Semantics, loc: str, glob: str) -> None:

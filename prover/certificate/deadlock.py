@@ -40,8 +40,8 @@ def deadlock_warning(found: Deadlock, search: DeadlockSearch, path: str) -> Diag
     verb = "waits" if n == 1 else "wait"
     line = found.blocked[0].lines[0] if found.blocked[0].lines else 0
     return Diagnostic("W-DEADLOCK", f"deadlock: {who} {verb} forever at global "
-                      f"{found.global_}: no request in flight and no request that arrives can "
-                      f"change anything ({_extent(search)})", path, line, 1 if line else 0)
+                      f"{found.global_}: each of their steps changes nothing, there and wherever "
+                      f"requests that arrive can lead ({_extent(search)})", path, line, 1 if line else 0)
 
 
 def deadlock_report(steps: ProgramSteps, search: DeadlockSearch,
@@ -63,5 +63,5 @@ def deadlock_report(steps: ProgramSteps, search: DeadlockSearch,
     lines = ["Deadlock (W-DEADLOCK): after this interleaving, the requests in flight wait "
              "forever:", *table_lines(rows, columns=columns)]
     lines += [f"  {_who(b)} waits at {b.local}" for b in found.blocked]
-    lines.append(f"  global {found.global_}; a request that arrives waits too")
+    lines.append(f"  global {found.global_}; requests that arrive never free them")
     return "\n".join(lines), data

@@ -1,15 +1,15 @@
 """Search for deadlocks of a Ser program (docs/cli.md, "Deadlocks": W-DEADLOCK).
 
 A *deadlock* is a configuration reached from the initial one by a finite execution in
-which at least one request is in flight, and in which neither a request in flight nor a
-request that arrives has an enabled step that is not a stutter: each one's every step at
-the current global state ends in the same local state and the same global state (a failed
-wait, a spin), or it has no step at all (a loop without `yield` that never ends). Then no
-execution from there changes the global state or moves a request in flight, whatever
-arrives: those requests wait forever. Requests that arrived earlier and finished are in
-the trace, so this covers a global deadlock and a set of requests that wait on each other
-while the rest finish (they finish first in the trace). Not covered (documented): a set
-that waits forever while requests unrelated to it can still arrive and run.
+which at least one request is in flight, none of them can answer, and each one's every
+step only stutters (ends in the same local state and the same global state: a failed
+wait, a spin; or there is no step at all, a loop without `yield` that never ends), at the
+current global state and at every global state that requests arriving from there on can
+reach (the closure of their local states over the global states, an over-approximation).
+Only requests change globals; the ones in flight change nothing and the arriving ones
+never reach a global where those could move, so they wait forever. Requests that arrived
+earlier and finished are in the trace, so this covers a global deadlock and a set of
+requests that wait on each other while the rest finish or keep arriving.
 
 The search is breadth-first over the counter abstraction of the explicit search
 (prover/engines/explicit.py, whose per-variable step view it reads): a state is the
@@ -38,6 +38,10 @@ a loaded machine)."""
 DEADLOCK_INFLIGHT = 3
 """Requests in flight at once that the search considers (deadlocks of two requests, as
 two locks taken in opposite orders, need two)."""
+
+ARRIVALS_BOUND = 2_000
+"""Local and global states of the closure of arriving requests (the checker's bound is
+20,000: a closure the prover accepts, the checker explores)."""
 
 State = tuple[int, tuple[int, ...]]  # (global id, sorted in-flight token ids)
 Move = tuple[bool, int, int]  # (spawn?, token id or entry index, step target index)
@@ -81,10 +85,11 @@ def find_deadlock(steps: ProgramSteps, *, max_states: int = DEADLOCK_STATES,
     start: State = (tab.initial, ())
     parent: dict[State, tuple[State, Move] | None] = {start: None}
     todo: deque[State] = deque([start])
+    reach: dict[int, tuple[int, ...] | None] = {}
     while todo:
         state = todo.popleft()
         g, inflight = state
-        if inflight and _frozen(tab, g, inflight):
+        if inflight and _frozen(tab, g, inflight, reach):
             found = _trace(tab, parent, state)
             return DeadlockSearch(found, len(parent), False, max_inflight)
         if len(parent) > max_states:
@@ -96,10 +101,43 @@ def find_deadlock(steps: ProgramSteps, *, max_states: int = DEADLOCK_STATES,
     return DeadlockSearch(None, len(parent), True, max_inflight)
 
 
-def _frozen(tab: Tables, g: int, inflight: tuple[int, ...]) -> bool:
-    """Every request in flight, and every request that arrives, only stutters at `g`."""
-    locs = {tab.tokens[tok][1] for tok in inflight} | {loc for _, loc in tab.entries}
+def _stutters(tab: Tables, locs: set[int], g: int) -> bool:
     return all(t == (loc, g) for loc in sorted(locs) for t in tab.step(loc, g))
+
+
+def _frozen(tab: Tables, g: int, inflight: tuple[int, ...],
+            reach: dict[int, tuple[int, ...] | None]) -> bool:
+    """Every request in flight only stutters at `g` and at every global that requests
+    arriving from `g` on can reach (their closure, cached per `g`; too large: no)."""
+    locs = {tab.tokens[tok][1] for tok in inflight}
+    if not _stutters(tab, locs, g):
+        return False
+    if g not in reach:
+        reach[g] = _arrivals(tab, g)
+    globs = reach[g]
+    return globs is not None and all(_stutters(tab, locs, g2) for g2 in globs)
+
+
+def _arrivals(tab: Tables, g: int) -> tuple[int, ...] | None:
+    """The globals of the closure from `g` over the requests' own local states (every
+    local state found stepped at every global found: what any number of arriving
+    requests can reach, and perhaps more), as the checker computes it; None beyond
+    `ARRIVALS_BOUND` states."""
+    globs: dict[int, None] = {g: None}
+    locs: dict[int, None] = dict.fromkeys(loc for _, loc in tab.entries)
+    done: set[tuple[int, int]] = set()
+    grew = True
+    while grew:
+        grew = False
+        for loc, g2 in [(a, b) for a in list(locs) for b in list(globs) if (a, b) not in done]:
+            done.add((loc, g2))
+            for l3, g3 in tab.step(loc, g2):
+                grew |= l3 not in locs or g3 not in globs
+                locs.setdefault(l3, None)
+                globs.setdefault(g3, None)
+            if len(locs) + len(globs) > ARRIVALS_BOUND:
+                return None
+    return tuple(globs)
 
 
 def _after(tab: Tables, inflight: tuple[int, ...], req: str, l2: int) -> tuple[int, ...]:
