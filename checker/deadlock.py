@@ -7,7 +7,7 @@ that has the section."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -15,10 +15,13 @@ from checker.certificate import Limits
 from checker.errors import LimitError, invalid
 from checker.semantics import Run, Semantics, apply, explore, ser_semantics
 
+Steps = Iterator[tuple[str, Callable[[], str]]]
 
-def deadlock(model: dict[str, Any], section: dict[str, Any],
-             limits: Limits) -> list[tuple[str, Callable[[], str]]]:
-    """The obligations of a deadlock section: its trace replays, and it is stuck."""
+
+def deadlock(model: dict[str, Any], section: dict[str, Any], limits: Limits,
+             before: Steps) -> Steps:
+    """The obligations `before` (the verdict's), then those of the deadlock section: its
+    trace replays, and it is stuck."""
     state: dict[str, Any] = {}
 
     def replay() -> str:
@@ -50,7 +53,9 @@ def deadlock(model: dict[str, Any], section: dict[str, Any],
         return (f"{len(run.inflight)} requests wait forever at global {run.glob} and at the "
                 f"{len(globs) - 1} other globals that arriving requests can reach")
 
-    return [("deadlock-replay", replay), ("deadlock-stuck", stuck)]
+    yield from before
+    yield "deadlock-replay", replay
+    yield "deadlock-stuck", stuck
 
 
 def _same_blocked(run: Run, section: dict[str, Any]) -> None:

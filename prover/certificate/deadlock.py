@@ -39,9 +39,10 @@ def deadlock_warning(found: Deadlock, search: DeadlockSearch, path: str) -> Diag
     n = len(found.blocked)
     verb = "waits" if n == 1 else "wait"
     line = found.blocked[0].lines[0] if found.blocked[0].lines else 0
-    return Diagnostic("W-DEADLOCK", f"deadlock: {who} {verb} forever at global "
-                      f"{found.global_}: each of their steps changes nothing, there and wherever "
-                      f"requests that arrive can lead ({_extent(search)})", path, line, 1 if line else 0)
+    message = (f"deadlock: {who} {verb} forever at global {found.global_}: each of their "
+               f"steps changes nothing, there and wherever requests that arrive can lead "
+               f"({_extent(search)})")
+    return Diagnostic("W-DEADLOCK", message, path, line, 1 if line else 0)
 
 
 def deadlock_report(steps: ProgramSteps, search: DeadlockSearch,

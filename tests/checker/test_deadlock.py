@@ -134,7 +134,7 @@ def test_a_section_on_a_network_system_is_rejected(abba: Json) -> None:
 
 
 def _run(model: Json, section: Json) -> str:
-    for _, thunk in deadlock(model, section, Limits()):
+    for _, thunk in deadlock(model, section, Limits(), iter(())):
         thunk()
     return "ok"
 
