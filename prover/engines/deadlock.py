@@ -43,6 +43,9 @@ ARRIVALS_BOUND = 2_000
 """Local and global states of the closure of arriving requests (the checker's bound is
 20,000: a closure the prover accepts, the checker explores)."""
 
+ARRIVALS_PAIRS = 20_000
+"""(Local, global) pairs that closure may step (the checker's bound is 1,000,000)."""
+
 State = tuple[int, tuple[int, ...]]  # (global id, sorted in-flight token ids)
 Move = tuple[bool, int, int]  # (spawn?, token id or entry index, step target index)
 
@@ -122,7 +125,7 @@ def _arrivals(tab: Tables, g: int) -> tuple[int, ...] | None:
     """The globals of the closure from `g` over the requests' own local states (every
     local state found stepped at every global found: what any number of arriving
     requests can reach, and perhaps more), as the checker computes it; None beyond
-    `ARRIVALS_BOUND` states."""
+    `ARRIVALS_BOUND` states or `ARRIVALS_PAIRS` pairs (then no deadlock is claimed)."""
     globs: dict[int, None] = {g: None}
     locs: dict[int, None] = dict.fromkeys(loc for _, loc in tab.entries)
     done: set[tuple[int, int]] = set()
@@ -135,7 +138,7 @@ def _arrivals(tab: Tables, g: int) -> tuple[int, ...] | None:
                 grew |= l3 not in locs or g3 not in globs
                 locs.setdefault(l3, None)
                 globs.setdefault(g3, None)
-            if len(locs) + len(globs) > ARRIVALS_BOUND:
+            if len(locs) + len(globs) > ARRIVALS_BOUND or len(done) > ARRIVALS_PAIRS:
                 return None
     return tuple(globs)
 
