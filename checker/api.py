@@ -12,9 +12,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from checker import certificate
-from checker.certificate import Limits
-from checker.errors import CheckerError, Invalid, LimitError, Undecided
+from checker.certificate import Limits, parse
+from checker.errors import CheckerError, LimitError, Undecided, invalid
 
 EXIT_CODES = {"valid": 0, "invalid": 1, "unusable": 2, "undecided": 3}
 _RESULT = {"invalid": "failed", "undecided": "undecided"}  # an obligation's result by status
@@ -135,7 +134,7 @@ def _obligations(cert: dict[str, Any] | str | bytes, model_text: str | bytes | N
     state: dict[str, Any] = {}
 
     def read() -> str:
-        data = certificate.parse(cert, limits)
+        data = parse(cert, limits)
         if "reduction" not in data and "invariant" not in data.get("always", {}):
             # what the schema cannot say of the claims on a network system or on events
             from checker.obligations import check_structure
@@ -149,14 +148,12 @@ def _obligations(cert: dict[str, Any] | str | bytes, model_text: str | bytes | N
         try:
             digest = hashlib.sha256(m["source"].encode("utf-8")).hexdigest()
         except UnicodeEncodeError:
-            raise Invalid("model.source is not valid Unicode", code="E-HASH") from None
+            raise invalid("E-HASH", "model.source is not valid Unicode") from None
         if digest != m["sha256"]:
-            raise Invalid(f"model.sha256 is {m['sha256']}, the source hashes to {digest}",
-                          code="E-HASH")  # fmt: skip
-        if model_text is not None:
-            raw = model_text.encode("utf-8") if isinstance(model_text, str) else model_text
-            if hashlib.sha256(raw).hexdigest() != digest:
-                raise Invalid("the model file differs from the embedded model", code="E-MODEL-FILE")
+            raise invalid("E-HASH", f"model.sha256 is {m['sha256']}, the source hashes to {digest}")
+        raw = model_text.encode("utf-8") if isinstance(model_text, str) else model_text
+        if raw is not None and hashlib.sha256(raw).hexdigest() != digest:
+            raise invalid("E-MODEL-FILE", "the model file differs from the embedded model")
         return digest
 
     yield "certificate", _guard(read)
@@ -174,6 +171,10 @@ def _obligations(cert: dict[str, Any] | str | bytes, model_text: str | bytes | N
         from checker.network import network
 
         steps = network(data, limits, deadline.remaining)
+    if "deadlock" in data:  # a claim of its own, checked after the verdict's
+        from checker.deadlock import deadlock
+
+        steps = deadlock(data["model"], data["deadlock"], limits, steps)
     for name, thunk in steps:
         yield name, _guard(thunk)
 

@@ -261,18 +261,25 @@ def render_text(expl: Explanation, *, width: int = 48, columns: int | None = Non
     """The numbered table, the final multiset and the reasons, as plain text. `columns`:
     the terminal's width, which the table then fits by shortening the local states and
     globals it shows (down to a readable minimum)."""
-    out = _table(expl, width, 80)
-    while columns and max(map(len, out)) > columns and width > 12:
-        width -= 4
-        out = _table(expl, width, max(12, width // 2))
+    out = table_lines(expl.rows, width=width, columns=columns)
     out.append("")
     return _tail(expl, out, columns)
 
 
-def _table(expl: Explanation, width: int, global_width: int) -> list[str]:
+def table_lines(rows: tuple[Row, ...], *, width: int = 48, columns: int | None = None
+                ) -> list[str]:  # fmt: skip
+    """The numbered interleaving table, fit to `columns` (see `render_text`)."""
+    out = _table(rows, width, 80)
+    while columns and max(map(len, out)) > columns and width > 12:
+        width -= 4
+        out = _table(rows, width, max(12, width // 2))
+    return out
+
+
+def _table(rows: tuple[Row, ...], width: int, global_width: int) -> list[str]:
     head = ["#", "instance", "executes", "source", "global before", "global after", "response"]
     table: list[list[str]] = []
-    for r in expl.rows:
+    for r in rows:
         who = f"{r.request}#{r.instance}" + (" (new)" if r.arrives else "")
         if r.action == "step":
             what = f"{_short(r.local_before, width)} → {_short(r.local_after, width)}"
@@ -315,18 +322,22 @@ def _tail(expl: Explanation, out: list[str], columns: int | None) -> str:
     return "\n".join(out)
 
 
+def rows_json(rows: tuple[Row, ...]) -> list[dict[str, Any]]:
+    return [
+        {
+            "index": r.index, "instance": r.instance, "request": r.request,
+            "arrives": r.arrives, "action": r.action,
+            "from": r.local_before, "to": r.local_after, "lines": list(r.lines),
+            "global_before": r.global_before, "global_after": r.global_after,
+            "response": r.response,
+        }
+        for r in rows
+    ]
+
+
 def explanation_json(expl: Explanation) -> dict[str, Any]:
     return {
-        "steps": [
-            {
-                "index": r.index, "instance": r.instance, "request": r.request,
-                "arrives": r.arrives, "action": r.action,
-                "from": r.local_before, "to": r.local_after, "lines": list(r.lines),
-                "global_before": r.global_before, "global_after": r.global_after,
-                "response": r.response,
-            }
-            for r in expl.rows
-        ],
+        "steps": rows_json(expl.rows),
         "completed": [{"request": r, "response": v, "count": n}
                       for (r, v), n in _by_pair(expl.completed)],
         "requests": expl.requests,

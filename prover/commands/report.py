@@ -187,7 +187,8 @@ class Reporter:
         record = jsonl.result_record(outcome, warnings=outcome.warnings,
                                      sizes=sizes_of(outcome),
                                      counterexample=None if proved else data,
-                                     reduction=data if proved else None)
+                                     reduction=data if proved else None,
+                                     deadlock=outcome.deadlock[1] if outcome.deadlock else None)
         if self.strict and outcome.warnings:
             record.update(exit_code=EXIT_USAGE, error={"code": "E-STRICT",
                                                        "message": _strict(outcome)})
@@ -224,6 +225,9 @@ class Reporter:
             text = explanation_of(outcome)[0]
             if text:
                 lines += ["", text, ""]
+            deadlock = outcome.deadlock[0] if outcome.deadlock is not None else ""
+            if deadlock:
+                lines += [deadlock, ""]
             lines.append(f"engine: {outcome.engine}; time: {describe_times(outcome.times)}")
             lines += size_lines(sizes_of(outcome))
             lines.append(f"certificate: {outcome.certificate_path} "

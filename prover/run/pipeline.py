@@ -131,6 +131,9 @@ class ProveResult:
     # The items of `reason` when it lists one reason per engine: kept apart because a
     # reason may quote program text, whose "; " must not be read as a separator.
     reasons: tuple[str, ...] = ()
+    # (text, JSON) of the deadlock search after a verdict on a Ser program (W-DEADLOCK)
+    deadlock: tuple[str, dict[str, Any]] | None = field(default=None, compare=False,
+                                                        repr=False)
 
     @property
     def exit_code(self) -> int:
@@ -353,6 +356,7 @@ class _Run:
     first_states: int = 0  # the states the first explicit search explored
     state_bound: int | None = None  # --state-bound: the NS's, and the checker's
     search: Tables | None = None  # the explicit search's view, kept for its later rounds
+    deadlock: tuple[str, dict[str, Any]] | None = None  # the deadlock search's report
 
     def left(self, margin: float = 0.0) -> bool:
         return time.monotonic() < self.deadline - margin
@@ -363,7 +367,7 @@ class _Run:
                            kw.pop("engine", None), kw.pop("cex", None), kw.pop("check", None),
                            kw.pop("message", ""), self.times, self.stats,
                            self.ctx.ns if self.ctx.ns_built else None, self.sizes,
-                           warnings=self.warnings, **kw)
+                           warnings=self.warnings, deadlock=self.deadlock, **kw)
 
     def undecided(self, why: str, parts: tuple[str, ...] = ()) -> _Decided:
         return _Decided(self.result("undecided", why, reasons=parts), None, None)
@@ -402,6 +406,8 @@ def _decide(
                          events=len(cex.events))
     run.times["engines_s"] = time.monotonic() - run.start
     run.warnings = _diagnostics(run) + (() if fault is None else (_fault_warning(run, fault),))
+    if cert is not None:
+        _deadlocks(run, cert)
     if cert is not None and run.warnings:  # informational: the checker never reads them
         cert["producer"]["warnings"] = [w.json() for w in run.warnings]
     if cert is None:
@@ -479,6 +485,29 @@ def _network_system(run: _Run) -> NetworkSystem | None:
         return None
     run.sizes.update(network_system=ns.sizes(), petri_net=interleaving_net_sizes(ns))
     return ns
+
+
+def _deadlocks(run: _Run, cert: dict[str, Any]) -> None:
+    """After the verdict, the deadlock search on a Ser program's steps (bounded in
+    states): a deadlock found goes into the certificate, which the checker then checks
+    with the rest, and becomes the warning W-DEADLOCK; the verdict does not depend on it."""
+    from prover.certificate.deadlock import deadlock_report, deadlock_section, deadlock_warning
+    from prover.engines.deadlock import find_deadlock
+
+    steps = run.model.steps
+    if steps is None:
+        return
+    try:
+        search = find_deadlock(steps)
+    except SerError as exc:  # a step the engines never took fails: no report, say why
+        run.reasons.append(f"deadlock search: {exc.message}")
+        return
+    run.deadlock = deadlock_report(steps, search, _columns())
+    if search.deadlock is not None:
+        cert["deadlock"] = deadlock_section(search.deadlock)
+        warning = deadlock_warning(search.deadlock, search, run.path)
+        run.warnings = tuple(sorted((*run.warnings, warning),
+                                    key=lambda d: (d.line, d.column, d.code)))
 
 
 def _diagnostics(run: _Run) -> tuple[Diagnostic, ...]:

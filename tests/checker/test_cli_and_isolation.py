@@ -143,6 +143,9 @@ CLAIMS = {
     "G p with counts by an inductive invariant": ENVELOPE + ["formula.py", "steps.py",
                                                              "invariant.py", "always.py",
                                                              "ltl.py", "ltl.lark"],
+    # beside any verdict: checked apart, with the modules of the verdict's own claim
+    "deadlocks (a replayed trace after which nothing can move)": ENVELOPE + [
+        "semantics.py", "deadlock.py"],
 }
 
 
@@ -176,6 +179,17 @@ def test_a_check_imports_only_its_claims_modules(claim: str, cert: Any) -> None:
     """The count above is honest: checking a certificate of the kind loads no other
     module of the checker."""
     assert _loaded(cert()) <= set(CLAIMS[claim]) | {"__init__.py"}
+
+
+def test_a_deadlock_section_loads_only_its_own_module_beside_its_claims() -> None:
+    """A reduction proof with a deadlock section loads the reduction claim's modules and
+    the deadlock claim's, nothing else: the reduction core does not grow by it."""
+    cert = json.loads((ROOT / "certificates" / "deadlock-abba.ser.cert.json").read_text())
+    assert "deadlock" in cert and "reduction" in cert
+    deadlock = set(CLAIMS["deadlocks (a replayed trace after which nothing can move)"])
+    assert _loaded(cert) <= set(CLAIMS["serializable by reduction"]) | deadlock
+    del cert["deadlock"]
+    assert "deadlock.py" not in _loaded(cert)
 
 
 def test_a_lasso_check_never_reads_the_smt_net_or_automaton_modules() -> None:

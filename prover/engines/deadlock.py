@@ -1,0 +1,212 @@
+"""Search for deadlocks of a Ser program (docs/cli.md, "Deadlocks": W-DEADLOCK).
+
+A *deadlock* is a configuration reached from the initial one by a finite execution in
+which at least one request is in flight, none of them can answer, and each one's every
+step only stutters (ends in the same local state and the same global state: a failed
+wait, a spin; or there is no step at all, a loop without `yield` that never ends), at the
+current global state and at every global state that requests arriving from there on can
+reach (the closure of their local states over the global states, an over-approximation).
+Only requests change globals; the ones in flight change nothing and the arriving ones
+never reach a global where those could move, so they wait forever. Requests that arrived
+earlier and finished are in the trace, so this covers a global deadlock and a set of
+requests that wait on each other while the rest finish or keep arriving.
+
+The search is breadth-first over the counter abstraction of the explicit search
+(prover/engines/explicit.py, whose per-variable step view it reads): a state is the
+global state and the multiset of in-flight (request, local state) tokens; what finished
+is forgotten, since it does not matter for being stuck. Spawns are fused with the new
+instance's first step (an instance that never stepped holds nothing: removing it keeps
+the others stuck), responses follow the step that reaches an answer, and stutters are
+never taken (they change nothing). Shortest traces come first. Bounded and
+deterministic: a budget of states and a bound on the requests in flight at once,
+never the clock; the result says whether the search was complete under the bound or cut.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+from prover.engines import Event
+from prover.engines.explicit import _ProgramTables as Tables
+from prover.frontend.steps import ProgramSteps
+
+DEADLOCK_STATES = 20_000
+"""State budget of the deadlock search (a budget in states keeps the report the same on
+a loaded machine)."""
+
+DEADLOCK_INFLIGHT = 3
+"""Requests in flight at once that the search considers (deadlocks of two requests, as
+two locks taken in opposite orders, need two)."""
+
+ARRIVALS_BOUND = 2_000
+"""Local and global states of the closure of arriving requests (the checker's bound is
+20,000: a closure the prover accepts, the checker explores)."""
+
+ARRIVALS_PAIRS = 20_000
+"""(Local, global) pairs that closure may step (the checker's bound is 1,000,000)."""
+
+State = tuple[int, tuple[int, ...]]  # (global id, sorted in-flight token ids)
+Move = tuple[bool, int, int]  # (spawn?, token id or entry index, step target index)
+
+
+@dataclass(frozen=True)
+class Blocked:
+    """A request instance that waits forever, at its local state."""
+
+    instance: int
+    request: str
+    local: str
+    lines: tuple[int, ...]  # the source lines its waiting steps run (none: no step)
+
+
+@dataclass(frozen=True)
+class Deadlock:
+    """A trace from the initial configuration, the global state it ends in, and the
+    instances then in flight: every one of them is stuck."""
+
+    events: tuple[Event, ...]
+    global_: str
+    blocked: tuple[Blocked, ...]
+
+
+@dataclass(frozen=True)
+class DeadlockSearch:
+    """`deadlock` is None when none was found; `complete` when every configuration with
+    at most `max_inflight` requests in flight was explored (else the budget cut it)."""
+
+    deadlock: Deadlock | None
+    states: int
+    complete: bool
+    max_inflight: int
+
+
+def find_deadlock(steps: ProgramSteps, *, max_states: int = DEADLOCK_STATES,
+                  max_inflight: int = DEADLOCK_INFLIGHT) -> DeadlockSearch:
+    """The first deadlock in breadth-first order, within the budget."""
+    tab = Tables(steps)
+    start: State = (tab.initial, ())
+    parent: dict[State, tuple[State, Move] | None] = {start: None}
+    todo: deque[State] = deque([start])
+    reach: dict[int, tuple[int, ...] | None] = {}
+    while todo:
+        state = todo.popleft()
+        g, inflight = state
+        if inflight and _frozen(tab, g, inflight, reach):
+            found = _trace(tab, parent, state)
+            return DeadlockSearch(found, len(parent), False, max_inflight)
+        if len(parent) > max_states:
+            return DeadlockSearch(None, len(parent), False, max_inflight)
+        for s2, move in _successors(tab, state, max_inflight):
+            if s2 not in parent:
+                parent[s2] = (state, move)
+                todo.append(s2)
+    return DeadlockSearch(None, len(parent), True, max_inflight)
+
+
+def _stutters(tab: Tables, locs: set[int], g: int) -> bool:
+    return all(t == (loc, g) for loc in sorted(locs) for t in tab.step(loc, g))
+
+
+def _frozen(tab: Tables, g: int, inflight: tuple[int, ...],
+            reach: dict[int, tuple[int, ...] | None]) -> bool:
+    """Every request in flight only stutters at `g` and at every global that requests
+    arriving from `g` on can reach (their closure, cached per `g`; too large: no)."""
+    locs = {tab.tokens[tok][1] for tok in inflight}
+    if not _stutters(tab, locs, g):
+        return False
+    if g not in reach:
+        reach[g] = _arrivals(tab, g)
+    globs = reach[g]
+    return globs is not None and all(_stutters(tab, locs, g2) for g2 in globs)
+
+
+def _arrivals(tab: Tables, g: int) -> tuple[int, ...] | None:
+    """The globals of the closure from `g` over the requests' own local states (every
+    local state found stepped at every global found: what any number of arriving
+    requests can reach, and perhaps more), as the checker computes it; None beyond
+    `ARRIVALS_BOUND` states or `ARRIVALS_PAIRS` pairs (then no deadlock is claimed)."""
+    globs: dict[int, None] = {g: None}
+    locs: dict[int, None] = dict.fromkeys(loc for _, loc in tab.entries)
+    done: set[tuple[int, int]] = set()
+    grew = True
+    while grew:
+        grew = False
+        for loc, g2 in [(a, b) for a in list(locs) for b in list(globs) if (a, b) not in done]:
+            done.add((loc, g2))
+            for l3, g3 in tab.step(loc, g2):
+                grew |= l3 not in locs or g3 not in globs
+                locs.setdefault(l3, None)
+                globs.setdefault(g3, None)
+            if len(locs) + len(globs) > ARRIVALS_BOUND or len(done) > ARRIVALS_PAIRS:
+                return None
+    return tuple(globs)
+
+
+def _after(tab: Tables, inflight: tuple[int, ...], req: str, l2: int) -> tuple[int, ...]:
+    """The in-flight tokens after an instance of `req` reached `l2`: it leaves when `l2`
+    answers (a response changes no global), else it stays at `l2`."""
+    if tab.answers(l2):
+        return inflight
+    return tuple(sorted((*inflight, tab.token(req, l2))))
+
+
+def _successors(tab: Tables, state: State, cap: int) -> list[tuple[State, Move]]:
+    g, inflight = state
+    out: list[tuple[State, Move]] = []
+    for tok in sorted(set(inflight)):
+        req, loc = tab.tokens[tok]
+        rest = list(inflight)
+        rest.remove(tok)
+        for ti, (l2, g2) in enumerate(tab.step(loc, g)):
+            if (l2, g2) != (loc, g):  # a stutter changes nothing
+                out.append(((g2, _after(tab, tuple(rest), req, l2)), (False, tok, ti)))
+    if len(inflight) >= cap:
+        return out
+    for ei, (req, l0) in enumerate(tab.entries):
+        for ti, (l2, g2) in enumerate(tab.step(l0, g)):
+            if (l2, g2) != (l0, g):
+                out.append(((g2, _after(tab, inflight, req, l2)), (True, ei, ti)))
+    return out
+
+
+def _trace(tab: Tables, parent: dict[State, tuple[State, Move] | None],
+           final: State) -> Deadlock:
+    """The parent chain as events with numbered instances; the instances left in flight
+    are the blocked ones."""
+    path: list[tuple[State, Move]] = []
+    link = parent[final]
+    while link is not None:
+        path.append(link)
+        link = parent[link[0]]
+    events: list[Event] = []
+    at: dict[tuple[str, int], list[int]] = {}  # (request, local id) -> instances there
+    count = 0
+    names = tab.locals
+    for (g, _), (spawn, a, ti) in reversed(path):
+        if spawn:
+            req, loc = tab.entries[a]
+            count += 1
+            inst = count
+            events.append(Event("spawn", inst, req, names[loc]))
+        else:
+            req, loc = tab.tokens[a]
+            inst = at[(req, loc)].pop(0)
+        l2, g2 = tab.step(loc, g)[ti]
+        events.append(Event("step", inst, req, names[loc], global_=tab.globals[g],
+                            to_local=names[l2], to_global=tab.globals[g2]))
+        answers = tab.answers(l2)
+        if answers:
+            events.append(Event("respond", inst, req, names[l2], response=answers[0]))
+        else:
+            at.setdefault((req, l2), []).append(inst)
+    g = final[0]
+    blocked = sorted((Blocked(i, req, names[loc], _waits(tab, loc, g))
+                      for (req, loc), insts in at.items() for i in insts),
+                     key=lambda b: b.instance)  # fmt: skip
+    return Deadlock(tuple(events), tab.globals[g], tuple(blocked))
+
+
+def _waits(tab: Tables, loc: int, g: int) -> tuple[int, ...]:
+    outcomes = tab.source.step_global(tab.locals[loc], tab.genv[g])
+    return tuple(sorted(set().union(*(lines for _, _, lines in outcomes))))

@@ -1,0 +1,136 @@
+"""Deadlock reports (docs/cli.md, "Deadlocks"): the search on the per-variable steps, the
+warning W-DEADLOCK with its trace in text and --json, --strict, and the certificate's
+deadlock section, which the checker accepts; the verdict does not depend on it."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from checker.api import check_certificate
+from prover.cli import main
+from prover.engines.deadlock import find_deadlock
+from prover.frontend.load import load_model
+
+ROOT = Path(__file__).resolve().parents[2]
+ABBA = ROOT / "examples" / "deadlock-abba.ser"
+
+# ab and ba as in the example, and a request c that keeps arriving and running: they
+# still wait forever (c never touches A or B)
+WITH_OTHERS = ABBA.read_text() + "request c {\n  Y := 1 - Y;\n  0\n}\n"
+# a request that takes the lock and then waits for it: it waits on itself
+SELF = "request r {\n  L := 1;\n  yield;\n  while (L == 1) { yield };\n  0\n}\n"
+# w waits for a flag that an arriving s sets: no deadlock, whatever arrives
+FREED = "request w {\n  X := 1;\n  yield;\n  while (L == 0) { yield };\n  0\n}\n" \
+    "request s { L := 1; 0 }\n"
+# the locks taken in the same order: no deadlock
+ORDERED = ABBA.read_text().replace("while (B == 1) { yield };\n  B := 1;\n  yield;\n  "
+                                   "while (A == 1) { yield };\n  A := 1;",
+                                   "while (A == 1) { yield };\n  A := 1;\n  yield;\n  "
+                                   "while (B == 1) { yield };\n  B := 1;")
+
+
+def _search(tmp_path: Path, source: str, **kw: Any) -> Any:
+    model = tmp_path / "m.ser"
+    model.write_text(source)
+    steps = load_model(str(model), lazy=True).steps
+    assert steps is not None
+    return find_deadlock(steps, **kw)
+
+
+def test_abba_deadlocks_with_two_requests() -> None:
+    steps = load_model(str(ABBA), lazy=True).steps
+    assert steps is not None
+    found = find_deadlock(steps)
+    assert found.deadlock is not None and not found.complete
+    assert [(b.instance, b.request, b.lines) for b in found.deadlock.blocked] == \
+        [(1, "ab", (10,)), (2, "ba", (23,))]
+    assert found.deadlock.global_ == "{A=1,B=1}"
+    assert [e.kind for e in found.deadlock.events] == ["spawn", "step", "spawn", "step"]
+    assert found == find_deadlock(steps)  # deterministic
+
+
+def test_the_locks_in_one_order_do_not_deadlock(tmp_path: Path) -> None:
+    assert ORDERED != ABBA.read_text()
+    found = _search(tmp_path, ORDERED)
+    assert found.deadlock is None and found.complete and found.states > 1
+
+
+@pytest.mark.parametrize("source, blocked", [
+    (WITH_OTHERS, ["ab", "ba"]),
+    (SELF, ["r"]),
+    (FREED, None),
+])
+def test_what_counts_as_a_deadlock(tmp_path: Path, source: str,
+                                   blocked: list[str] | None) -> None:
+    found = _search(tmp_path, source).deadlock
+    assert (found and [b.request for b in found.blocked]) == blocked
+
+
+def test_the_budget_cuts_the_search(tmp_path: Path) -> None:
+    found = _search(tmp_path, ORDERED, max_states=2)
+    assert found.deadlock is None and not found.complete and found.states <= 8
+
+
+def _prove(tmp_path: Path, model: Path, *args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([str(model), "-o", str(tmp_path / "m.cert.json"), *args])
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_abba_is_serializable_with_a_certified_deadlock(tmp_path: Path) -> None:
+    code, out, err = _prove(tmp_path, ABBA)
+    assert code == 0 and "deadlock-abba.ser: serializable" in out
+    assert "deadlock-abba.ser:10:1: warning[W-DEADLOCK]: deadlock: ab#1 (line 10), ba#2 " \
+        "(line 23) wait forever at global {A=1,B=1}" in err
+    assert "Deadlock (W-DEADLOCK)" in out and "ab#1 (new)" in out and "ba#2 (new)" in out
+    cert = json.loads((tmp_path / "m.cert.json").read_text())
+    assert cert["verdict"] == "serializable" and "reduction" in cert
+    assert [b["request"] for b in cert["deadlock"]["blocked"]] == ["ab", "ba"]
+    assert cert["producer"]["warnings"][0]["code"] == "W-DEADLOCK"
+    r = check_certificate(json.dumps(cert))
+    assert r.status == "valid" and r.obligations[-1].name == "deadlock-stuck"
+    assert cert == json.loads((ROOT / "certificates" / "deadlock-abba.ser.cert.json")
+                              .read_text())  # the archive is current
+
+
+def test_json_and_strict(tmp_path: Path) -> None:
+    code, out, _ = _prove(tmp_path, ABBA, "--json")
+    record = json.loads(out)
+    assert code == 0 and record["verdict"] == "serializable"
+    assert [w["code"] for w in record["warnings"]] == ["W-DEADLOCK"]
+    dl = record["deadlock"]
+    assert dl["found"] and dl["global"] == "{A=1,B=1}" and len(dl["steps"]) == 2
+    assert [b["lines"] for b in dl["blocked"]] == [[10], [23]]
+    code, out, _ = _prove(tmp_path, ABBA, "--json", "--strict")
+    assert code == 2 and json.loads(out)["error"]["code"] == "E-STRICT"
+
+
+def test_no_deadlock_is_no_warning(tmp_path: Path) -> None:
+    model = tmp_path / "ordered.ser"
+    model.write_text(ORDERED)
+    code, out, err = _prove(tmp_path, model, "--json", "--strict")
+    record = json.loads(out)
+    assert code == 0 and record["warnings"] == [] and "warning" not in err
+    assert record["deadlock"]["found"] is False and record["deadlock"]["complete"] is True
+    assert "deadlock" not in json.loads((tmp_path / "m.cert.json").read_text())
+
+
+def test_a_cut_search_says_so(tmp_path: Path) -> None:
+    from prover.certificate.deadlock import deadlock_report
+
+    model = tmp_path / "m.ser"
+    model.write_text(ORDERED)
+    steps = load_model(str(model), lazy=True).steps
+    assert steps is not None
+    text, data = deadlock_report(steps, find_deadlock(steps, max_states=2))
+    assert text.startswith("deadlocks: none found; the search was cut at its budget")
+    assert data == {"found": False, "states": data["states"], "complete": False,
+                    "max_inflight": 3}
+    assert deadlock_report(steps, find_deadlock(steps))[0] == ""
