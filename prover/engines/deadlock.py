@@ -24,6 +24,7 @@ never the clock; the result says whether the search was complete under the bound
 
 from __future__ import annotations
 
+import time
 from collections import deque
 from dataclasses import dataclass
 
@@ -82,8 +83,11 @@ class DeadlockSearch:
 
 
 def find_deadlock(steps: ProgramSteps, *, max_states: int = DEADLOCK_STATES,
-                  max_inflight: int = DEADLOCK_INFLIGHT) -> DeadlockSearch:
-    """The first deadlock in breadth-first order, within the budget."""
+                  max_inflight: int = DEADLOCK_INFLIGHT,
+                  deadline: float | None = None) -> DeadlockSearch:
+    """The first deadlock in breadth-first order, within the budget of states. The
+    `deadline` is only a safety net (a step that costs seconds): the verdict found before
+    the search must not be lost to it; cut there, the search says it was cut."""
     tab = Tables(steps)
     start: State = (tab.initial, ())
     parent: dict[State, tuple[State, Move] | None] = {start: None}
@@ -95,7 +99,7 @@ def find_deadlock(steps: ProgramSteps, *, max_states: int = DEADLOCK_STATES,
         if inflight and _frozen(tab, g, inflight, reach):
             found = _trace(tab, parent, state)
             return DeadlockSearch(found, len(parent), False, max_inflight)
-        if len(parent) > max_states:
+        if len(parent) > max_states or deadline is not None and time.monotonic() > deadline:
             return DeadlockSearch(None, len(parent), False, max_inflight)
         for s2, move in _successors(tab, state, max_inflight):
             if s2 not in parent:

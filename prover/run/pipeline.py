@@ -498,7 +498,7 @@ def _deadlocks(run: _Run, cert: dict[str, Any]) -> None:
     if steps is None:
         return
     try:
-        search = find_deadlock(steps)
+        search = find_deadlock(steps, deadline=run.deadline)
     except SerError as exc:  # a step the engines never took fails: no report, say why
         run.reasons.append(f"deadlock search: {exc.message}")
         return
