@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, Literal
 
 from prover.certificate.groups import grouped
 from prover.errors import CompileError
@@ -23,10 +23,11 @@ from prover.reduction.attempts import Attempt as Attempt_
 from prover.reduction.attempts import composite_commits, find_attempts, validate
 from prover.reduction.guards import conservation_laws, sampled, value_sets
 from prover.reduction.invariant import (
+    FINDING,
     Conjunct,
     Linear,
-    QueriesSpent,
     Solver,
+    UnitsSpent,
     candidates,
     houdini,
     merged,
@@ -63,9 +64,9 @@ class Attempt:
 
 
 def prove_by_reduction(steps: ProgramSteps, *, deadline: float | None = None,
-                       limits: Limits | None = None, queries: int | None = None,
+                       limits: Limits | None = None, units: int | None = None,
                        table: Table | None = None) -> Attempt:  # fmt: skip
-    """A reduction proof, with at most `queries` solver queries (None: until `deadline`);
+    """A reduction proof, within `units` z3 resource units (None: until `deadline`);
     an attempt that spends them says so (`spent`). `table`: the steps on their domains,
     when an earlier attempt grew them already."""
     try:
@@ -77,20 +78,21 @@ def prove_by_reduction(steps: ProgramSteps, *, deadline: float | None = None,
     live = [m for m in t.moves if not t.is_stutter(m)]
     stats = {"local_states": len(t.locals), "transitions": len(t.moves),
              "stutters": len(t.moves) - len(live), "escapes": len(t.escapes)}
-    solver = Solver(t, deadline, RLIMIT, queries)
+    solver = Solver(t, deadline, RLIMIT, units)
     try:
         return _reduce(steps, t, live, solver, deadline, stats)
-    except QueriesSpent as exc:
-        stats["solver_queries"] = solver.queries
-        return Attempt(None, f"reduction: {exc} {SPENT}", stats, table=t)
+    except UnitsSpent as exc:
+        stats["solver_queries"], stats["solver_units"] = solver.queries, solver.units
+        return Attempt(None, f"reduction: {exc}", stats, table=t)
 
 
-SPENT = "spent before a decision"
-
-
-def spent(a: Attempt) -> bool:
-    """Did the attempt stop at its budget of queries (not at a reason of the program)?"""
-    return a.reason.endswith(SPENT)
+def spent(a: Attempt) -> Literal["", "finding", "after"]:
+    """Did the attempt stop at its budget of z3 resource units, not at a reason of the
+    program: "finding" its invariant (Houdini was still at work), or "after" it (checking
+    movers, attempts or escapes), or not ("")?"""
+    if " z3 resource units spent " not in a.reason:
+        return ""
+    return "finding" if a.reason.endswith(FINDING) else "after"
 
 
 def _reduce(steps: ProgramSteps, t: Table, live: list[Move], solver: Solver,
@@ -142,8 +144,10 @@ def _round(steps: ProgramSteps, t: Table, live: list[Move], cands: list[Conjunct
     """One Houdini run on `cands` but those the runs refuted (`wrong`; `known`: inductive
     already), then labels with the attempts, then without blocks."""
     cands = list(dict.fromkeys(cands))
+    solver.phase = FINDING
     inv = houdini(t, live, [c for c in cands if c not in wrong], solver, deadline,
                   known=known)
+    solver.phase = "checking the invariant's consequences"
     attempt = partial(Attempt, stats=stats, table=t, invariant=tuple(inv or ()))
     if inv is None:
         return attempt(None, f"reduction: {OUT_OF_TIME}")
@@ -163,7 +167,7 @@ def _round(steps: ProgramSteps, t: Table, live: list[Move], cands: list[Conjunct
         plain = _labels(t, live, Movers(t, live, inv, solver), deadline)
         layered = Layered(t, live, plain, [], {}, []) if isinstance(plain, dict) else \
             plain if not found else f"{plain}; blocks: {why or layered}"
-    stats["solver_queries"] = solver.queries
+    stats["solver_queries"], stats["solver_units"] = solver.queries, solver.units
     if isinstance(layered, str):
         return attempt(None, f"reduction: {layered}")
     top, labels = layered.top, layered.labels

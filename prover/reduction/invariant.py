@@ -301,14 +301,17 @@ def _weights(t: Table, live: list[Move], x: str, tolerant: bool = False
 # --------------------------------------------------------------------------- z3
 
 
-class QueriesSpent(Exception):
-    """The solver was asked for more queries than its budget allows (a count of queries,
+FINDING = "finding the invariant"
+
+
+class UnitsSpent(Exception):
+    """The queries spent the solver's budget of z3 resource units (a count of z3's work,
     so the same on any machine)."""
 
 
 class Solver:
-    """z3 queries over the counters and globals of one table, in a private context; at
-    most `budget` of them (None: as many as the deadline allows)."""
+    """z3 queries over the counters and globals of one table, in a private context, which
+    stop once they spent `budget` z3 resource units (None: when the deadline passes)."""
 
     def __init__(self, t: Table, deadline: float | None, rlimit: int,
                  budget: int | None = None) -> None:  # fmt: skip
@@ -321,7 +324,8 @@ class Solver:
             self.base += [xv >= d[0], xv <= d[-1]]
             if len(d) != d[-1] - d[0] + 1:
                 self.base.append(z3.Or([xv == v for v in d]))
-        self.queries = 0
+        self.queries = self.units = 0
+        self.phase = FINDING  # what the queries are for, as a spent budget tells
         self.terms: dict[Conjunct, z3.BoolRef] = {}
         self.pres: dict[Any, z3.BoolRef] = {}
 
@@ -345,11 +349,13 @@ class Solver:
         return s
 
     def check(self, s: z3.Solver) -> z3.CheckSatResult:
-        if self.budget is not None and self.queries >= self.budget:
-            raise QueriesSpent(f"{self.budget:,} solver queries")
+        if self.budget is not None and self.units >= self.budget:
+            raise UnitsSpent(f"{self.budget:,} z3 resource units spent {self.phase}")
         self.queries += 1
         bound_query(s, self.deadline, self.rlimit)
-        return s.check()
+        r = s.check()
+        self.units = int(s.statistics().get_key_value("rlimit count"))  # the context's
+        return r
 
     def pre(self, src: Local, low: int, fixed: dict[str, int]) -> z3.BoolRef:
         key = (src, low, tuple(sorted(fixed.items())))

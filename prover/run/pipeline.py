@@ -27,11 +27,11 @@ machine as long as the deadline is not reached):
 1. explicit counterexample search (prover/engines/explicit.py), shortest first, with a
    budget of FIRST_EXPLICIT_STATES states (one round of the unbounded and the
    concurrency-1 search): most violations are shallow;
-2. a Ser program: the reduction engine with a budget of `schedule.PROBE_QUERIES` solver
-   queries;
-3. then, as `schedule.plan` reads what those found: the reduction again with a larger
-   budget of queries when the first spent its budget, the wide search (a budget of
-   states) of a program with many global states, the proof portfolio
+2. a Ser program: the reduction engine with a budget of `schedule.PROBE_UNITS` z3
+   resource units;
+3. then, as `schedule.plan` reads what those found: the wide search (a budget of
+   states) of a program with many global states, the reduction again with a larger
+   budget when the first spent its budget, the proof portfolio
    (`prover.engines.portfolio`, imported lazily) for most of what is left, the explicit
    search again with 70 % of the remaining time and a larger state budget, and the
    symbolic BMC (prover/engines/bmc.py) with whatever remains, for deep violations.
@@ -62,7 +62,7 @@ from prover.frontend.steps import ProgramSteps
 from prover.ns import NetworkSystem
 from prover.run.deadline import MEMORY_LIMIT_BYTES, ChildOutcome, run_isolated_many
 from prover.run.output import check_destination, write_atomically
-from prover.run.schedule import PROBE_QUERIES, REDUCTION_QUERIES, Evidence, Stage, plan
+from prover.run.schedule import PROBE_UNITS, REDUCTION_UNITS, Evidence, Stage, plan
 from prover.run.warm import warm
 from prover.serial.ondemand import SoloTooLarge
 
@@ -350,7 +350,7 @@ class _Run:
     first_states: int = 0  # the states the first explicit search explored
     state_bound: int | None = None  # --state-bound: the NS's, and the checker's
     search: Tables | None = None  # the explicit search's view, kept for its later rounds
-    reduction: Literal["none", "failed", "spent"] = "none"  # how the last reduction ended
+    reduction: Literal["none", "failed", "finding", "after"] = "none"  # the last reduction's end
 
     def left(self, margin: float = 0.0) -> bool:
         return time.monotonic() < self.deadline - margin
@@ -388,7 +388,7 @@ def _decide(
     cex = _first_search(run)
     cert = None
     if cex is None and use_proofs:
-        cert = _reduction(run, PROBE_QUERIES)
+        cert = _reduction(run, PROBE_UNITS)
     if cex is None and cert is None:
         evidence = Evidence(run.model.steps is not None, _wide(run), run.reduction)
         for stage in plan(evidence, use_proofs):
@@ -414,7 +414,7 @@ def _decide(
 def _stage(run: _Run, stage: Stage) -> tuple[Counterexample | None, dict[str, Any] | None]:
     """Run one stage of the plan: a counterexample, or a certificate, or neither."""
     if stage == "reduction":
-        return None, _reduction(run, REDUCTION_QUERIES)
+        return None, _reduction(run, REDUCTION_UNITS)
     if stage == "proof":
         return None, _proof(run)
     searches: dict[str, Callable[[_Run], Counterexample | None]] = {
@@ -542,21 +542,20 @@ def _wide(run: _Run) -> bool:
             and len(run.search.globals) > WIDE_GLOBALS)
 
 
-def _reduction(run: _Run, queries: int) -> dict[str, Any] | None:
+def _reduction(run: _Run, units: int) -> dict[str, Any] | None:
     """A reduction proof on the per-variable steps of a Ser program (no network system),
-    with at most `queries` solver queries; `run.reduction` says how it ended."""
+    within `units` z3 resource units; `run.reduction` says how it ended."""
     steps = run.model.steps
     if steps is None or not run.left():
         return None
     from prover.reduction.engine import prove_by_reduction, spent
 
     t0 = time.monotonic()
-    run.say(f"reduction proof (per-variable steps, budget {queries:,} solver queries)")
-    attempt = prove_by_reduction(steps, deadline=run.deadline, queries=queries,
-                                 table=run.table)
+    run.say(f"reduction proof (per-variable steps, budget {units:,} z3 resource units)")
+    attempt = prove_by_reduction(steps, deadline=run.deadline, units=units, table=run.table)
     run.times["reduction_s"] = run.times.get("reduction_s", 0.0) + time.monotonic() - t0
     run.table, run.proved = attempt.table, attempt.evidence is not None
-    run.reduction = "spent" if spent(attempt) else "failed"
+    run.reduction = spent(attempt) or "failed"
     run.reasons[:] = [r for r in run.reasons if not r.startswith("reduction:")]
     if "local_states" in attempt.stats:
         run.sizes["per_variable"] = {k: attempt.stats[k]
