@@ -472,8 +472,15 @@ def _refuted_among(solver: Solver, s: z3.Solver, batch: list[tuple[Change, list[
 def _broken(solver: Solver, ch: Change, open_: list[Conjunct]) -> z3.BoolRef:
     """Some conjunct of `open_` is false after `ch`."""
     subst = solver.substitution(ch)
-    both = z3.And([solver.term(c) for c in open_])
+    both = _and([solver.term(c) for c in open_], solver.ctx)
     return z3.Not(z3.substitute(both, *subst) if subst else both)
+
+
+def _and(terms: list[z3.BoolRef], ctx: z3.Context) -> z3.BoolRef:
+    """z3.And of terms made in `ctx`, without z3.And's checks and coercions of each term
+    (on a few hundred conjuncts they cost more than the query)."""
+    args, n = z3.z3._to_ast_array(terms)
+    return z3.BoolRef(z3.Z3_mk_and(ctx.ref(), n, args), ctx)
 
 
 def _refuted_at(solver: Solver, s: z3.Solver, ch: Change, open_: list[Conjunct]
