@@ -141,7 +141,7 @@ class Clause:
         return any(all(c.value(atoms) for c in case) for case in self.cases)
 
     def z3(self, atoms: Callable[[Key], Any], ctx: z3.Context) -> z3.BoolRef:
-        return z3.Or([z3.And([c.z3(atoms, ctx) for c in case]) for case in self.cases])
+        return _or([_and([c.z3(atoms, ctx) for c in case], ctx) for case in self.cases], ctx)
 
     def json(self) -> dict[str, Any]:
         parts = [case[0].json() if len(case) == 1 else {"and": [c.json() for c in case]}
@@ -481,6 +481,12 @@ def _and(terms: list[z3.BoolRef], ctx: z3.Context) -> z3.BoolRef:
     (on a few hundred conjuncts they cost more than the query)."""
     args, n = z3.z3._to_ast_array(terms)
     return z3.BoolRef(z3.Z3_mk_and(ctx.ref(), n, args), ctx)
+
+
+def _or(terms: list[z3.BoolRef], ctx: z3.Context) -> z3.BoolRef:
+    """z3.Or as `_and` makes z3.And."""
+    args, n = z3.z3._to_ast_array(terms)
+    return z3.BoolRef(z3.Z3_mk_or(ctx.ref(), n, args), ctx)
 
 
 def _refuted_at(solver: Solver, s: z3.Solver, ch: Change, open_: list[Conjunct]
