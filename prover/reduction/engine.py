@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, Literal
 
 from prover.certificate.groups import grouped
 from prover.errors import CompileError
@@ -22,7 +22,16 @@ from prover.frontend.steps import ProgramSteps
 from prover.reduction.attempts import Attempt as Attempt_
 from prover.reduction.attempts import composite_commits, find_attempts, validate
 from prover.reduction.guards import conservation_laws, sampled, value_sets
-from prover.reduction.invariant import Conjunct, Linear, Solver, candidates, houdini, merged
+from prover.reduction.invariant import (
+    FINDING,
+    Conjunct,
+    Linear,
+    Solver,
+    UnitsSpent,
+    candidates,
+    houdini,
+    merged,
+)
 from prover.reduction.movers import (
     Composite,
     Group,
@@ -55,9 +64,13 @@ class Attempt:
 
 
 def prove_by_reduction(steps: ProgramSteps, *, deadline: float | None = None,
-                       limits: Limits | None = None) -> Attempt:  # fmt: skip
+                       limits: Limits | None = None, units: int | None = None,
+                       table: Table | None = None) -> Attempt:  # fmt: skip
+    """A reduction proof, within `units` z3 resource units (None: until `deadline`);
+    an attempt that spends them says so (`spent`). `table`: the steps on their domains,
+    when an earlier attempt grew them already."""
     try:
-        t = grow_domains(steps, limits or Limits())
+        t = table if table is not None else grow_domains(steps, limits or Limits())
     except TableTooLarge as exc:
         return Attempt(None, f"reduction: {exc}")
     except CompileError as exc:  # at a valuation of the domains no execution need reach
@@ -65,9 +78,29 @@ def prove_by_reduction(steps: ProgramSteps, *, deadline: float | None = None,
     live = [m for m in t.moves if not t.is_stutter(m)]
     stats = {"local_states": len(t.locals), "transitions": len(t.moves),
              "stutters": len(t.moves) - len(live), "escapes": len(t.escapes)}
-    solver = Solver(t, deadline, RLIMIT)
+    solver = Solver(t, deadline, RLIMIT, units)
+    try:
+        return _reduce(steps, t, live, solver, deadline, stats)
+    except UnitsSpent as exc:
+        stats["solver_queries"], stats["solver_units"] = solver.queries, solver.units
+        return Attempt(None, f"reduction: {exc}", stats, table=t)
+
+
+def spent(a: Attempt) -> Literal["", "finding", "after"]:
+    """Did the attempt stop at its budget of z3 resource units, not at a reason of the
+    program: "finding" its invariant (Houdini was still at work), or "after" it (checking
+    movers, attempts or escapes), or not ("")?"""
+    if " z3 resource units spent " not in a.reason:
+        return ""
+    return "finding" if a.reason.endswith(FINDING) else "after"
+
+
+def _reduce(steps: ProgramSteps, t: Table, live: list[Move], solver: Solver,
+            deadline: float | None, stats: dict[str, int]) -> Attempt:  # fmt: skip
+    """Plain reduction, then with attempts and the candidates they need."""
     base = candidates(t, live)
-    first = _round(steps, t, live, base, [], solver, deadline, stats, frozenset())
+    wrong = refuted_by_runs(t, live, base)  # each candidate's own: asked once per candidate
+    first = _round(steps, t, live, base, wrong, [], solver, deadline, stats, frozenset())
     if first.evidence is not None or first.reason.endswith(OUT_OF_TIME):
         return first
     # Beyond plain reduction: attempts, and the candidates they and guarded steps need.
@@ -83,11 +116,13 @@ def prove_by_reduction(steps: ProgramSteps, *, deadline: float | None = None,
     # others join only if these do not prove it (states the runs' few requests cannot
     # reach: a buffer's count beyond 3).
     near = [c for c in extra if _visited(c, seen)]
-    second = _round(steps, t, live, base + near, found, solver, deadline, stats, known) \
+    wrong |= refuted_by_runs(t, live, extra)
+    second = _round(steps, t, live, base + near, wrong, found, solver, deadline, stats, known) \
         if len(near) < len(extra) else None
     if second is None or (second.evidence is None and not second.reason.endswith(OUT_OF_TIME)):
         known |= frozenset(second.invariant if second else ())
-        second = _round(steps, t, live, base + extra, found, solver, deadline, stats, known)
+        second = _round(steps, t, live, base + extra, wrong, found, solver, deadline, stats,
+                        known)
     return second if second.evidence is not None or not found else Attempt(
         None, f"{first.reason}; with attempts: {second.reason.removeprefix('reduction: ')}",
         stats, table=t)
@@ -103,14 +138,16 @@ def _visited(c: Conjunct, seen: Observed) -> bool:
 
 
 def _round(steps: ProgramSteps, t: Table, live: list[Move], cands: list[Conjunct],
-           found: list[Attempt_], solver: Solver, deadline: float | None,
-           stats: dict[str, int], known: frozenset[Conjunct]) -> Attempt:  # fmt: skip
-    """One Houdini run on `cands` (`known`: inductive already), then labels with the
-    attempts, then without blocks."""
+           wrong: set[Conjunct], found: list[Attempt_], solver: Solver,
+           deadline: float | None, stats: dict[str, int], known: frozenset[Conjunct]
+           ) -> Attempt:  # fmt: skip
+    """One Houdini run on `cands` but those the runs refuted (`wrong`; `known`: inductive
+    already), then labels with the attempts, then without blocks."""
     cands = list(dict.fromkeys(cands))
-    wrong = refuted_by_runs(t, live, cands)
+    solver.phase = FINDING
     inv = houdini(t, live, [c for c in cands if c not in wrong], solver, deadline,
                   known=known)
+    solver.phase = "checking the invariant's consequences"
     attempt = partial(Attempt, stats=stats, table=t, invariant=tuple(inv or ()))
     if inv is None:
         return attempt(None, f"reduction: {OUT_OF_TIME}")
@@ -130,7 +167,7 @@ def _round(steps: ProgramSteps, t: Table, live: list[Move], cands: list[Conjunct
         plain = _labels(t, live, Movers(t, live, inv, solver), deadline)
         layered = Layered(t, live, plain, [], {}, []) if isinstance(plain, dict) else \
             plain if not found else f"{plain}; blocks: {why or layered}"
-    stats["solver_queries"] = solver.queries
+    stats["solver_queries"], stats["solver_units"] = solver.queries, solver.units
     if isinstance(layered, str):
         return attempt(None, f"reduction: {layered}")
     top, labels = layered.top, layered.labels

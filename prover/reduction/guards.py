@@ -154,8 +154,11 @@ def sampled(t: Table, live: list[Move], seen: Observed, skip: set[Local]) -> lis
             if len(locs) > 1:
                 out.append(clause(_none(locs), *[equals(("value", x), v) for v in sorted(vals)]))
     requests = sorted({loc[0] for loc in t.reads})
+    beside: dict[Local, set[Local]] = {}  # the pairs the runs saw, by their first state
+    for one, other in seen.together:
+        beside.setdefault(one, set()).add(other)
     for a in _owned(t, live):
-        near = {other for loc in a for (one, other) in seen.together if one == loc}
+        near = set[Local]().union(*(beside.get(loc, ()) for loc in a))
         for r in requests:
             b = [loc for loc in sorted(t.reads) if loc[0] == r and loc not in near
                  and loc not in a and loc not in t.entries]  # fmt: skip

@@ -117,16 +117,9 @@ class Clause:
 
     def kept(self, d: Delta) -> bool:
         """Sure to hold after a step that changes the atoms by `d` when it held before:
-        every case that held still holds (its atoms do not change, or it is one `<=` whose
-        sum does not grow)."""
-        for case in self.cases:
-            if not any(k in c.terms for c in case for k, dk in d.items() if dk != 0):
-                continue
-            if len(case) == 1 and case[0].op == "<=" and (v := case[0].delta(d)) is not None \
-                    and v <= 0:  # fmt: skip
-                continue
-            return False
-        return True
+        every case that held still holds, each of its comparisons changing by a constant
+        that keeps it (none at all, an `=` by 0, a `<=` by ≤ 0, a `>=` by ≥ 0)."""
+        return all(c.kept(d) for case in self.cases for c in case)
 
     @cached_property
     def on_globals(self) -> tuple[tuple[frozenset[str], tuple[Linear, ...]], ...]:
@@ -148,7 +141,7 @@ class Clause:
         return any(all(c.value(atoms) for c in case) for case in self.cases)
 
     def z3(self, atoms: Callable[[Key], Any], ctx: z3.Context) -> z3.BoolRef:
-        return z3.Or([z3.And([c.z3(atoms, ctx) for c in case]) for case in self.cases])
+        return _or([_and([c.z3(atoms, ctx) for c in case], ctx) for case in self.cases], ctx)
 
     def json(self) -> dict[str, Any]:
         parts = [case[0].json() if len(case) == 1 else {"and": [c.json() for c in case]}
@@ -308,12 +301,22 @@ def _weights(t: Table, live: list[Move], x: str, tolerant: bool = False
 # --------------------------------------------------------------------------- z3
 
 
-class Solver:
-    """z3 queries over the counters and globals of one table, in a private context."""
+FINDING = "finding the invariant"
 
-    def __init__(self, t: Table, deadline: float | None, rlimit: int) -> None:
+
+class UnitsSpent(Exception):
+    """The queries spent the solver's budget of z3 resource units (a count of z3's work,
+    so the same on any machine)."""
+
+
+class Solver:
+    """z3 queries over the counters and globals of one table, in a private context, which
+    stop once they spent `budget` z3 resource units (None: when the deadline passes)."""
+
+    def __init__(self, t: Table, deadline: float | None, rlimit: int,
+                 budget: int | None = None) -> None:  # fmt: skip
         self.ctx = z3.Context()
-        self.table, self.deadline, self.rlimit = t, deadline, rlimit
+        self.table, self.deadline, self.rlimit, self.budget = t, deadline, rlimit, budget
         self.vars: dict[Key, z3.ArithRef] = {}
         self.base: list[z3.BoolRef] = [self.atom(("local", *loc)) >= 0 for loc in t.locals]
         for x, d in sorted(t.domains.items()):
@@ -321,7 +324,8 @@ class Solver:
             self.base += [xv >= d[0], xv <= d[-1]]
             if len(d) != d[-1] - d[0] + 1:
                 self.base.append(z3.Or([xv == v for v in d]))
-        self.queries = 0
+        self.queries = self.units = 0
+        self.phase = FINDING  # what the queries are for, as a spent budget tells
         self.terms: dict[Conjunct, z3.BoolRef] = {}
         self.pres: dict[Any, z3.BoolRef] = {}
 
@@ -345,9 +349,13 @@ class Solver:
         return s
 
     def check(self, s: z3.Solver) -> z3.CheckSatResult:
+        if self.budget is not None and self.units >= self.budget:
+            raise UnitsSpent(f"{self.budget:,} z3 resource units spent {self.phase}")
         self.queries += 1
         bound_query(s, self.deadline, self.rlimit)
-        return s.check()
+        r = s.check()
+        self.units = int(s.statistics().get_key_value("rlimit count"))  # the context's
+        return r
 
     def pre(self, src: Local, low: int, fixed: dict[str, int]) -> z3.BoolRef:
         key = (src, low, tuple(sorted(fixed.items())))
@@ -396,7 +404,9 @@ def houdini(t: Table, live: list[Move], cands: Sequence[Conjunct], solver: Solve
     while True:
         s = solver.solver(active)
         alive, dropped = set(active), set[Conjunct]()
-        for ch in steps:
+        batch: list[tuple[Change, list[Conjunct]]] = []
+        size = 1
+        for i, ch in enumerate(steps):
             if deadline is not None and time.monotonic() > deadline:
                 return None
             moved = dict.fromkeys(c for k, d in ch.delta.items() if d != 0
@@ -405,29 +415,95 @@ def houdini(t: Table, live: list[Move], cands: Sequence[Conjunct], solver: Solve
                      and not c.kept(ch.delta)
                      and not (isinstance(c, Clause) and c.settled(ch.after))]
             if open_:
-                dropped |= _refuted_at(solver, s, ch, open_)
+                batch.append((ch, open_))
+            if batch and (len(batch) >= size or i == len(steps) - 1):
+                broken = _refuted_among(solver, s, batch)
+                size = 1 if broken else min(2 * size, BATCH_STEPS)
+                dropped |= broken
+                batch = []
         if not dropped:
             return active
         active = [c for c in active if c not in dropped]
 
 
+BATCH_STEPS = 8
+"""Steps whose open conjuncts Houdini asks about in one query at most (a disjunction over
+the steps): most steps break nothing, and one unsat answer settles them all; a
+counter-model drops every conjunct it breaks at any step of the batch it enables. The
+batch starts at one step, doubles after each batch that breaks nothing and is one step
+again after one that breaks something (where conjuncts fall, small queries are cheaper)."""
+
+
+def _refuted_among(solver: Solver, s: z3.Solver, batch: list[tuple[Change, list[Conjunct]]]
+                   ) -> set[Conjunct]:  # fmt: skip
+    """The conjuncts that some step of `batch` (a step, its open conjuncts) can break from
+    states of `s`: each counter-model's pre-state is run through every step of the batch
+    it enables. A query z3 cannot decide is asked again step by step."""
+    out: set[Conjunct] = set()
+    while batch:
+        if len(batch) == 1:
+            return out | _refuted_at(solver, s, *batch[0])
+        s.push()
+        s.add(z3.Or([z3.And(solver.pre(ch.src, ch.low, ch.fixed), _broken(solver, ch, open_))
+                     for ch, open_ in batch]))
+        r = solver.check(s)
+        if r == z3.unsat:
+            s.pop()
+            return out
+        if r != z3.sat:
+            s.pop()
+            for ch, open_ in batch:
+                out |= _refuted_at(solver, s, ch, [c for c in open_ if c not in out])
+            return out
+        before, failing = _model_values(solver, s.model()), set[Conjunct]()
+        for ch, open_ in batch:
+            if before(("local", *ch.src)) >= ch.low and all(
+                    before(("value", x)) == v for x, v in ch.fixed.items()):  # enabled
+                post = _post_values(before, ch)
+                failing.update(c for c in open_ if not c.value(post))
+        s.pop()
+        assert failing, "a counter-model of the disjunction breaks a conjunct of some step"
+        out |= failing
+        batch = [(ch, kept) for ch, open_ in batch
+                 if (kept := [c for c in open_ if c not in failing])]
+    return out
+
+
+def _broken(solver: Solver, ch: Change, open_: list[Conjunct]) -> z3.BoolRef:
+    """Some conjunct of `open_` is false after `ch`."""
+    subst = solver.substitution(ch)
+    both = _and([solver.term(c) for c in open_], solver.ctx)
+    return z3.Not(z3.substitute(both, *subst) if subst else both)
+
+
+def _and(terms: list[z3.BoolRef], ctx: z3.Context) -> z3.BoolRef:
+    """z3.And of terms made in `ctx`, without z3.And's checks and coercions of each term
+    (on a few hundred conjuncts they cost more than the query)."""
+    args, n = z3.z3._to_ast_array(terms)
+    return z3.BoolRef(z3.Z3_mk_and(ctx.ref(), n, args), ctx)
+
+
+def _or(terms: list[z3.BoolRef], ctx: z3.Context) -> z3.BoolRef:
+    """z3.Or as `_and` makes z3.And."""
+    args, n = z3.z3._to_ast_array(terms)
+    return z3.BoolRef(z3.Z3_mk_or(ctx.ref(), n, args), ctx)
+
+
 def _refuted_at(solver: Solver, s: z3.Solver, ch: Change, open_: list[Conjunct]
                 ) -> set[Conjunct]:  # fmt: skip
     """The conjuncts of `open_` that the step `ch` can break (from states of `s`)."""
-    subst = solver.substitution(ch)
     out: set[Conjunct] = set()
     while open_:
         s.push()
         s.add(solver.pre(ch.src, ch.low, ch.fixed))
-        both = z3.And([solver.term(c) for c in open_])
-        s.add(z3.Not(z3.substitute(both, *subst) if subst else both))
+        s.add(_broken(solver, ch, open_))
         r = solver.check(s)
         if r == z3.unsat:
             s.pop()
             break
         failing = set(open_)
         if r == z3.sat:
-            post = _post_values(solver, s.model(), ch)
+            post = _post_values(_model_values(solver, s.model()), ch)
             failing = {c for c in open_ if not c.value(post)} or failing
         s.pop()
         out |= failing
@@ -435,15 +511,24 @@ def _refuted_at(solver: Solver, s: z3.Solver, ch: Change, open_: list[Conjunct]
     return out
 
 
-def _post_values(solver: Solver, model: z3.ModelRef, ch: Change) -> Callable[[Key], int]:
-    """The atoms' values after `ch` in a counter-model of the state before it."""
+def _model_values(solver: Solver, model: z3.ModelRef) -> Callable[[Key], int]:
+    """The atoms' values in a counter-model (each read from z3 once)."""
     seen: dict[Key, int] = {}
 
+    def value(key: Key) -> int:
+        got = seen.get(key)
+        if got is None:
+            got = seen[key] = model.eval(solver.atom(key), model_completion=True).as_long()
+        return got
+
+    return value
+
+
+def _post_values(before: Callable[[Key], int], ch: Change) -> Callable[[Key], int]:
+    """The atoms' values after `ch` from those before it."""
     def post(key: Key) -> int:
         if key[0] == "value" and key[1] in ch.after:
             return ch.after[key[1]]
-        if key not in seen:
-            seen[key] = model.eval(solver.atom(key), model_completion=True).as_long()
-        return seen[key] + (ch.delta.get(key) or 0)
+        return before(key) + (ch.delta.get(key) or 0)
 
     return post

@@ -56,50 +56,59 @@ def _runs(t: Table, live: list[Move], seed: int
 
 def refuted_by_runs(t: Table, live: list[Move], cands: Sequence[Conjunct],
                     seed: int = 0) -> set[Conjunct]:  # fmt: skip
-    # A clause with a case M(l) <= 0 holds while l is empty: it is read only while some
-    # request is in l (when one enters, or when a global it reads changes meanwhile).
-    guarded: dict[Key, dict[Key, list[Conjunct]]] = {}  # l -> atom -> clauses
-    by_atom: dict[Key, list[Conjunct]] = {}  # the other candidates
-    terms: dict[Key, list[tuple[Linear, int]]] = {}  # the sums each atom is in
-    lins: set[Linear] = set()
-    for c in cands:
-        g = guard(c)
-        keys = c.keys if isinstance(c, Clause) else {k for k, _ in c.coeffs}
-        for k in keys:
-            if g is None:
-                by_atom.setdefault(k, []).append(c)
-            else:
-                guarded.setdefault(g, {}).setdefault(k, []).append(c)
-        lins.update([c] if isinstance(c, Linear) else [x for case in c.cases for x in case])
-    for lin in lins:
+    """The candidates false at some configuration the runs visit after their first step.
+
+    A candidate can turn false only when one of its comparisons turns false, so only the
+    candidates of the comparisons a step turned false are evaluated (a clause guarded by
+    M(l) <= 0 is so woken when a request enters l). The comparisons are numbered and their
+    sums kept in a list: equal comparisons of different clauses are one entry."""
+    index: dict[Linear, int] = {}
+    shapes = [_shape(c, index) for c in cands]
+    lins = list(index)
+    users: list[list[int]] = [[] for _ in lins]
+    for ci, shape in enumerate(shapes):
+        for i in dict.fromkeys(i for case in shape for i in case):
+            users[i].append(ci)
+    terms: dict[Key, list[tuple[int, int]]] = {}  # the sums each atom is in
+    for i, lin in enumerate(lins):
         for k, n in lin.coeffs:
-            terms.setdefault(k, []).append((lin, n))
-    out: set[Conjunct] = set()
-    sums: dict[Linear, int] = {}  # kept up to date step by step
-    for here, glob, change in _runs(t, live, seed):
-        if change is None:
-            sums = {lin: lin.const + sum(n * glob[k[1]] for k, n in lin.coeffs
-                                         if k[0] == "value") for lin in lins}  # fmt: skip
+            terms.setdefault(k, []).append((i, n))
+    ops = [_OPS[lin.op] for lin in lins]
+    out: set[int] = set()
+    sums: list[int] = []
+    truth: list[bool] = []
+    for _, glob, change in _runs(t, live, seed):
+        if change is None:  # a run starts: the initial configuration (not asked)
+            sums = [lin.const + sum(n * glob[k[1]] for k, n in lin.coeffs if k[0] == "value")
+                    for lin in lins]  # fmt: skip
+            truth = [_true(op, v) for op, v in zip(ops, sums, strict=True)]
             continue
+        fell: set[int] = set()
         for k, d in change.items():
-            for lin, n in terms.get(k, ()):
-                sums[lin] += n * d
-        affected = [c for k in change for c in by_atom.get(k, ())]
-        for loc in here:  # a request in l: the clauses of l that read a changed atom
-            near = guarded.get(("local", *loc), {})
-            affected += [c for k in change for c in near.get(k, ())]
-        for c in affected:
-            if c not in out and not _holds(c, sums):
-                out.add(c)
-    return out
+            for i, n in terms.get(k, ()):
+                sums[i] += n * d
+                now = _true(ops[i], sums[i])
+                if truth[i] and not now:
+                    fell.add(i)
+                truth[i] = now
+        for i in sorted(fell):
+            for ci in users[i]:
+                if ci not in out and not any(all(truth[j] for j in case) for case in shapes[ci]):
+                    out.add(ci)
+    return {cands[ci] for ci in out}
 
 
-def _holds(c: Conjunct, sums: dict[Linear, int]) -> bool:
-    def true(lin: Linear) -> bool:
-        v = sums[lin]
-        return v == 0 if lin.op == "=" else v <= 0 if lin.op == "<=" else v >= 0
+_OPS = {"=": 0, "<=": 1, ">=": 2}
 
-    return true(c) if isinstance(c, Linear) else any(all(map(true, case)) for case in c.cases)
+
+def _true(op: int, v: int) -> bool:
+    return v == 0 if op == 0 else v <= 0 if op == 1 else v >= 0
+
+
+def _shape(c: Conjunct, index: dict[Linear, int]) -> tuple[tuple[int, ...], ...]:
+    """The candidate as cases of numbered comparisons (a comparison: one case of one)."""
+    cases = ((c,),) if isinstance(c, Linear) else c.cases
+    return tuple(tuple(index.setdefault(x, len(index)) for x in case) for case in cases)
 
 
 def _move(here: dict[Local, int], src: Local | None, dst: Local | None) -> None:

@@ -27,10 +27,14 @@ machine as long as the deadline is not reached):
 1. explicit counterexample search (prover/engines/explicit.py), shortest first, with a
    budget of FIRST_EXPLICIT_STATES states (one round of the unbounded and the
    concurrency-1 search): most violations are shallow;
-2. the proof portfolio (`prover.engines.portfolio`, imported lazily) for most of what is
-   left;
-3. the explicit search again with 70 % of the remaining time and a larger state budget;
-4. the symbolic BMC (prover/engines/bmc.py) with whatever remains, for deep violations.
+2. a Ser program: the reduction engine with a budget of `schedule.PROBE_UNITS` z3
+   resource units;
+3. then, as `schedule.plan` reads what those found: the wide search (a budget of
+   states) of a program with many global states, the reduction again with a larger
+   budget when the first spent its budget, the proof portfolio
+   (`prover.engines.portfolio`, imported lazily) for most of what is left, the explicit
+   search again with 70 % of the remaining time and a larger state budget, and the
+   symbolic BMC (prover/engines/bmc.py) with whatever remains, for deep violations.
 
 No counterexample and no proof within the budget: `status="undecided"`, exit code 3.
 """
@@ -64,6 +68,7 @@ from prover.frontend.steps import ProgramSteps
 from prover.ns import NetworkSystem
 from prover.run.deadline import MEMORY_LIMIT_BYTES, ChildOutcome, run_isolated_many
 from prover.run.output import check_destination, write_atomically
+from prover.run.schedule import PROBE_UNITS, REDUCTION_UNITS, Evidence, Stage, plan
 from prover.run.warm import warm
 from prover.serial.ondemand import SoloTooLarge
 
@@ -357,6 +362,7 @@ class _Run:
     state_bound: int | None = None  # --state-bound: the NS's, and the checker's
     search: Tables | None = None  # the explicit search's view, kept for its later rounds
     deadlock: tuple[str, dict[str, Any]] | None = None  # the deadlock search's report
+    reduction: Literal["none", "failed", "finding", "after"] = "none"  # the last reduction's end
 
     def left(self, margin: float = 0.0) -> bool:
         return time.monotonic() < self.deadline - margin
@@ -387,8 +393,9 @@ def _decide(
 ) -> _Decided:
     """One model, in its child process: never writes a file (`data`: the model file's
     bytes, read by the caller, e.g. on another machine). Stages: load, a first
-    explicit search, the proof portfolio, a second explicit search, BMC, then the
-    certificate and its check."""
+    explicit search, a reduction attempt, then the stages of `schedule.plan` (the
+    reduction again, the wide search, the proof portfolio, a second explicit search,
+    BMC), then the certificate and its check."""
     run = _load(path, timeout_s, progress, state_bound, ns_choice, data)
     try:
         cex, cert = _engines(run, use_proofs)
@@ -421,15 +428,13 @@ def _engines(run: _Run, use_proofs: bool) -> tuple[Counterexample | None, dict[s
     cex = _first_search(run)
     cert = None
     if cex is None and use_proofs:
-        cert = _reduction(run)
-    if cex is None and cert is None and _wide(run):
-        cex = _first_search(run, WIDE_SEARCH_STATES)
-    if cex is None and cert is None and use_proofs:
-        cert = _proof(run)
+        cert = _reduction(run, PROBE_UNITS)
     if cex is None and cert is None:
-        cex = _second_search(run)
-    if cex is None and cert is None:
-        cex = _bmc(run)
+        evidence = Evidence(run.model.steps is not None, _wide(run), run.reduction)
+        for stage in plan(evidence, use_proofs):
+            cex, cert = _stage(run, stage)
+            if cex is not None or cert is not None:
+                break
     return cex, cert
 
 
@@ -439,6 +444,19 @@ def _fault_warning(run: _Run, fault: SerError) -> Diagnostic:
     return Diagnostic("W-RUNTIME-ERROR", f"an execution runs into {fault.code}: "
                       f"{fault.message}; the verdict is the counterexample, which does not",
                       run.path, at.line if at else 0, at.column if at else 0)
+
+
+def _stage(run: _Run, stage: Stage) -> tuple[Counterexample | None, dict[str, Any] | None]:
+    """Run one stage of the plan: a counterexample, or a certificate, or neither."""
+    if stage == "reduction":
+        return None, _reduction(run, REDUCTION_UNITS)
+    if stage == "proof":
+        return None, _proof(run)
+    searches: dict[str, Callable[[_Run], Counterexample | None]] = {
+        "wide-search": partial(_first_search, budget=WIDE_SEARCH_STATES),
+        "search": _second_search, "bmc": _bmc}
+    search = searches[stage]
+    return search(run), None
 
 
 def _load(path: str, timeout_s: float, progress: Callable[[str], None] | None,
@@ -584,19 +602,22 @@ def _wide(run: _Run) -> bool:
             and len(run.search.globals) > WIDE_GLOBALS)
 
 
-def _reduction(run: _Run) -> dict[str, Any] | None:
-    """A reduction proof on the per-variable steps of a Ser program (no network system)."""
+def _reduction(run: _Run, units: int) -> dict[str, Any] | None:
+    """A reduction proof on the per-variable steps of a Ser program (no network system),
+    within `units` z3 resource units; `run.reduction` says how it ended."""
     steps = run.model.steps
     if steps is None or not run.left():
         return None
-    from prover.reduction.engine import prove_by_reduction
+    from prover.reduction.engine import prove_by_reduction, spent
 
     t0 = time.monotonic()
-    run.say("reduction proof (per-variable steps)")
-    attempt = prove_by_reduction(steps, deadline=t0 + 0.5 * (run.deadline - t0))
-    run.times["reduction_s"] = time.monotonic() - t0
+    run.say(f"reduction proof (per-variable steps, budget {units:,} z3 resource units)")
+    attempt = prove_by_reduction(steps, deadline=run.deadline, units=units, table=run.table)
+    run.times["reduction_s"] = run.times.get("reduction_s", 0.0) + time.monotonic() - t0
     run.table, run.proved = attempt.table, attempt.evidence is not None
     run.table_tried = True
+    run.reduction = spent(attempt) or "failed"
+    run.reasons[:] = [r for r in run.reasons if not r.startswith("reduction:")]
     if "local_states" in attempt.stats:
         run.sizes["per_variable"] = {k: attempt.stats[k]
                                      for k in ("local_states", "transitions", "escapes")}

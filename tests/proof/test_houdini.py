@@ -1,0 +1,126 @@
+"""Houdini of the reduction engine (prover/reduction/invariant.py, samples.py): what it
+settles by arithmetic agrees with z3, the runs' filter is the naive one made fast, and
+asking several steps at once finds the same invariant as asking them one by one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import z3
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bench.idioms import BY_NAME
+from prover.frontend.load import load_source
+from prover.reduction import invariant, samples
+from prover.reduction.engine import RLIMIT, prove_by_reduction, spent
+from prover.reduction.guards import conservation_laws, sampled, value_sets
+from prover.reduction.invariant import Clause, Conjunct, Delta, Key, Linear, Solver, linear
+from prover.reduction.table import Limits, Move, Table, grow_domains
+
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "benchmarks" / "scale"
+
+ATOMS: tuple[Key, ...] = (("local", "r", "a"), ("local", "r", "b"), ("value", "X"),
+                          ("value", "Y"))
+
+
+@st.composite
+def comparisons(draw: st.DrawFn) -> Linear:
+    coeffs = {k: draw(st.integers(-2, 2)) for k in draw(st.sets(st.sampled_from(ATOMS),
+                                                               min_size=1))}  # fmt: skip
+    return linear(coeffs, draw(st.integers(-3, 3)), draw(st.sampled_from(["=", "<=", ">="])))
+
+
+conjuncts = st.one_of(comparisons(), st.builds(
+    lambda cases: Clause(tuple(sorted({tuple(sorted(c)) for c in cases}))),
+    st.lists(st.lists(comparisons(), min_size=1, max_size=2), min_size=1, max_size=3)))
+deltas = st.dictionaries(st.sampled_from(ATOMS), st.one_of(st.none(), st.integers(-2, 2)),
+                         max_size=4)
+
+
+@settings(max_examples=300, deadline=None)
+@given(conjuncts, deltas)
+def test_what_a_step_keeps_by_arithmetic_z3_keeps_too(c: Conjunct, d: Delta) -> None:
+    """`kept`: the conjunct held before, the atoms changed by `d` (None: to any value),
+    so it holds after; z3 finds no state where it would not."""
+    ctx = z3.Context()
+    before = {k: z3.Int(f"b{i}", ctx) for i, k in enumerate(ATOMS)}
+    after = {k: z3.Int(f"a{i}", ctx) for i, k in enumerate(ATOMS)}
+    s = z3.Solver(ctx=ctx)
+    for k in ATOMS:
+        if k in d and d[k] is None:
+            continue  # unconstrained after
+        s.add(after[k] == before[k] + (d.get(k) or 0))
+    s.add(c.z3(before.__getitem__, ctx), z3.Not(c.z3(after.__getitem__, ctx)))
+    if c.kept(d):
+        assert s.check() == z3.unsat
+    if all(v == 0 for v in d.values()):  # a step that moves none of its atoms keeps it
+        assert c.kept(d)
+
+
+def _table(text: str) -> tuple[Table, list[Move]]:
+    model = load_source(text, "ser", lazy=True)
+    assert model.steps is not None
+    t = grow_domains(model.steps, Limits())
+    return t, [m for m in t.moves if not t.is_stutter(m)]
+
+
+def _candidates(t: Table, live: list[Move]) -> list[Conjunct]:
+    seen = samples.observe(t, live)
+    return list(dict.fromkeys(invariant.candidates(t, live) + value_sets(t, live, set())
+                              + conservation_laws(t, live) + sampled(t, live, seen, set())))
+
+
+MODELS = {"rwcount-3": BY_NAME["rwcount"].text(3), "backoff-3": BY_NAME["backoff"].text(3),
+          "buffer-3": BY_NAME["buffer"].text(3), "seqlock-2": BY_NAME["seqlock"].text(2)}
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_the_runs_refute_what_the_naive_evaluation_refutes(name: str) -> None:
+    """Every candidate false at a configuration some run visits after a step (the runs'
+    own configurations, every candidate evaluated at each)."""
+    t, live = _table(MODELS[name])
+    cands = _candidates(t, live)
+    naive: set[Conjunct] = set()
+    for here, glob, change in samples._runs(t, live, 0):
+        if change is None:
+            continue
+        def atom(k: Key, here: dict = here, glob: dict = glob) -> int:  # noqa: B008
+            return glob[k[1]] if k[0] == "value" else here.get(k[1:], 0)
+        naive.update(c for c in cands if c not in naive and not c.value(atom))
+    assert samples.refuted_by_runs(t, live, cands) == naive
+    assert naive, "the runs refute some candidate"
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_steps_asked_together_find_the_invariant_asked_one_by_one(
+        name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Houdini's answer is the largest inductive subset, whatever the batches."""
+    t, live = _table(MODELS[name])
+    cands = _candidates(t, live)
+    found = []
+    for batch in (1, 8, 64):
+        monkeypatch.setattr(invariant, "BATCH_STEPS", batch)
+        solver = Solver(t, None, RLIMIT)
+        found.append(invariant.houdini(t, live, cands, solver, None))
+        if batch == 1:
+            one_by_one = solver.queries
+        else:
+            assert solver.queries <= one_by_one
+    assert found[0] is not None and found[0] == found[1] == found[2]
+
+
+def test_a_budget_of_units_is_spent_the_same_way_each_time() -> None:
+    """A count of z3's work, not seconds: the same budget stops at the same point, with
+    the same reason; a large enough one proves, with the same evidence as no budget."""
+    steps = load_source(BY_NAME["rwcount"].text(3), "ser", lazy=True).steps
+    assert steps is not None
+    full = prove_by_reduction(steps)
+    assert full.evidence is not None
+    small = [prove_by_reduction(steps, units=full.stats["solver_units"] // 3) for _ in range(2)]
+    assert all(spent(a) == "finding" and a.evidence is None for a in small)
+    assert small[0].reason == small[1].reason and small[0].stats == small[1].stats
+    assert small[0].stats["solver_units"] >= full.stats["solver_units"] // 3
+    again = prove_by_reduction(steps, units=full.stats["solver_units"], table=small[0].table)
+    assert again.evidence == full.evidence and not spent(again)
