@@ -54,13 +54,15 @@ def _base(model: str, verdict: str, exit_code: int) -> dict[str, Any]:
         "sizes": None,
         "counterexample": None,
         "reduction": None,
+        "invariant_proof": None,
     }
 
 
 def result_record(result: ProveResult, *, warnings: tuple[Diagnostic, ...] = (),
                   sizes: dict[str, dict[str, int] | None] | None = None,
                   counterexample: dict[str, Any] | None = None,
-                  reduction: dict[str, Any] | None = None) -> dict[str, Any]:
+                  reduction: dict[str, Any] | None = None,
+                  invariant_proof: dict[str, Any] | None = None) -> dict[str, Any]:
     """The record of a model that loaded (decided, undecided or an internal error)."""
     out = _base(result.model_path, _VERDICT[result.status], result.exit_code)
     out.update(
@@ -75,6 +77,7 @@ def result_record(result: ProveResult, *, warnings: tuple[Diagnostic, ...] = (),
         sizes=sizes,
         counterexample=counterexample,
         reduction=reduction,
+        invariant_proof=invariant_proof,
     )
     return out
 
