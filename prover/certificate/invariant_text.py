@@ -10,6 +10,7 @@ Presentation only: it reads a certificate the checker has accepted.
 from __future__ import annotations
 
 import re
+import textwrap
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -68,10 +69,11 @@ def _needs(c: Any, holders: set[str]) -> bool:
 
 def render_invariant(data: Mapping[str, Any]) -> str:
     how = ENGINES.get(data["engine"], f"the {data['engine']} engine")
-    out = [f"Serializable by {how}; its invariant holds in every reachable state.",
-           "(#r@N{x=1}: the requests r at line N with local x = 1; #r«e»: those about to "
-           "answer e; [g]: the globals are g; done(r, v): the requests r that answered v; "
-           "other names: the proof's counters, in the certificate)"]
+    out = textwrap.wrap(f"Serializable by {how}; its invariant holds in every reachable "
+                        "state. (#r@N{x=1}: the requests r at line N with local x = 1; "
+                        "#r«e»: those about to answer e; [g]: the globals are g; done(r, v): "
+                        "the requests r that answered v; other names: the proof's counters, "
+                        "in the certificate)", 88)
     for lock in data["lock"]:
         out.append(f"Lock: at most one request at a time holds it: {lock['text']}"
                    + _named(lock))
@@ -81,9 +83,9 @@ def render_invariant(data: Mapping[str, Any]) -> str:
     for need in data["holder_needs"]:
         out.append(f"  its holder stands only where the globals let it step: {need['text']}"
                    + _named(need))
-    out.append(f"Invariant: {data['conjuncts']} conjuncts ({data['never_marked']} say a "
-               f"program point is never reached, {data['counters']} bound only the "
-               "proof's counters), those naming the program first:")
+    out += textwrap.wrap(f"Invariant: {data['conjuncts']} conjuncts ({data['never_marked']} "
+                         f"say a program point is never reached, {data['counters']} bound "
+                         "only the proof's counters), those naming the program first:", 88)
     out += [f"  {c['text']}" + _named(c) for c in data["invariant"]]
     if data["more"]:
         out.append(f"  ... and {data['more']} more (all in the certificate)")
