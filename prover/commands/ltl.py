@@ -124,7 +124,8 @@ def _explained(searched: Searched, model: LoadedModel, formula: Formula) -> Sear
         return searched
     ltl = searched.certificate["ltl"]
     lines = lines_of(model.ns)
-    bad = first_bad(formula, [*ltl["prefix"], *ltl["loop"]])
+    initial = model.ns.initial_global if model.ns.kind == "ser" else None  # JSON: opaque
+    bad = first_bad(formula, [*ltl["prefix"], *ltl["loop"]], initial)
     return replace(searched, table=tuple(render(ltl, lines, bad)),
                    lasso=tuple(rows_json(ltl, lines)), first_bad=bad)
 

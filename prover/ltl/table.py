@@ -46,27 +46,32 @@ def lines_of(ns: NetworkSystem) -> Callable[[Event], tuple[int, ...]]:
     return lines
 
 
-def first_bad(formula: Formula, events: Sequence[Event]) -> int | None:
-    """For `G p`: how many events lead from the initial state to the first state where
-    p is false (None for other formulas, or if no state of the events violates p)."""
+def first_bad(formula: Formula, events: Sequence[Event], initial: str | None
+              ) -> int | None:  # fmt: skip
+    """For `G p`: how many events lead from the initial state (its globals `initial`,
+    written `{A=1}`; None for an NS in JSON, whose global states are opaque to formulas)
+    to the first state where p is false (None for other formulas, or if no state of the
+    events violates p)."""
     if not is_safety(formula):
         return None
-    globals_ = next((ev["from"][1] for ev in events if ev["event"] == "step"), "{}")
+    globals_ = initial
     names: dict[int, str] = {}
     inflight: dict[str, int] = {}
     answered: dict[tuple[str, str], int] = {}
     for i in range(len(events) + 1):
-        seen = Observation(global_values(globals_), dict(inflight), dict(answered))
+        values = {} if globals_ is None else global_values(globals_)
+        seen = Observation(values, dict(inflight), dict(answered))
         if not holds(formula.arg, [seen], 0):
             return i
         if i == len(events):
             return None
-        globals_ = _after(events[i], names, inflight, answered, globals_)
+        after = _after(events[i], names, inflight, answered, globals_)
+        globals_ = None if initial is None else after
     return None
 
 
 def _after(ev: Event, names: dict[int, str], inflight: dict[str, int],
-           answered: dict[tuple[str, str], int], globals_: str) -> str:
+           answered: dict[tuple[str, str], int], globals_: str | None) -> str | None:
     """The counts updated in place by one event; the globals after it."""
     n = ev["instance"]
     if ev["event"] == "spawn":

@@ -41,20 +41,31 @@ def test_identical_consecutive_events_are_folded() -> None:
 def test_the_first_bad_state_of_g_p() -> None:
     f = parse_formula("G (X <= 0)", frozenset({"X"}), frozenset({"r"}))
     events = [_spawn(1), _step(1, "{}", "{X=1}"), _step(1, "{X=1}", "{}")]
-    assert first_bad(f, events) == 2
-    assert first_bad(f, events[:1]) is None
+    assert first_bad(f, events, "{}") == 2
+    assert first_bad(f, events[:1], "{}") is None
     counts = parse_formula("G inflight(r) <= 0", frozenset(), frozenset({"r"}))
-    assert first_bad(counts, events) == 1
+    assert first_bad(counts, events, "{}") == 1
     other = parse_formula("F (X >= 1)", frozenset({"X"}), frozenset({"r"}))
-    assert first_bad(other, events) is None  # not G p: the lasso is shown whole
+    assert first_bad(other, events, "{}") is None  # not G p: the lasso is shown whole
 
 
 def test_answers_leave_flight_and_count_as_done() -> None:
     f = parse_formula("G done(r) <= 0", frozenset(), frozenset({"r"}))
     events = [_spawn(1), {"event": "respond", "instance": 1, "response": "1"}]
-    assert first_bad(f, events) == 2
+    assert first_bad(f, events, "{}") == 2
     gone = parse_formula("G (inflight(r) >= 1 -> done(r) <= 0)", frozenset(), frozenset({"r"}))
-    assert first_bad(gone, events) is None
+    assert first_bad(gone, events, "{}") is None
+
+
+def test_the_initial_globals_are_the_programs() -> None:
+    """Before any step the globals are the declared ones, not all zero."""
+    f = parse_formula("G (A == 100 || inflight(r) == 0)", frozenset({"A"}), frozenset({"r"}))
+    assert first_bad(f, [_spawn(1)], "{A=100}") is None
+    assert first_bad(f, [_spawn(1)], "{}") == 1
+    opaque = [_spawn(1), {"event": "step", "instance": 1, "from": ["a", "free"],
+                          "to": ["b", "taken"]}]
+    counts = parse_formula("G inflight(r) <= 1", frozenset(), frozenset({"r"}))
+    assert first_bad(counts, opaque, None) is None  # an NS's opaque globals are not read
 
 
 def test_a_g_p_violation_stops_at_its_first_bad_state(
