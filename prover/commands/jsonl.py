@@ -55,6 +55,7 @@ def _base(model: str, verdict: str, exit_code: int) -> dict[str, Any]:
         "counterexample": None,
         "reduction": None,
         "deadlock": None,
+        "invariant_proof": None,
     }
 
 
@@ -62,7 +63,8 @@ def result_record(result: ProveResult, *, warnings: tuple[Diagnostic, ...] = (),
                   sizes: dict[str, dict[str, int] | None] | None = None,
                   counterexample: dict[str, Any] | None = None,
                   reduction: dict[str, Any] | None = None,
-                  deadlock: dict[str, Any] | None = None) -> dict[str, Any]:
+                  deadlock: dict[str, Any] | None = None,
+                  invariant_proof: dict[str, Any] | None = None) -> dict[str, Any]:
     """The record of a model that loaded (decided, undecided or an internal error)."""
     out = _base(result.model_path, _VERDICT[result.status], result.exit_code)
     out.update(
@@ -78,6 +80,7 @@ def result_record(result: ProveResult, *, warnings: tuple[Diagnostic, ...] = (),
         counterexample=counterexample,
         reduction=reduction,
         deadlock=deadlock,
+        invariant_proof=invariant_proof,
     )
     return out
 

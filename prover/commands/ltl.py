@@ -80,6 +80,9 @@ class Searched:
     constant: tuple[tuple[str, bool], ...] = ()  # comparisons with one value everywhere
     fallback: str = ""  # the unfolding left the verdict to the explicit search: why
     runs: int | None = None  # the exploration tree's maximal configurations
+    table: tuple[str, ...] = ()  # a violation's table (prover/ltl/table.py)
+    lasso: tuple[dict[str, Any], ...] = ()  # and its events with their source lines
+    first_bad: int | None = None  # G p: the events up to the first state where p is false
 
 
 def _search(args: argparse.Namespace) -> Searched:
@@ -108,7 +111,23 @@ def _search(args: argparse.Namespace) -> Searched:
         return Searched("undecided", 0, why=f"{exc.message}; the bounded search needs the "
                         "program's network system (no invariant on the per-variable steps "
                         "implied the formula either)")
-    return replace(_decide(args, model, formula), constant=_constant(args, model, formula))
+    decided = replace(_decide(args, model, formula), constant=_constant(args, model, formula))
+    return _explained(decided, model, formula)
+
+
+def _explained(searched: Searched, model: LoadedModel, formula: Formula) -> Searched:
+    """A violation with its table: source lines, repeats folded, G p cut at its first
+    bad state (the certificate keeps the lasso)."""
+    from prover.ltl.table import first_bad, lines_of, render, rows_json
+
+    if searched.verdict != "violated" or searched.certificate is None:
+        return searched
+    ltl = searched.certificate["ltl"]
+    lines = lines_of(model.ns)
+    initial = model.ns.initial_global if model.ns.kind == "ser" else None  # JSON: opaque
+    bad = first_bad(formula, [*ltl["prefix"], *ltl["loop"]], initial)
+    return replace(searched, table=tuple(render(ltl, lines, bad)),
+                   lasso=tuple(rows_json(ltl, lines)), first_bad=bad)
 
 
 def _constant(args: argparse.Namespace, model: LoadedModel, formula: Formula
@@ -166,25 +185,6 @@ def _unfold(args: argparse.Namespace, model: LoadedModel, formula: Formula) -> S
 
 def _progress(args: argparse.Namespace) -> Progress | None:
     return None if args.json else Progress(args.model)
-
-
-def _rows(cert: dict[str, Any]) -> list[str]:
-    ltl = cert["ltl"]
-    lines = [f"{'#':>3}  {'instance':<8}  event"]
-    for i, ev in enumerate(ltl["prefix"] + ltl["loop"], 1):
-        if i == len(ltl["prefix"]) + 1:
-            lines.append("     -- loop: the events below repeat forever --")
-        n = ev["instance"]
-        if ev["event"] == "spawn":
-            what = f"arrives: {ev['request']} at {ev['local']}"
-        elif ev["event"] == "step":
-            what = f"{ev['from'][0]} → {ev['to'][0]}; global {ev['from'][1]} → {ev['to'][1]}"
-        else:
-            what = f"answers {ev['response']}"
-        lines.append(f"{i:>3}  {n:<8}  {what}")
-    if not ltl["loop"]:
-        lines.append("     -- the last state repeats forever: nothing can move in it --")
-    return lines
 
 
 def run(args: argparse.Namespace) -> int:
@@ -250,6 +250,8 @@ def _report(args: argparse.Namespace, verdict: str, why: str, searched: Searched
             "events": searched.states if searched is not None and unfolded else None,
             "cutoffs": None if searched is None else searched.cutoffs,
             "runs": None if searched is None else searched.runs,
+            "lasso": None if searched is None or not searched.lasso else list(searched.lasso),
+            "first_bad_event": None if searched is None else searched.first_bad,
             "constant_atoms": [] if searched is None else
             [{"atom": a, "value": v} for a, v in searched.constant],
         }, sort_keys=False))
@@ -282,7 +284,7 @@ def _report(args: argparse.Namespace, verdict: str, why: str, searched: Searched
     if verdict == "violated" and searched is not None and searched.certificate is not None:
         print(f"{args.model}: {args.formula} is VIOLATED by an execution with at most "
               f"{requests}\n")
-        print("\n".join(_rows(searched.certificate)))
+        print("\n".join(searched.table))
         print(f"\ncertificate: {dest} (checked: {checked['message'] if checked else ''})")
         return
     print(f"{args.model}: {verdict}: {why}", file=sys.stderr if verdict == "rejected" else

@@ -184,11 +184,13 @@ class Reporter:
             return jsonl.crash_record(path, outcome)
         data = explanation_of(outcome)[1] if self.json else None
         proved = outcome.status == "serializable"
+        by_net = proved and data is not None and "conjuncts" in data  # not a reduction's
         record = jsonl.result_record(outcome, warnings=outcome.warnings,
                                      sizes=sizes_of(outcome),
                                      counterexample=None if proved else data,
-                                     reduction=data if proved else None,
-                                     deadlock=outcome.deadlock[1] if outcome.deadlock else None)
+                                     reduction=data if proved and not by_net else None,
+                                     deadlock=outcome.deadlock[1] if outcome.deadlock else None,
+                                     invariant_proof=data if by_net else None)
         if self.strict and outcome.warnings:
             record.update(exit_code=EXIT_USAGE, error={"code": "E-STRICT",
                                                        "message": _strict(outcome)})

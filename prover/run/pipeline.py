@@ -718,7 +718,7 @@ def _certify(run: _Run, dest: str, cert: dict[str, Any], engine: str,
                f"certificate kept at {saved}")
         return _Decided(run.result("error", why, engine=engine, cex=cex, check=status,
                                    message=message), text, saved)
-    expl = _explanation(run, cex) if cex is not None else _proof_explanation(run)
+    expl = _explanation(run, cex) if cex is not None else _proof_explanation(run, cert, engine)
     verdict: Status = "serializable" if cert["verdict"] == "serializable" else "not_serializable"
     return _Decided(run.result(verdict, cert_path=dest, engine=engine, cex=cex, check=status,
                                message=message, explanation=expl), text, dest)
@@ -748,14 +748,35 @@ def _columns() -> int | None:
     return shutil.get_terminal_size((0, 0)).columns or None
 
 
-def _proof_explanation(run: _Run) -> tuple[str, dict[str, Any]] | None:
-    """Why a reduction proof holds, in the program's terms (None for other proofs)."""
+def _proof_explanation(run: _Run, cert: dict[str, Any], engine: str
+                       ) -> tuple[str, dict[str, Any]] | None:  # fmt: skip
+    """Why a proof holds, in the program's terms: a reduction's movers and invariant, or
+    the lock and the invariant of a proof on the net (None for other proofs)."""
     data = run.stats.pop("reduction_explanation", None)
     if data is None:
-        return None
+        return _invariant_explanation(run, cert.get("proof", {}), engine)
     from prover.certificate.reduction_text import render_reduction
 
     return render_reduction(data), data
+
+
+def _invariant_explanation(run: _Run, proof: dict[str, Any], engine: str
+                           ) -> tuple[str, dict[str, Any]] | None:  # fmt: skip
+    from prover.certificate.invariant_text import explain_invariant, render_invariant
+
+    data = explain_invariant(proof, engine, _local_lines(run))
+    return None if data is None else (render_invariant(data), data)
+
+
+def _local_lines(run: _Run) -> Callable[[str], tuple[int, ...]]:
+    """A local state's text -> the source lines of the steps it takes (none for an NS
+    given in JSON, or one not built)."""
+    at: dict[str, set[int]] = {}
+    ns = run.ctx.ns if run.ctx.ns_built else None
+    if ns is not None and ns.origins is not None:
+        for t, o in zip(ns.transitions, ns.origins, strict=False):
+            at.setdefault(t.from_local, set()).update(o.lines)
+    return lambda local: tuple(sorted(at.get(local, ())))
 
 
 def _record(stats: dict[str, Any], res: SearchResult) -> None:
