@@ -306,7 +306,7 @@ class _ProgramTables(_Ids):
     def _step(self, text: str, g: int) -> tuple[tuple[int, int], ...]:
         """A step that fails (division by zero, overflow, `exit`) has no outcome: its
         instance is stuck there, and the search goes on with the other executions; the
-        first such error is kept for the verdict's rule (prover/run/pipeline.py)."""
+        first such error is kept for the verdict's rule (prover/run/decide.py)."""
         if self.source.response(text) is not None:
             return ()
         try:
@@ -611,7 +611,7 @@ def find_counterexample(
     nothing was found. Each round's state budget is capped by `max_states` (memory).
 
     Every budget but the deadline is counted in states, not seconds, so the same model
-    gives the same result on an idle and on a loaded machine (prover/run/pipeline.py).
+    gives the same result on an idle and on a loaded machine (prover/run/decide.py).
     """
     tab = tables(ns, automaton)
     budget = min(initial_states, max_states)

@@ -19,174 +19,44 @@ interrupted or killed run leaves no partial file.
 **One set of limits** (prover/run/limits.py): model files are regular files of at most 4 MiB;
 a model the checker's own front end refuses is refused here (exit 2), before any engine.
 
-Engine schedule, inside the child (the engines stop at `ENGINE_SHARE` of the budget, the
-checker gets the rest; slices between engines are counted in work, not seconds, so the
-same model gives the same verdict, engine and certificate on an idle and on a loaded
-machine as long as the deadline is not reached):
-
-1. explicit counterexample search (prover/engines/explicit.py), shortest first, with a
-   budget of FIRST_EXPLICIT_STATES states (one round of the unbounded and the
-   concurrency-1 search): most violations are shallow;
-2. a Ser program: the reduction engine with a budget of `schedule.PROBE_UNITS` z3
-   resource units;
-3. then, as `schedule.plan` reads what those found: the wide search (a budget of
-   states) of a program with many global states, the reduction again with a larger
-   budget when the first spent its budget, the proof portfolio
-   (`prover.engines.portfolio`, imported lazily) for most of what is left, the explicit
-   search again with 70 % of the remaining time and a larger state budget, and the
-   symbolic BMC (prover/engines/bmc.py) with whatever remains, for deep violations.
-
-No counterexample and no proof within the budget: `status="undecided"`, exit code 3.
+Inside the child, prover/run/decide.py decides the model (the engine schedule is there).
 """
-
 from __future__ import annotations
 
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from functools import partial
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING
 
-from prover.certificate.write import (
-    counterexample_certificate,
-    dump_certificate,
-    make_certificate,
-    producer,
-)
-from prover.context import RunContext
-from prover.engines import Counterexample
-from prover.engines.explicit import (
-    ProgramTables,
-    SearchResult,
-    Tables,
-    find_counterexample,
-    tables,
-)
-from prover.errors import RUNTIME_FAULTS, CertificateError, Diagnostic, SerError
-from prover.frontend.steps import ProgramSteps
-from prover.ns import NetworkSystem
+from prover.errors import CertificateError, SerError
 from prover.run.deadline import MEMORY_LIMIT_BYTES, ChildOutcome, run_isolated_many
 from prover.run.output import check_destination, write_atomically
-from prover.run.schedule import PROBE_UNITS, REDUCTION_UNITS, Evidence, Stage, plan
 from prover.run.warm import warm
-from prover.serial.ondemand import SoloTooLarge
 
 if TYPE_CHECKING:  # the front end is imported inside the child, when it runs
-    from prover.frontend.load import LoadedModel
-    from prover.reduction.table import Table
+    pass
 
-Status = Literal["serializable", "not_serializable", "undecided", "error"]
+from prover.run.decide import check_text, decide
+from prover.run.result import (
+    EXIT_INTERNAL,
+    EXIT_NOT_SERIALIZABLE,
+    EXIT_OF,
+    EXIT_SERIALIZABLE,
+    EXIT_UNDECIDED,
+    EXIT_USAGE,
+    Decided,
+    ProveResult,
+    Status,
+    default_certificate_path,
+    describe_times,
+)
 
-FIRST_EXPLICIT_STATES = 20_000
-"""State budget of the first explicit search. Every violation among the paper benchmarks
-is found within 1,200 states; 20,000 states is what the former 0.25 s slice reached on
-an idle machine, so serializable models reach the proof engines as early as before."""
-
-WIDE_GLOBALS = 200
-"""Global states the first search may meet before a Ser program counts as wide (`_wide`):
-every paper model meets at most 12, lock-based scale models hundreds to thousands."""
-
-WIDE_SEARCH_STATES = 500_000
-"""State budget of the search a wide program gets before its network system is built
-(unlocked-16's smallest counterexample is found after 339,492 states, 3.3 s)."""
-
-ENGINE_SHARE = 0.85
-"""The engines stop at this fraction of the budget; the checker gets the rest (at least)."""
-
-EXIT_SERIALIZABLE = 0
-EXIT_NOT_SERIALIZABLE = 1
-EXIT_USAGE = 2
-EXIT_UNDECIDED = 3
-EXIT_INTERNAL = 4
-
-EXIT_OF: dict[str, int] = {
-    "serializable": EXIT_SERIALIZABLE,
-    "not_serializable": EXIT_NOT_SERIALIZABLE,
-    "undecided": EXIT_UNDECIDED,
-    "error": EXIT_INTERNAL,
-}
-
-
-@dataclass(frozen=True)
-class ProveResult:
-    """What one model's run produced. `status` is a verdict only if the checker said
-    "valid"; `certificate_path` is then where the certificate was written.
-
-    `sizes` (NS and Petri-net sizes) and `explanation` (text and JSON of a
-    counterexample's explanation) are computed inside the run, under its deadline."""
-
-    model_path: str
-    status: Status
-    reason: str
-    certificate_path: str | None
-    engine: str | None
-    counterexample: Counterexample | None
-    check_status: str | None
-    check_message: str
-    times: dict[str, float] = field(default_factory=dict)
-    stats: dict[str, Any] = field(default_factory=dict)
-    ns: NetworkSystem | None = field(default=None, compare=False, repr=False)
-    sizes: dict[str, dict[str, int]] | None = field(default=None, compare=False, repr=False)
-    explanation: tuple[str, dict[str, Any]] | None = field(
-        default=None, compare=False, repr=False
-    )
-    warnings: tuple[Diagnostic, ...] = ()  # the model's warnings (prover/frontend/lint.py,
-    # prover/coverage.py; NS JSON: unknown keys)
-    # The items of `reason` when it lists one reason per engine: kept apart because a
-    # reason may quote program text, whose "; " must not be read as a separator.
-    reasons: tuple[str, ...] = ()
-    # (text, JSON) of the deadlock search after a verdict on a Ser program (W-DEADLOCK)
-    deadlock: tuple[str, dict[str, Any]] | None = field(default=None, compare=False,
-                                                        repr=False)
-
-    @property
-    def exit_code(self) -> int:
-        return EXIT_OF[self.status]
-
-
-@dataclass(frozen=True)
-class _Decided:
-    """A child's answer: the result, and the text to write to `dest` (the certificate,
-    or a rejected certificate for the bug report), written by the parent."""
-
-    result: ProveResult
-    text: str | None
-    dest: str | None
-
-
-def default_certificate_path(model_path: str) -> str:
-    return f"{model_path}.cert.json"
-
-
-def _rejected_path(cert_path: str) -> str:
-    base = cert_path[:-5] if cert_path.endswith(".json") else cert_path
-    return f"{base}.rejected.json"
-
-
-def check_text(text: str, source: str, timeout_s: float,
-               state_bound: int | None = None) -> tuple[str, str]:
-    """Run the trusted checker: (status, message); ("unavailable", why) if it cannot be
-    imported, ("limit", message) for a certificate beyond the checker's limits.
-    `state_bound`: ser-prove's --state-bound, which bounds the checker's NS too."""
-    try:
-        import checker
-        import schemas
-        from checker.api import check_certificate
-        from checker.certificate import Limits
-    except ImportError as exc:
-        return "unavailable", f"the certificate checker is not available ({exc})"
-    foreign = [m.__name__ for m in (checker, schemas)
-               if getattr(m, "__distribution__", None) != "ser-prove"]
-    if foreign:  # another distribution's package of the same name shadows ours
-        return "unavailable", (f"the installed `{foreign[0]}` package is not ser-prove's; "
-                               "install ser-prove in a virtual environment of its own")
-    limits = Limits() if state_bound is None else Limits(state_bound=state_bound)
-    result = check_certificate(text, model_text=source, timeout_s=timeout_s, limits=limits)
-    if result.status == "unusable" and result.code == "E-LIMIT":
-        return "limit", result.message
-    return result.status, result.message
-
+__all__ = ["EXIT_INTERNAL", "EXIT_NOT_SERIALIZABLE", "EXIT_OF", "EXIT_SERIALIZABLE",
+           "EXIT_UNDECIDED", "EXIT_USAGE", "ProveResult", "Status", "check_text",
+           "default_certificate_path", "describe_times", "model_exists", "prove_model",
+           "prove_models"]
 
 def prove_model(
     path: str,
@@ -253,10 +123,10 @@ def prove_models(
         warm(batch=len(todo) > 1)
     spent_s += time.monotonic() - warm_start  # the first children's deadlines pay for it
 
-    def task(k: int, i: int) -> Callable[[], _Decided]:
+    def task(k: int, i: int) -> Callable[[], Decided]:
         own = max(0.0, timeout_s - spent_s) if k < first_wave else timeout_s
         said = progress if scheduler is None else None  # a worker cannot print here
-        return partial(_decide, jobs[i][0], dests[i], timeout_s=own,
+        return partial(decide, jobs[i][0], dests[i], timeout_s=own,
                        check_timeout_s=check_timeout_s, progress=said, use_proofs=use_proofs,
                        state_bound=state_bound, ns_choice=ns_choice, data=data.get(i))
 
@@ -307,7 +177,7 @@ def _settle(path: str, outcome: ChildOutcome, timeout_s: float) -> ProveResult |
         err: SerError = outcome.value
         return err
     if outcome.kind == "ok":
-        decided: _Decided = outcome.value
+        decided: Decided = outcome.value
         result = decided.result
         if decided.text is not None and decided.dest is not None:
             try:
@@ -337,486 +207,7 @@ def _settle(path: str, outcome: ChildOutcome, timeout_s: float) -> ProveResult |
                        {"traceback": outcome.detail})
 
 
-@dataclass
-class _Run:
-    """One model's run inside its child: what every stage reads, and what the stages
-    have found so far (times, statistics, why no engine succeeded)."""
-
-    path: str
-    model: LoadedModel
-    ctx: RunContext
-    start: float
-    hard: float  # the hard deadline of the whole run
-    deadline: float  # the engines stop here (ENGINE_SHARE of the budget)
-    say: Callable[[str], None]
-    sizes: dict[str, dict[str, int]]
-    times: dict[str, float] = field(default_factory=dict)
-    stats: dict[str, Any] = field(default_factory=dict)
-    reasons: list[str] = field(default_factory=list)
-    warnings: tuple[Diagnostic, ...] = ()
-    table: Table | None = None  # the reduction engine's per-variable steps on its domains
-    fault: SerError | None = None  # a run-time error a stage met (RUNTIME_FAULTS)
-    table_tried: bool = False  # the reduction engine grew `table` (None: it failed to)
-    proved: bool = False  # by reduction: the table's escapes are dead
-    first_states: int = 0  # the states the first explicit search explored
-    state_bound: int | None = None  # --state-bound: the NS's, and the checker's
-    search: Tables | None = None  # the explicit search's view, kept for its later rounds
-    deadlock: tuple[str, dict[str, Any]] | None = None  # the deadlock search's report
-    reduction: Literal["none", "failed", "finding", "after"] = "none"  # the last reduction's end
-
-    def left(self, margin: float = 0.0) -> bool:
-        return time.monotonic() < self.deadline - margin
-
-    def result(self, status: Status, reason: str = "", **kw: Any) -> ProveResult:
-        self.times["total_s"] = time.monotonic() - self.start
-        return ProveResult(self.path, status, reason, kw.pop("cert_path", None),
-                           kw.pop("engine", None), kw.pop("cex", None), kw.pop("check", None),
-                           kw.pop("message", ""), self.times, self.stats,
-                           self.ctx.ns if self.ctx.ns_built else None, self.sizes,
-                           warnings=self.warnings, deadlock=self.deadlock, **kw)
-
-    def undecided(self, why: str, parts: tuple[str, ...] = ()) -> _Decided:
-        return _Decided(self.result("undecided", why, reasons=parts), None, None)
-
-
-def _decide(
-    path: str,
-    dest: str,
-    *,
-    timeout_s: float,
-    check_timeout_s: float,
-    progress: Callable[[str], None] | None,
-    use_proofs: bool,
-    state_bound: int | None = None,
-    ns_choice: str = "reachable",
-    data: bytes | None = None,
-) -> _Decided:
-    """One model, in its child process: never writes a file (`data`: the model file's
-    bytes, read by the caller, e.g. on another machine). Stages: load, a first
-    explicit search, a reduction attempt, then the stages of `schedule.plan` (the
-    reduction again, the wide search, the proof portfolio, a second explicit search,
-    BMC), then the certificate and its check."""
-    run = _load(path, timeout_s, progress, state_bound, ns_choice, data)
-    try:
-        cex, cert = _engines(run, use_proofs)
-    except RUNTIME_FAULTS as met:  # e.g. the network system meets a division by zero
-        run.fault = met
-        cex, cert = _second_search(run), None
-    fault = run.fault or (run.search.fault if run.search is not None else None)
-    if fault is not None and cex is None:  # docs/cli.md: "Errors next to a counterexample"
-        raise fault
-    engine = None if cert is None else str(cert["producer"].get("engine", "proof"))
-    if cex is not None:
-        engine = cex.engine
-        cert = counterexample_certificate(run.model, cex)
-        run.stats.update(requests=cex.requests, lower_bound=cex.lower_bound,
-                         events=len(cex.events))
-    run.times["engines_s"] = time.monotonic() - run.start
-    run.warnings = _diagnostics(run) + (() if fault is None else (_fault_warning(run, fault),))
-    if cert is not None:
-        _deadlocks(run, cert)
-    if cert is not None and run.warnings:  # informational: the checker never reads them
-        cert["producer"]["warnings"] = [w.json() for w in run.warnings]
-    if cert is None:
-        head = "no counterexample and no proof within the budget"
-        return run.undecided(f"{head}: " + "; ".join(run.reasons), tuple(run.reasons))
-    return _certify(run, dest, cert, str(engine), cex, check_timeout_s)
-
-
-def _engines(run: _Run, use_proofs: bool) -> tuple[Counterexample | None, dict[str, Any] | None]:
-    """The stages in their order: a counterexample, or a proof's certificate, or neither."""
-    cex = _first_search(run)
-    cert = None
-    if cex is None and use_proofs:
-        cert = _reduction(run, PROBE_UNITS)
-    if cex is None and cert is None:
-        evidence = Evidence(run.model.steps is not None, _wide(run), run.reduction)
-        for stage in plan(evidence, use_proofs):
-            cex, cert = _stage(run, stage)
-            if cex is not None or cert is not None:
-                break
-    return cex, cert
-
-
-def _fault_warning(run: _Run, fault: SerError) -> Diagnostic:
-    """A run-time error beside a counterexample: the counterexample is the verdict."""
-    at = fault.location
-    return Diagnostic("W-RUNTIME-ERROR", f"an execution runs into {fault.code}: "
-                      f"{fault.message}; the verdict is the counterexample, which does not",
-                      run.path, at.line if at else 0, at.column if at else 0)
-
-
-def _stage(run: _Run, stage: Stage) -> tuple[Counterexample | None, dict[str, Any] | None]:
-    """Run one stage of the plan: a counterexample, or a certificate, or neither."""
-    if stage == "reduction":
-        return None, _reduction(run, REDUCTION_UNITS)
-    if stage == "proof":
-        return None, _proof(run)
-    searches: dict[str, Callable[[_Run], Counterexample | None]] = {
-        "wide-search": partial(_first_search, budget=WIDE_SEARCH_STATES),
-        "search": _second_search, "bmc": _bmc}
-    search = searches[stage]
-    return search(run), None
-
-
-def _load(path: str, timeout_s: float, progress: Callable[[str], None] | None,
-          state_bound: int | None, ns_choice: str, data: bytes | None) -> _Run:
-    """Read and parse the model, refuse what the checker could not read, and make the
-    run's context. A Ser program's network system is built only when an engine reads it
-    (the explicit search and the reduction engine read its per-variable steps)."""
-    from prover.frontend.load import NsChoice, load_model
-    from prover.run.limits import preflight
-
-    start = time.monotonic()
-    ns_kind: NsChoice = "closure" if ns_choice == "closure" else "reachable"
-    model = (load_model(path, ns=ns_kind, data=data, lazy=True) if state_bound is None
-             else load_model(path, state_bound=state_bound, ns=ns_kind, data=data, lazy=True))
-    preflight(model.kind, model.source, path)
-    loaded = time.monotonic() - start
-    ctx = RunContext(lambda: model.ns)
-    run = _Run(path, model, ctx, start, start + max(0.0, timeout_s),
-               start + ENGINE_SHARE * max(0.0, timeout_s),
-               progress if progress is not None else (lambda msg: None), {})
-    run.times["load_s"] = loaded
-    run.state_bound = state_bound
-    return run
-
-
-def _network_system(run: _Run) -> NetworkSystem | None:
-    """The model's network system for the engines that read it, built on first use; None
-    (with the reason recorded) when it cannot be built or the checker could not explore
-    it. Its sizes are reported."""
-    from prover.petri.build import interleaving_net_sizes
-    from prover.run.limits import preflight_ns
-
-    if "ns_error" in run.stats:
-        return None
-    try:
-        ns = run.ctx.ns
-        restriction = ns.restriction
-        preflight_ns(run.model.kind, run.model.source, run.path,
-                     None if restriction is None else frozenset(restriction.pairs),
-                     run.state_bound)
-    except SerError as exc:
-        run.stats["ns_error"] = exc.message
-        run.reasons.append(f"network system: {exc.message}")
-        return None
-    run.sizes.update(network_system=ns.sizes(), petri_net=interleaving_net_sizes(ns))
-    return ns
-
-
-def _deadlocks(run: _Run, cert: dict[str, Any]) -> None:
-    """After the verdict, the deadlock search on a Ser program's steps (bounded in
-    states): a deadlock found goes into the certificate, which the checker then checks
-    with the rest, and becomes the warning W-DEADLOCK; the verdict does not depend on it."""
-    from prover.certificate.deadlock import deadlock_report, deadlock_section, deadlock_warning
-    from prover.engines.deadlock import find_deadlock
-
-    steps = run.model.steps
-    if steps is None:
-        return
-    try:
-        search = find_deadlock(steps, deadline=run.deadline)
-    except SerError as exc:  # a step the engines never took fails: no report, say why
-        run.reasons.append(f"deadlock search: {exc.message}")
-        return
-    run.deadlock = deadlock_report(steps, search, _columns())
-    if search.deadlock is not None:
-        cert["deadlock"] = deadlock_section(search.deadlock)
-        warning = deadlock_warning(search.deadlock, search, run.path)
-        run.warnings = tuple(sorted((*run.warnings, warning),
-                                    key=lambda d: (d.line, d.column, d.code)))
-
-
-def _diagnostics(run: _Run) -> tuple[Diagnostic, ...]:
-    """The model's warnings: those of its text, and what its executions cannot reach,
-    read off an over-approximation of them (prover/coverage.py): the network system if
-    an engine built it (the closer one), else the per-variable steps when their domains
-    are closed or a reduction proof showed the escapes dead; else nothing about reach."""
-    from prover import coverage
-    from prover.reduction.table import Limits, TableTooLarge, grow_domains
-
-    steps = run.model.steps
-    if steps is None:
-        return run.model.warnings
-    table = run.table
-    if run.ctx.ns_built and "ns_error" not in run.stats:  # the closer of the two
-        reach = coverage.from_ns(run.ctx.ns, steps)
-    else:
-        if table is None:
-            if run.table_tried or not run.left():  # growing it again fails again, or is late
-                return run.model.warnings
-            try:
-                table = grow_domains(steps, Limits())
-            except (TableTooLarge, SerError):
-                return run.model.warnings
-        if table.escapes and not run.proved:
-            return run.model.warnings
-        reach = coverage.from_table(table, steps)
-    found = coverage.warnings(steps.program, steps, reach, run.path)
-    return tuple(sorted(run.model.warnings + found, key=lambda d: (d.line, d.column, d.code)))
-
-
-def _search_view(run: _Run) -> NetworkSystem | ProgramSteps | None:
-    """What the explicit search steps: a Ser program's per-variable steps (on demand),
-    else the network system."""
-    return run.model.steps if run.model.steps is not None else _network_system(run)
-
-
-def _first_search(run: _Run, budget: int = FIRST_EXPLICIT_STATES) -> Counterexample | None:
-    """Explicit search, shortest first, with a budget of states (not seconds)."""
-    if run.search is None:
-        view = _search_view(run)
-        if view is None:
-            return None
-        run.search = tables(view)
-    t0 = time.monotonic()
-    try:
-        res = find_counterexample(
-            run.search, deadline=run.deadline,
-            progress=lambda said: run.say(f"counterexample search (budget {budget:,} states): "
-                                          f"{said}"),
-            max_states=budget, minimise_deadline=run.deadline,
-        )
-    except SoloTooLarge as exc:
-        run.reasons.append(f"explicit: {exc}")
-        return None
-    run.times["explicit_s"] = run.times.get("explicit_s", 0.0) + time.monotonic() - t0
-    _record(run.stats, res)
-    run.first_states = res.states
-    if res.counterexample is None:
-        limit = "" if res.complete else f" ({res.stop_reason} limit)"
-        run.reasons[:] = [r for r in run.reasons if not r.startswith("explicit:")]
-        run.reasons.insert(0, f"explicit: no counterexample with ≤ {res.exhausted_requests} "
-                           f"requests{limit}")  # fmt: skip
-    return res.counterexample
-
-
-def _wide(run: _Run) -> bool:
-    """A Ser program whose first search met more than `WIDE_GLOBALS` global states: its
-    network system is expensive to build (the reachable global states of unlocked-10 take
-    15 s to pass the state bound), while a counterexample may be a few layers deeper in
-    the search, which costs a fraction of it (a function of the model, not of the
-    machine)."""
-    return (run.model.steps is not None and run.search is not None
-            and len(run.search.globals) > WIDE_GLOBALS)
-
-
-def _reduction(run: _Run, units: int) -> dict[str, Any] | None:
-    """A reduction proof on the per-variable steps of a Ser program (no network system),
-    within `units` z3 resource units; `run.reduction` says how it ended."""
-    steps = run.model.steps
-    if steps is None or not run.left():
-        return None
-    from prover.reduction.engine import prove_by_reduction, spent
-
-    t0 = time.monotonic()
-    run.say(f"reduction proof (per-variable steps, budget {units:,} z3 resource units)")
-    attempt = prove_by_reduction(steps, deadline=run.deadline, units=units, table=run.table)
-    run.times["reduction_s"] = run.times.get("reduction_s", 0.0) + time.monotonic() - t0
-    run.table, run.proved = attempt.table, attempt.evidence is not None
-    run.table_tried = True
-    run.reduction = spent(attempt) or "failed"
-    run.reasons[:] = [r for r in run.reasons if not r.startswith("reduction:")]
-    if "local_states" in attempt.stats:
-        run.sizes["per_variable"] = {k: attempt.stats[k]
-                                     for k in ("local_states", "transitions", "escapes")}
-    run.stats["solver_queries"] = attempt.stats.get("solver_queries")
-    if attempt.evidence is None:
-        run.reasons.append(attempt.reason)
-        return None
-    run.stats["reduction"] = attempt.stats
-    run.stats["reduction_explanation"] = attempt.explanation
-    return make_certificate(run.model, "serializable", "reduction", attempt.evidence,
-                            producer("reduction", solver="z3", solver_version=_z3_version()))
-
-
-def _proof(run: _Run) -> dict[str, Any] | None:
-    """The proof portfolio with most of what is left; the certificate, or None."""
-    if not run.left() or _network_system(run) is None:
-        return None
-    t0 = time.monotonic()
-    run.say("proof engines on the network system")
-    outcome, why = _find_proof(run.model, 0.8 * (run.deadline - t0), run.ctx)
-    run.times["proof_s"] = time.monotonic() - t0
-    if outcome is None:
-        run.reasons.extend(why)
-        return None
-    engine = str(getattr(outcome, "engine", "proof"))
-    return make_certificate(run.model, "serializable", "proof", outcome.proof,
-                            producer(engine, solver="z3", solver_version=_z3_version()))
-
-
-def _second_search(run: _Run) -> Counterexample | None:
-    """The explicit search again with 70 % of what is left and a larger state budget."""
-    if run.search is None or not run.left(0.05):
-        return None
-    t0 = time.monotonic()
-    try:
-        res = find_counterexample(
-            run.search, deadline=t0 + 0.7 * (run.deadline - t0),
-            progress=lambda said: run.say(f"counterexample search (the rest of the time): "
-                                          f"{said}"),
-            initial_states=max(20_000, 4 * run.first_states), minimise_deadline=run.deadline,
-        )
-    except SoloTooLarge as exc:
-        run.reasons.append(f"explicit: {exc}")
-        return None
-    run.times["explicit2_s"] = time.monotonic() - t0
-    _record(run.stats, res)
-    if res.counterexample is None:
-        run.reasons[0:1] = [f"explicit: no counterexample with ≤ {res.exhausted_requests} "
-                            "requests"]
-    return res.counterexample
-
-
-def _bmc(run: _Run) -> Counterexample | None:
-    """Symbolic BMC with whatever remains, for deep violations."""
-    if not run.left(0.05) or _network_system(run) is None:
-        return None
-    from prover.engines.bmc import find_counterexample_bmc
-
-    t0 = time.monotonic()
-    run.say("bounded model checking (SMT)")
-    bmc = find_counterexample_bmc(
-        run.ctx.ns, run=run.ctx, deadline=run.deadline,
-        lower_bound=int(run.stats.get("exhausted_requests", 0)) + 1,
-    )
-    run.times["bmc_s"] = time.monotonic() - t0
-    if bmc.counterexample is None:
-        run.reasons.append(f"bmc: {bmc.reason}")
-    return bmc.counterexample
-
-
-def _certify(run: _Run, dest: str, cert: dict[str, Any], engine: str,
-             cex: Counterexample | None, check_timeout_s: float) -> _Decided:
-    """Check the certificate with the trusted checker; a verdict only if it is valid."""
-    from prover.run.limits import certificate_over_limits
-
-    text = dump_certificate(cert)
-    over = certificate_over_limits(text, len(cex.events) if cex is not None else None)
-    if over is not None:
-        return run.undecided(f"{engine} found a {cert['verdict']} certificate, but {over}")
-    t0 = time.monotonic()
-    run.say("checking the certificate")
-    left = run.hard - time.monotonic()
-    if left <= 0:
-        return run.undecided("no time left to check the certificate within the budget")
-    status, message = check_text(text, run.model.source, min(check_timeout_s, left),
-                                 run.state_bound)
-    run.times["check_s"] = time.monotonic() - t0
-    if status == "undecided" or (status != "valid" and time.monotonic() >= run.hard):
-        # The checker could not finish (its budget is the rest of ours): no verdict, and
-        # no sign of a bug either.
-        return run.undecided(f"the checker did not decide the certificate in time ({message})")
-    if status == "limit":
-        return run.undecided(f"{engine}'s certificate exceeds a limit of the checker ({message})")
-    if status != "valid":
-        saved = _rejected_path(dest)
-        why = (f"internal error (a bug, please report it): the {cert['verdict']} certificate "
-               f"from engine {engine} was not accepted by the checker ({status}: {message}); "
-               f"certificate kept at {saved}")
-        return _Decided(run.result("error", why, engine=engine, cex=cex, check=status,
-                                   message=message), text, saved)
-    expl = _explanation(run, cex) if cex is not None else _proof_explanation(run, cert, engine)
-    verdict: Status = "serializable" if cert["verdict"] == "serializable" else "not_serializable"
-    return _Decided(run.result(verdict, cert_path=dest, engine=engine, cex=cex, check=status,
-                               message=message, explanation=expl), text, dest)
-
-
-def _explanation(run: _Run, cex: Counterexample) -> tuple[str, dict[str, Any]]:
-    from prover.certificate.explain import explain, explanation_json, render_text
-
-    view = run.model.steps if run.model.steps is not None and not run.ctx.ns_built \
-        else run.ctx.ns
-    # On the per-variable steps, the serial automaton the search built for the
-    # counterexample's interaction group is the one the explanation explores.
-    search = run.search if isinstance(view, ProgramSteps) else None
-    oracle = search.oracle(cex.completed) if isinstance(search, ProgramTables) else None
-    expl = explain(view, cex, membership=oracle)
-    return render_text(expl, columns=_columns()), explanation_json(expl)
-
-
-def _columns() -> int | None:
-    """The width of the terminal the verdict is printed on, or None when it goes to a
-    file or a pipe (then the table is not cut to fit)."""
-    import shutil
-    import sys
-
-    if not sys.stdout.isatty():
-        return None
-    return shutil.get_terminal_size((0, 0)).columns or None
-
-
-def _proof_explanation(run: _Run, cert: dict[str, Any], engine: str
-                       ) -> tuple[str, dict[str, Any]] | None:  # fmt: skip
-    """Why a proof holds, in the program's terms: a reduction's movers and invariant, or
-    the lock and the invariant of a proof on the net (None for other proofs)."""
-    data = run.stats.pop("reduction_explanation", None)
-    if data is None:
-        return _invariant_explanation(run, cert.get("proof", {}), engine)
-    from prover.certificate.reduction_text import render_reduction
-
-    return render_reduction(data), data
-
-
-def _invariant_explanation(run: _Run, proof: dict[str, Any], engine: str
-                           ) -> tuple[str, dict[str, Any]] | None:  # fmt: skip
-    from prover.certificate.invariant_text import explain_invariant, render_invariant
-
-    data = explain_invariant(proof, engine, _local_lines(run))
-    return None if data is None else (render_invariant(data), data)
-
-
-def _local_lines(run: _Run) -> Callable[[str], tuple[int, ...]]:
-    """A local state's text -> the source lines of the steps it takes (none for an NS
-    given in JSON, or one not built)."""
-    at: dict[str, set[int]] = {}
-    ns = run.ctx.ns if run.ctx.ns_built else None
-    if ns is not None and ns.origins is not None:
-        for t, o in zip(ns.transitions, ns.origins, strict=False):
-            at.setdefault(t.from_local, set()).update(o.lines)
-    return lambda local: tuple(sorted(at.get(local, ())))
-
-
-def _record(stats: dict[str, Any], res: SearchResult) -> None:
-    stats["explicit_states"] = stats.get("explicit_states", 0) + res.states
-    stats["exhausted_requests"] = max(
-        int(stats.get("exhausted_requests", 0)), res.exhausted_requests
-    )
-
-
-def _find_proof(model: Any, budget_s: float, ctx: RunContext) -> tuple[Any, tuple[str, ...]]:
-    """Call the proof portfolio if it exists: (outcome with `.proof`/`.engine`, reasons,
-    one per engine attempt, the first prefixed with "proof: ")."""
-    try:
-        from prover.engines import portfolio
-    except ImportError:
-        return None, ()
-    try:
-        result = portfolio.attempt_proof(model, budget_s=budget_s, run=ctx)
-        if result.outcome is not None:
-            return result.outcome, ()
-        first, *rest = result.reasons
-        return None, (f"proof: {first}", *rest)
-    except NotImplementedError as exc:
-        return None, (f"proof: not available ({exc})",)
-    except Exception as exc:  # an engine failure is "unknown", never a verdict
-        return None, (f"proof: engine failed ({type(exc).__name__}: {exc})",)
-
-
-def _z3_version() -> str:
-    try:
-        import z3
-
-        return str(z3.get_version_string())
-    except ImportError:  # pragma: no cover
-        return ""
-
-
-def describe_times(times: dict[str, float]) -> str:
-    return ", ".join(f"{k[:-2]} {v:.2f} s" for k, v in times.items())
-
 
 def model_exists(path: str) -> bool:
     return os.path.exists(path)
+

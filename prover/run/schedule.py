@@ -1,7 +1,7 @@
 """What the pipeline runs after its cheap first attempts, from what they found.
 
 Every engine first gets a cheap attempt: the explicit search a budget of states
-(`FIRST_EXPLICIT_STATES` in pipeline.py), the reduction engine a budget of z3 resource
+(`FIRST_EXPLICIT_STATES` in decide.py), the reduction engine a budget of z3 resource
 units (`PROBE_UNITS`, enough for every serializable idiom family at size 24 and for a
 lock per account at 24 accounts). Then the rest of the budget goes where the evidence
 points. A reduction that failed for a reason of the program (a step that is no mover, a
@@ -37,7 +37,7 @@ class Evidence:
     """What the cheap attempts found."""
 
     ser_program: bool  # per-variable steps exist: the wide search applies
-    wide: bool  # the first search met many global states (pipeline.WIDE_GLOBALS)
+    wide: bool  # the first search met many global states (decide.WIDE_GLOBALS)
     reduction: Literal["none", "failed", "finding", "after"]  # how the cheap attempt ended:
     # not run, a reason of the program, its budget spent finding the invariant, or after
 

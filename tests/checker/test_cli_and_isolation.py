@@ -242,8 +242,8 @@ def test_a_counterexample_is_checked_without_loading_a_solver() -> None:
 
 def test_the_state_bound_reaches_the_checker(files: dict[str, Path]) -> None:
     """`ser-check-cert --state-bound N` bounds the NS a proof names, and ser-prove's own
-    check uses ser-prove's --state-bound (prover.run.pipeline.check_text)."""
-    from prover.run.pipeline import check_text
+    check uses ser-prove's --state-bound (prover.run.decide.check_text)."""
+    from prover.run.decide import check_text
 
     assert main([str(files["pf"])]) == 0
     assert main([str(files["pf"]), "--state-bound", "3"]) == 2  # E-MODEL: beyond 3 states

@@ -100,7 +100,7 @@ def test_checker_accepts_within_5s(name: str) -> None:
 
 
 def test_the_counterexample_table_fits_the_terminal() -> None:
-    """On a terminal of 100 columns (prover.run.pipeline._columns), the table shortens the
+    """On a terminal of 100 columns (prover.run.decide._columns), the table shortens the
     local states and globals it shows; to a file, nothing is cut."""
     from prover.certificate.explain import explain, render_text
     from prover.frontend.load import load_model

@@ -63,7 +63,7 @@ def test_no_budget_is_undecided(tmp_path: Path, capsys: pytest.CaptureFixture[st
 def test_failed_check_is_internal_error(
     model: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import prover.run.pipeline as pipeline
+    import prover.run.decide as pipeline  # the child calls the checker here
 
     monkeypatch.setattr(pipeline, "check_text",
         lambda text, source, timeout, bound=None: ("invalid", "boom"))

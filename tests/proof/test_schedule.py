@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bench.idioms import BY_NAME
-from prover.run import pipeline
+from prover.run import decide
 from prover.run.schedule import Evidence, plan
 
 
@@ -37,7 +37,7 @@ def test_the_plan_depends_on_nothing_but_the_evidence() -> None:
 
 
 def _decide(path: Path) -> tuple[str, str | None]:
-    d = pipeline._decide(str(path), str(path) + ".cert.json", timeout_s=120,
+    d = decide.decide(str(path), str(path) + ".cert.json", timeout_s=120,
                          check_timeout_s=60, progress=None, use_proofs=True)
     return d.result.status, d.text
 
@@ -51,7 +51,7 @@ def test_a_spent_cheap_attempt_gives_the_same_certificate(
     path.write_text(BY_NAME[family].text(3))
     status, text = _decide(path)
     assert status == "serializable" and text is not None
-    monkeypatch.setattr(pipeline, "PROBE_UNITS", 1_000)
+    monkeypatch.setattr(decide, "PROBE_UNITS", 1_000)
     again = [_decide(path) for _ in range(2)]
     assert again[0] == again[1] == (status, text)
     assert json.loads(text)["producer"]["engine"] == "reduction"

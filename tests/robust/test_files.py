@@ -108,7 +108,9 @@ def test_atomic_write_leaves_only_the_file(tmp_path: Path) -> None:
 
 def test_rejected_certificate_is_kept_by_the_parent(tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(pipeline, "check_text",
+    from prover.run import decide  # the child runs the checker
+
+    monkeypatch.setattr(decide, "check_text",
 
         lambda text, source, timeout, bound=None: ("invalid", "boom"))
     m = _model(tmp_path)

@@ -11,7 +11,7 @@ import pytest
 
 from prover.cli import main
 from prover.engines import explicit
-from prover.run import pipeline
+from prover.run import decide
 from tests.robust import SLOW
 
 # e3 of the paper benchmarks: its violation needs about 1,200 explored states, so the
@@ -35,7 +35,7 @@ request set1 { X := 1 }
 
 
 def _certificate(path: Path) -> str:
-    decided = pipeline._decide(str(path), str(path) + ".cert.json", timeout_s=600,
+    decided = decide.decide(str(path), str(path) + ".cert.json", timeout_s=600,
                                check_timeout_s=60, progress=None, use_proofs=True)
     assert decided.result.status == "not_serializable"
     assert decided.result.engine == "explicit"
@@ -56,8 +56,8 @@ def test_slow_clock_gives_the_same_certificate(tmp_path: Path,
 
 
 def test_first_slice_is_counted_in_states() -> None:
-    assert pipeline.FIRST_EXPLICIT_STATES >= 1_200  # every paper violation fits
-    assert not hasattr(pipeline, "FIRST_EXPLICIT_SLICE_S")
+    assert decide.FIRST_EXPLICIT_STATES >= 1_200  # every paper violation fits
+    assert not hasattr(decide, "FIRST_EXPLICIT_SLICE_S")
 
 
 def test_timeout_is_a_deadline_for_the_whole_run(
@@ -105,7 +105,7 @@ def test_progress_names_the_stage_and_what_it_counts(tmp_path: Path) -> None:
     model.write_text("request a { X := 1; yield; y := X; X := 0; y }\n"
                      "request b { while (L == 1) { yield }; L := 1; Y := Y + 1; L := 0; 0 }\n")
     said: list[str] = []
-    pipeline._decide(str(model), str(tmp_path / "c.json"), timeout_s=60, check_timeout_s=30,
+    decide.decide(str(model), str(tmp_path / "c.json"), timeout_s=60, check_timeout_s=30,
                      progress=said.append, use_proofs=True)
     search = [m for m in said if m.startswith("counterexample search (budget")]
     assert search and all("states" in m for m in search), said
