@@ -4,6 +4,7 @@ placement says, with certificates the checker accepts."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -120,5 +121,33 @@ def test_transfer_of_an_amount(tmp_path: Path, name: str, verdict: str, code: in
     assert proc.returncode == code, proc.stdout + proc.stderr
     assert proc.stdout.startswith(f"{model}: {verdict}\n") or f": {verdict}\n" in proc.stdout
     check = subprocess.run([sys.executable, "-m", "checker.cli", str(cert), "--model", str(model)],
+                           capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+DEPOSIT = """request deposit {
+  while (L == 1) { yield };
+  L := 1;
+  n := ?(1..3);
+  B := (B + n) % 7;
+  yield;
+  L := 0;
+  n
+}
+request audit { while (L == 1) { yield }; L := 1; s := B; L := 0; s }
+"""
+
+
+def test_a_reduction_proof_over_per_variable_steps_with_a_range(tmp_path: Path) -> None:
+    """A proof by reduction: the per-variable steps of both tools run every value of
+    ?(1..3), B's domain is every value (B + n) % 7 takes, and the checker accepts it."""
+    model, cert = tmp_path / "deposit.ser", tmp_path / "c.json"
+    model.write_text(DEPOSIT, encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "prover.cli", str(model), "-o", str(cert)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    doc = json.loads(cert.read_text(encoding="utf-8"))
+    assert {"global": "B", "range": [0, 6]} in doc["reduction"]["domains"]
+    check = subprocess.run([sys.executable, "-m", "checker.cli", str(cert)],
                            capture_output=True, text=True)
     assert check.returncode == 0, check.stdout + check.stderr
