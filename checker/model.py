@@ -1,6 +1,6 @@
 """The checker's own Ser language (parser, canonical printer, atomic step function), from
 ser-reference §1–§3 and DESIGN.md, not from the prover. Expressions are plain tuples:
-("int", n) ("var", x) ("nd",) ("yield",) ("exit",) ("assign", x, e) ("bin", op, a, b)
+("int", n) ("var", x) ("nd", lo, hi) ("yield",) ("exit",) ("assign", x, e) ("bin", op, a, b)
 ("not", a) ("neg", a) ("seq", a, b) ("if", c, t, e) ("while", c, b)."""
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ STATE_BOUND = 20_000  # states of one yield-free loop, and of an NS JSON file
 OUTCOME_BOUND = 100_000  # outcomes of one atomic step: ser-prove's default bound on them
 ZERO: Expr = ("int", 0)
 POISON = 2**63  # outside signed 64 bits: no variable holds it, and reading it is an error
+CHOICE_BOUND = 1_024  # values of one `?(lo..hi)`: each is an outcome, so bounded before made
 
 
 # --------------------------------------------------------------------------- smart constructors
@@ -50,6 +51,12 @@ _OPS: dict[str, Callable[[int, int], int]] = {
 
 def _apply(op: str, a: int, b: int) -> int:
     return _i64(_OPS[op](a, b))
+
+
+def _choice(lo: int, hi: int) -> Expr:  # `?` is `?(0..1)`; never truncated (that is unsound)
+    if not 0 <= _i64(hi) - _i64(lo) < CHOICE_BOUND:
+        raise LimitError(f"?({lo}..{hi}) is not a range of 1 to {CHOICE_BOUND} values")
+    return ("nd", lo, hi)
 
 
 def mk_bin(op: str, a: Expr, b: Expr) -> Expr:
@@ -101,8 +108,8 @@ _NODE: dict[str, Callable[[list[Any]], Any]] = {
     "seq": lambda c: mk_seq(c[0], c[1]), "if_": lambda c: mk_if(c[0], c[1], c[2]),
     "while_": lambda c: mk_while(c[0], c[1]), "request_block": lambda c: (str(c[0]), c[1]),
     "init": lambda c: (_name(c[0], True), _i64(int(c[-1]) * (-1 if len(c) == 3 else 1))),
-    "global_decl": lambda c: ("global", *c), "program": _program,
-    "bare": lambda c: _program([*c[:-1], ("request", c[-1])])}
+    "global_decl": lambda c: ("global", *c), "nd": lambda c: _choice(*map(int, c or (0, 1))),
+    "program": _program, "bare": lambda c: _program([*c[:-1], ("request", c[-1])])}
 
 
 class _Build(lark.Transformer[Any, Any]):
@@ -110,7 +117,7 @@ class _Build(lark.Transformer[Any, Any]):
 
     def __default__(self, data: Any, children: list[Any], meta: Any) -> Any:
         return (_NODE[data](children) if data in _NODE else lark.Tree(data, children)
-                if data.startswith("_") else (str(data),))  # lark's own rules; nd, yield, exit
+                if data.startswith("_") else (str(data),))  # lark's own rules; yield, exit
 
 
 _GRAMMAR = (importlib.resources.files("checker") / "ser.lark").read_text(encoding="utf-8")
@@ -141,7 +148,7 @@ def expr_text(e: Expr, minimum: int = 1) -> str:
     if tag in ("int", "var"):
         s = str(e[1])
     elif tag in ("nd", "yield", "exit"):
-        s = "?" if tag == "nd" else tag
+        s = tag if tag != "nd" else "?" if e[1:] == (0, 1) else f"?({e[1]}..{e[2]})"
     elif tag == "assign":
         s = f"{e[1]} := {expr_text(e[2], 2)}"
     elif tag == "bin":  # left-associative, except that comparisons (5, 6) do not chain
@@ -186,12 +193,10 @@ def _get(env: Env, name: str) -> int:
 def run(e: Expr, loc: Env, glo: Env) -> list[Outcome]:
     """All outcomes of running `e` up to its next yield or its end (one atomic NS step)."""
     tag = e[0]
-    if tag == "int":
-        return [(False, e[1], loc, glo)]
+    if tag in ("int", "nd"):  # a literal n, or each value of ?(lo..hi): e[-1] is n or hi
+        return [(False, v, loc, glo) for v in range(e[1], e[-1] + 1)]
     if tag == "var":
         return [(False, _get(loc if _is_local(e[1]) else glo, e[1]), loc, glo)]
-    if tag == "nd":
-        return [(False, 0, loc, glo), (False, 1, loc, glo)]
     if tag == "yield":
         return [(True, ZERO, loc, glo)]
     if tag == "exit":

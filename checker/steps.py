@@ -122,11 +122,6 @@ def live_locals(e: Expr, out: frozenset[str] = frozenset()) -> frozenset[str]:
     return out  # int, nd, yield, exit
 
 
-def live_env(env: Env, e: Expr) -> Env:
-    keep = live_locals(e)
-    return tuple((k, v) for k, v in env if k in keep)
-
-
 # --------------------------------------------------------------------------- enumeration
 
 
@@ -138,7 +133,8 @@ def enumerate_steps(blocks: list[tuple[str, Expr]], domains: dict[str, tuple[int
     texts: dict[str, tuple[Env, Expr]] = {}
 
     def state(request: str, env: Env, e: Expr) -> Local:
-        env = live_env(env, e)
+        keep = live_locals(e)
+        env = tuple((k, v) for k, v in env if k in keep)
         text = local_text(env, e)
         if texts.setdefault(text, (env, e)) != (env, e):
             raise ModelError(f"two distinct local states print as {text!r}")
@@ -165,8 +161,7 @@ def enumerate_steps(blocks: list[tuple[str, Expr]], domains: dict[str, tuple[int
             final[loc] = e[1]
             continue
         foot[loc] = fp = footprint(e)
-        missing = [x for x in fp.touched if x not in domains]
-        if missing:
+        if missing := [x for x in fp.touched if x not in domains]:
             raise CheckerError(f"global {missing[0]} has no domain", code="E-DOMAIN")
         evaluated += prod(len(domains[x]) for x in fp.reads)
         if evaluated > limits.max_valuations:

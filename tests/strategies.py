@@ -1,6 +1,6 @@
 """Random Ser programs for property tests: one or two requests `r0`, `r1` over the globals
 X and Y, built from assignments, flips, yields, waits, if and sequence; `with_locals`
-adds the local y and the nondeterministic condition `?`."""
+adds the local y and the nondeterministic conditions `?` and `?(0..2)`."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def statements(depth: int, with_locals: bool) -> st.SearchStrategy[str]:
         return st.one_of(*atoms)
     sub = statements(depth - 1, with_locals)
     cond = st.one_of(
-        st.just("?"),
+        st.sampled_from(["?", "?(0..2)"]),
         st.builds(lambda v, c: f"{v} == {c}", st.sampled_from(GVARS + ["y"]), const),
     ) if with_locals else st.builds(lambda v: f"{v} == 0", st.sampled_from(GVARS))
     return st.one_of(

@@ -63,9 +63,17 @@ class Var(Expr):
     name: str
 
 
+# Values of one `?(lo..hi)`: each is an outcome of the step that reads it, so the
+# checker bounds it before building them (docs/limits.md; checker.model.CHOICE_BOUND).
+MAX_CHOICE_VALUES = 1_024
+
+
 @dataclass(frozen=True)
 class Nondet(Expr):
-    """`?`: nondeterministically 0 or 1."""
+    """`?(lo..hi)`: nondeterministically any integer from lo to hi; `?` is `?(0..1)`."""
+
+    lo: int = 0
+    hi: int = 1
 
 
 @dataclass(frozen=True)
@@ -363,8 +371,8 @@ def render(e: Expr) -> str:
         return str(e.value)
     if isinstance(e, Var):
         return e.name
-    if isinstance(e, Nondet):
-        return "?"
+    if isinstance(e, Nondet):  # `?(0..1)` prints as `?`, as the checker prints it
+        return "?" if (e.lo, e.hi) == (0, 1) else f"?({e.lo}..{e.hi})"
     if isinstance(e, Yield):
         return "yield"
     if isinstance(e, Exit):

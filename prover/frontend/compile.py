@@ -104,7 +104,7 @@ class _Runner:
                 raise FootprintError(f"reads {e.name} outside its footprint")
             return [(None, env_get(glo, e.name), loc, glo, lines)]
         if isinstance(e, ast.Nondet):
-            return [(None, 0, loc, glo, lines), (None, 1, loc, glo, lines)]
+            return [(None, v, loc, glo, lines) for v in range(e.lo, e.hi + 1)]
         if isinstance(e, ast.Yield):
             return [(ast.Num(0, line=e.line, col=e.col), 0, loc, glo, lines)]
         if isinstance(e, ast.Exit):

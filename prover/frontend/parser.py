@@ -48,17 +48,25 @@ class _Build(Transformer[Token, object]):
     # expressions ---------------------------------------------------------------
     def num(self, c: list[Token]) -> ast.Expr:
         tok = c[0]
-        # Length first: int() refuses strings over 4,300 digits (ValueError, not ours).
-        if len(tok.lstrip("0")) > 19 or int(tok) > ast.I64_MAX:
-            raise _LiteralRange(tok)
-        return ast.Num(int(tok), line=tok.line or 0, col=tok.column or 0)
+        return ast.Num(_literal(tok), line=tok.line or 0, col=tok.column or 0)
 
     def var(self, c: list[Token]) -> ast.Expr:
         tok = _not_boolean(c[0])
         return ast.Var(str(tok), line=tok.line or 0, col=tok.column or 0)
 
     def nondet(self, c: list[Token]) -> ast.Expr:
-        return ast.Nondet(line=c[0].line or 0, col=c[0].column or 0)
+        tok = c[0]
+        line, col = tok.line or 0, tok.column or 0
+        if len(c) == 1:
+            return ast.Nondet(line=line, col=col)
+        lo, hi = _literal(c[1]), _literal(c[3])
+        if not 0 <= hi - lo < ast.MAX_CHOICE_VALUES:
+            raise _Located(
+                line, col, f"?({lo}..{hi}) is not a range of 1 to {ast.MAX_CHOICE_VALUES} "
+                "values: write the smaller bound first, and at most "
+                f"{ast.MAX_CHOICE_VALUES} values (docs/limits.md)"
+            )
+        return ast.Nondet(lo, hi, line=line, col=col)
 
     def yield_(self, c: list[Token]) -> ast.Expr:
         return ast.Yield(line=c[0].line or 0, col=c[0].column or 0)
@@ -148,6 +156,13 @@ class _Build(Transformer[Token, object]):
     def bare(self, c: list[object]) -> ast.Program:
         body = _e(c[-1])
         return ast.Program((ast.Request(BARE_REQUEST_NAME, body, line=body.line),), *_initial(c))
+
+
+def _literal(tok: Token) -> int:
+    # Length first: int() refuses strings over 4,300 digits (ValueError, not ours).
+    if len(tok.lstrip("0")) > 19 or int(tok) > ast.I64_MAX:
+        raise _LiteralRange(tok)
+    return int(tok)
 
 
 @dataclass(frozen=True)

@@ -90,6 +90,8 @@ def constants(program: ast.Program) -> tuple[int, int]:
         node = stack.pop()
         if isinstance(node, ast.Num):
             values.add(node.value)
+        elif isinstance(node, ast.Nondet) and (node.lo, node.hi) != (0, 1):
+            values.update((node.lo, node.hi))  # a ranged choice writes down its bounds
         stack.extend(c for c in vars(node).values() if isinstance(c, ast.Expr))
     return min(values), max(values)
 

@@ -8,6 +8,8 @@ from hypothesis import strategies as st
 LEAVES = st.sampled_from(
     ["0", "1", "2", "-3", "x", "y", "X", "Y", "?", "yield"] * 3
     + ["(X < 2)", "(x >= Y)", "-X", "(X != y)", "7 / x", "X % 3", "2 * Y", "exit"]
+    # ranged choices (issue 41): `?(0..1)` must name its states exactly as `?` does
+    + ["?(1..3)", "?(0..1)", "?(2..2)", "(?(0..4) - 2)"]
 )
 
 

@@ -1,0 +1,49 @@
+"""Hostile ranged choices in a certificate's embedded model: rejected before any outcome
+is built (no unbounded allocation, no truncation, no traceback)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from checker.api import check_certificate
+from checker.model import CHOICE_BOUND, parse_program, run
+
+from .forgeries import rehash
+
+ARCHIVE = Path(__file__).resolve().parents[2] / "certificates"
+
+
+@pytest.mark.parametrize(("choice", "code"), [
+    ("?(0..4000000000000000000)", "E-LIMIT"),  # huge: never enumerated
+    (f"?(1..{CHOICE_BOUND + 1})", "E-LIMIT"),  # one past the bound: not truncated
+    ("?(3..1)", "E-LIMIT"),  # inverted, empty
+    ("?(1..99999999999999999999)", "E-FAULT"),  # beyond signed 64 bits
+    ("?(1.." + "9" * 5000 + ")", None),  # beyond Python's digits: still no traceback
+])
+@pytest.mark.parametrize("name", ["transfer-amount.ser", "transfer-amount-nolock.ser"])
+def test_hostile_ranges_are_rejected(name: str, choice: str, code: str | None) -> None:
+    cert = json.loads((ARCHIVE / f"{name}.cert.json").read_text(encoding="utf-8"))
+    assert "?(1..3)" in cert["model"]["source"]
+    cert["model"]["source"] = cert["model"]["source"].replace("?(1..3)", choice)
+    rehash(cert["model"])
+    result = check_certificate(json.dumps(cert), timeout_s=60)
+    assert result.status != "valid"
+    assert "Traceback" not in result.message
+    if code is not None:
+        assert result.code == code, result.message
+
+
+def test_a_widened_range_invalidates_the_proof() -> None:
+    """Editing the range changes the behaviours: the archived proof must not cover them."""
+    cert = json.loads((ARCHIVE / "transfer-amount.ser.cert.json").read_text(encoding="utf-8"))
+    cert["model"]["source"] = cert["model"]["source"].replace("?(1..3)", "?(1..4)")
+    rehash(cert["model"])
+    assert check_certificate(json.dumps(cert), timeout_s=60).status != "valid"
+
+
+def test_the_largest_range_runs_every_value() -> None:
+    (_, body), = parse_program(f"?(5..{5 + CHOICE_BOUND - 1})")[1]
+    assert [v for _, v, _, _ in run(body, (), ())] == list(range(5, 5 + CHOICE_BOUND))
