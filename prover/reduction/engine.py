@@ -170,8 +170,9 @@ def _round(steps: ProgramSteps, t: Table, live: list[Move], cands: list[Conjunct
     if isinstance(layered, str):
         movers = Movers(t, live, inv, solver)
         plain = _labels(t, live, movers, deadline)
-        layered = Layered(t, live, plain, [], {}, [], (movers,)) if isinstance(plain, dict) \
-            else plain if not found else f"{plain}; blocks: {why or layered}"
+        layered = Layered(t, live, plain, [], {}, [], ((movers, plain),)) \
+            if isinstance(plain, dict) else plain if not found else \
+            f"{plain}; blocks: {why or layered}"
     stats["solver_queries"], stats["solver_units"] = solver.queries, solver.units
     if isinstance(layered, str):
         return attempt(None, f"reduction: {layered}")
@@ -207,8 +208,8 @@ def _needs(t: Table, live: list[Move], inv: list[Conjunct], refuters: dict[Group
         excluded.append(z3.Or([solver.pre(m.src, 1, dict(zip(t.reads[m.src], m.reads,
                                                                 strict=True)))
                                for m in t.escapes]))  # fmt: skip
-    for movers in layered.movers:
-        by_intervals, asked = movers.needs({**layered.inner, **layered.labels})
+    for movers, labels in layered.movers:
+        by_intervals, asked = movers.needs(labels)
         found += by_intervals
         excluded += asked
     for a in layered.attempts:
@@ -228,7 +229,7 @@ class Layered:
     attempts: list[Attempt_]
     inner: dict[Group, str]  # the sections' steps' labels (layer 1)
     sections: list[frozenset[Local]]
-    movers: tuple[Movers, ...]  # the mover checks of both layers' labels
+    movers: tuple[tuple[Movers, dict[Group, str]], ...]  # each layer's checks, its labels
 
 
 def _enters(t: Table, g: Group, sec: frozenset[Local]) -> bool:
@@ -250,10 +251,10 @@ def _layered(t: Table, live: list[Move], dead: set[Group], inv: list[Conjunct],
     zero = frozenset(loc for a in blocks for loc in a.states)
     sections: list[frozenset[Local]] = []
     inner: dict[Group, str] = {}
-    inner_movers: tuple[Movers, ...] = ()
+    inner_movers: tuple[tuple[Movers, dict[Group, str]], ...] = ()
     if with_sections:
         movers = Movers(t, view, inv, solver, comps, zero)
-        inner_movers = (movers,)
+        inner_movers = ((movers, inner),)
         for sec in find_sections(t, view, inv, taken):
             got = section_labels(t, view, sec, movers)
             if isinstance(got, dict):
@@ -276,7 +277,8 @@ def _layered(t: Table, live: list[Move], dead: set[Group], inv: list[Conjunct],
     labels = _labels(top, top_live, top_movers, deadline, comps)
     if isinstance(labels, str):
         return labels
-    return Layered(top, top_live, labels, blocks, inner, sections, (top_movers, *inner_movers))
+    return Layered(top, top_live, labels, blocks, inner, sections,
+                   ((top_movers, labels), *inner_movers))
 
 
 MACRO_BUDGET = 400_000  # (local state, valuation) pairs of macro steps: the checker's limit
