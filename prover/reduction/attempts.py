@@ -137,6 +137,24 @@ def validate(t: Table, a: Attempt, live: list[Move], solver: Solver, s: z3.Solve
              ) -> str | None:  # fmt: skip
     """The checker's obligations for the attempt's version (checker/layers.py) beyond its
     own steps, `s` holding the invariant; None when they hold, else why not."""
+    need = exposed(t, a, live, solver)
+    if isinstance(need, str):
+        return need
+    if need is not None:
+        s.push()
+        s.add(need)
+        r = solver.check(s)
+        s.pop()
+        if r != z3.unsat:
+            return f"a step changes what the attempt at {a.head[1]} read while {a.version} " \
+                "has a value its commits read"
+    return None
+
+
+def exposed(t: Table, a: Attempt, live: list[Move], solver: Solver) -> str | z3.BoolRef | None:
+    """Where a step may change what the attempt read while its version has a value its
+    commits read: what the invariant must exclude (None: nowhere), or why the version
+    cannot validate the attempt."""
     v, opened = a.version, versioned(t, a, a.version)
     if opened is None:
         return f"{a.version} does not validate the attempt at {a.head[1]}"
@@ -157,12 +175,4 @@ def validate(t: Table, a: Attempt, live: list[Move], solver: Solver, s: z3.Solve
             if v not in pre:
                 need.append(z3.And(solver.pre(m.src, 1, pre),
                                    z3.Or([solver.atom(("value", v)) == x for x in opened])))
-    if need:
-        s.push()
-        s.add(z3.Or(need))
-        r = solver.check(s)
-        s.pop()
-        if r != z3.unsat:
-            return f"a step changes what the attempt at {a.head[1]} read while {v} has a " \
-                "value its commits read"
-    return None
+    return z3.Or(need) if need else None

@@ -15,12 +15,14 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Literal
 
+import z3
+
 from prover.certificate.groups import grouped
 from prover.errors import CompileError
 from prover.frontend import ast
 from prover.frontend.steps import ProgramSteps
 from prover.reduction.attempts import Attempt as Attempt_
-from prover.reduction.attempts import composite_commits, find_attempts, validate
+from prover.reduction.attempts import composite_commits, exposed, find_attempts, validate
 from prover.reduction.guards import conservation_laws, sampled, value_sets
 from prover.reduction.invariant import (
     FINDING,
@@ -39,8 +41,9 @@ from prover.reduction.movers import (
     bounds,
     co_reachable,
     least_labels,
-    refuted,
+    refuter,
 )
+from prover.reduction.prune import Needs, pruned
 from prover.reduction.samples import Observed, guard, observe, refuted_by_runs
 from prover.reduction.sections import find_sections, section_labels, top_table
 from prover.reduction.table import Limits, Local, Move, Table, TableTooLarge, grow_domains
@@ -155,7 +158,8 @@ def _round(steps: ProgramSteps, t: Table, live: list[Move], cands: list[Conjunct
     escaped = _escaping(t, inv, solver, steps)
     if escaped is not None:
         return attempt(None, f"reduction: {escaped}")
-    dead = _dead(t, live, inv)
+    refuters = _dead(t, live, inv)
+    dead, every = set(refuters), live
     live = [m for m in live if (m.src, m.reads) not in dead]
     blocks, why = _validated(t, found, live, inv, solver) if found else ([], "")
     layered: Layered | str = "no attempt validated"
@@ -164,15 +168,20 @@ def _round(steps: ProgramSteps, t: Table, live: list[Move], cands: list[Conjunct
     if isinstance(layered, str) and found:
         layered = _layered(t, live, dead, inv, solver, deadline, blocks, True)
     if isinstance(layered, str):
-        plain = _labels(t, live, Movers(t, live, inv, solver), deadline)
-        layered = Layered(t, live, plain, [], {}, []) if isinstance(plain, dict) else \
-            plain if not found else f"{plain}; blocks: {why or layered}"
+        movers = Movers(t, live, inv, solver)
+        plain = _labels(t, live, movers, deadline)
+        layered = Layered(t, live, plain, [], {}, [], ((movers, plain),)) \
+            if isinstance(plain, dict) else plain if not found else \
+            f"{plain}; blocks: {why or layered}"
     stats["solver_queries"], stats["solver_units"] = solver.queries, solver.units
     if isinstance(layered, str):
         return attempt(None, f"reduction: {layered}")
     top, labels = layered.top, layered.labels
     labels.update({g: "D" for g in dead if g[0] in top.reads and top.reads[g[0]] == t.reads[g[0]]})
-    invariant, groups = grouped(_invariant_json(merged(inv)))
+    small = pruned(t, every, inv, _needs(t, live, inv, refuters, layered, solver), solver)
+    stats["conjuncts_kept"], stats["prune_queries"] = len(small.invariant), small.queries
+    stats["prune_units"] = small.units
+    invariant, groups = grouped(_invariant_json(merged(small.invariant)))
     evidence: dict[str, Any] = {"domains": _domains_json(t), "invariant": invariant,
                                 "labels": _labels_json(top, layered.live, labels)}
     if layered.attempts or layered.sections:
@@ -183,7 +192,31 @@ def _round(steps: ProgramSteps, t: Table, live: list[Move], cands: list[Conjunct
             for sec in layered.sections]
     if groups:
         evidence["groups"] = groups
-    return attempt(evidence, "", explanation=_explain(steps, t, top, layered, merged(inv)))
+    return attempt(evidence, "", explanation=_explain(steps, t, top, layered,
+                                                      merged(small.invariant)))
+
+
+def _needs(t: Table, live: list[Move], inv: list[Conjunct], refuters: dict[Group, Linear],
+           layered: Layered, solver: Solver) -> Needs:  # fmt: skip
+    """What the checker's obligations besides consecution use, as the prover settled
+    them: the conjuncts that show steps dead, the escapes (one formula, as the checker
+    asks them), the movers of the steps labelled R or L at either layer, and the
+    attempts' versions (`live`: without the dead steps, as the checker has them)."""
+    found: list[Conjunct] = list(refuters.values())
+    excluded: list[Any] = []
+    if t.escapes:
+        excluded.append(z3.Or([solver.pre(m.src, 1, dict(zip(t.reads[m.src], m.reads,
+                                                                strict=True)))
+                               for m in t.escapes]))  # fmt: skip
+    for movers, labels in layered.movers:
+        by_intervals, asked = movers.needs(labels)
+        found += by_intervals
+        excluded += asked
+    for a in layered.attempts:
+        need = exposed(t, a, live, solver)
+        if need is not None and not isinstance(need, str):
+            excluded.append(need)
+    return Needs(tuple(found), tuple(excluded))
 
 
 @dataclass(frozen=True)
@@ -196,6 +229,7 @@ class Layered:
     attempts: list[Attempt_]
     inner: dict[Group, str]  # the sections' steps' labels (layer 1)
     sections: list[frozenset[Local]]
+    movers: tuple[tuple[Movers, dict[Group, str]], ...]  # each layer's checks, its labels
 
 
 def _enters(t: Table, g: Group, sec: frozenset[Local]) -> bool:
@@ -217,8 +251,10 @@ def _layered(t: Table, live: list[Move], dead: set[Group], inv: list[Conjunct],
     zero = frozenset(loc for a in blocks for loc in a.states)
     sections: list[frozenset[Local]] = []
     inner: dict[Group, str] = {}
+    inner_movers: tuple[tuple[Movers, dict[Group, str]], ...] = ()
     if with_sections:
         movers = Movers(t, view, inv, solver, comps, zero)
+        inner_movers = ((movers, inner),)
         for sec in find_sections(t, view, inv, taken):
             got = section_labels(t, view, sec, movers)
             if isinstance(got, dict):
@@ -237,11 +273,12 @@ def _layered(t: Table, live: list[Move], dead: set[Group], inv: list[Conjunct],
     top_live = [m for m in top.moves if not top.is_stutter(m) and m not in gone
                 and not (top.reads[m.src] == t.reads.get(m.src) and (m.src, m.reads) in dead)]
     everyone = frozenset(zero | frozenset().union(set(), *sections))
-    labels = _labels(top, top_live, Movers(top, top_live, inv, solver, comps, everyone, t),
-                     deadline, comps)
+    top_movers = Movers(top, top_live, inv, solver, comps, everyone, t)
+    labels = _labels(top, top_live, top_movers, deadline, comps)
     if isinstance(labels, str):
         return labels
-    return Layered(top, top_live, labels, blocks, inner, sections)
+    return Layered(top, top_live, labels, blocks, inner, sections,
+                   ((top_movers, labels), *inner_movers))
 
 
 MACRO_BUDGET = 400_000  # (local state, valuation) pairs of macro steps: the checker's limit
@@ -303,14 +340,19 @@ def _assignments(e: ast.Expr, name: str) -> set[int]:
     return out
 
 
-def _dead(t: Table, live: list[Move], inv: list[Conjunct]) -> set[Group]:
+def _dead(t: Table, live: list[Move], inv: list[Conjunct]) -> dict[Group, Linear]:
     """The steps the invariant's intervals show never enabled (a lock's holder reading
-    the data it wrote as something else): labelled D, they take no part in the shape or
-    the movers (the checker proves them dead with the escapes)."""
+    the data it wrote as something else), each with the conjunct that shows it: labelled
+    D, they take no part in the shape or the movers (the checker proves them dead with
+    the escapes)."""
     prepared = bounds(inv, t.domains)
-    return {(m.src, m.reads) for m in live
-            if refuted(prepared, {("local", *m.src): 1},
-                       dict(zip(t.reads[m.src], m.reads, strict=True)))}
+    out: dict[Group, Linear] = {}
+    for m in live:
+        c = refuter(prepared, {("local", *m.src): 1},
+                    dict(zip(t.reads[m.src], m.reads, strict=True)))
+        if c is not None:
+            out.setdefault((m.src, m.reads), c)
+    return out
 
 
 def z3_unsat() -> Any:

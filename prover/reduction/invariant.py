@@ -397,10 +397,7 @@ def houdini(t: Table, live: list[Move], cands: Sequence[Conjunct], solver: Solve
     active = [c for c in dict.fromkeys(cands)  # one object per conjunct: cheap lookups
               if c.value(lambda k: initial.get(k[1], 0) if k[0] == "value" else 0)]
     steps = list(changes(t, live, counts))
-    by_atom: dict[Key, list[Conjunct]] = {}
-    for c in active:
-        for k in (c.keys if isinstance(c, Clause) else {k for k, _ in c.coeffs}):
-            by_atom.setdefault(k, []).append(c)
+    by_atom = by_atoms(active)
     while True:
         s = solver.solver(active)
         alive, dropped = set(active), set[Conjunct]()
@@ -409,11 +406,8 @@ def houdini(t: Table, live: list[Move], cands: Sequence[Conjunct], solver: Solve
         for i, ch in enumerate(steps):
             if deadline is not None and time.monotonic() > deadline:
                 return None
-            moved = dict.fromkeys(c for k, d in ch.delta.items() if d != 0
-                                  for c in by_atom.get(k, ()))  # the others keep their value
-            open_ = [c for c in moved if c in alive and c not in dropped and c not in known
-                     and not c.kept(ch.delta)
-                     and not (isinstance(c, Clause) and c.settled(ch.after))]
+            open_ = [c for c in moved(by_atom, ch) if c in alive and c not in dropped
+                     and c not in known and at_risk(c, ch)]
             if open_:
                 batch.append((ch, open_))
             if batch and (len(batch) >= size or i == len(steps) - 1):
@@ -424,6 +418,28 @@ def houdini(t: Table, live: list[Move], cands: Sequence[Conjunct], solver: Solve
         if not dropped:
             return active
         active = [c for c in active if c not in dropped]
+
+
+def by_atoms(cs: Sequence[Conjunct]) -> dict[Key, list[Conjunct]]:
+    """The conjuncts by the atoms they read."""
+    out: dict[Key, list[Conjunct]] = {}
+    for c in cs:
+        for k in (c.keys if isinstance(c, Clause) else {k for k, _ in c.coeffs}):
+            out.setdefault(k, []).append(c)
+    return out
+
+
+def moved(by_atom: dict[Key, list[Conjunct]], ch: Change) -> list[Conjunct]:
+    """The conjuncts an atom of which `ch` changes (the others keep their value), once
+    each, in the order of `by_atom`'s atoms."""
+    return list(dict.fromkeys(c for k, d in ch.delta.items() if d != 0
+                              for c in by_atom.get(k, ())))  # fmt: skip
+
+
+def at_risk(c: Conjunct, ch: Change) -> bool:
+    """May `ch` break `c`: neither its constant changes keep it, nor does a case on the
+    globals it sets hold?"""
+    return not c.kept(ch.delta) and not (isinstance(c, Clause) and c.settled(ch.after))
 
 
 BATCH_STEPS = 8
@@ -444,7 +460,7 @@ def _refuted_among(solver: Solver, s: z3.Solver, batch: list[tuple[Change, list[
         if len(batch) == 1:
             return out | _refuted_at(solver, s, *batch[0])
         s.push()
-        s.add(z3.Or([z3.And(solver.pre(ch.src, ch.low, ch.fixed), _broken(solver, ch, open_))
+        s.add(z3.Or([z3.And(solver.pre(ch.src, ch.low, ch.fixed), broken(solver, ch, open_))
                      for ch, open_ in batch]))
         r = solver.check(s)
         if r == z3.unsat:
@@ -469,7 +485,7 @@ def _refuted_among(solver: Solver, s: z3.Solver, batch: list[tuple[Change, list[
     return out
 
 
-def _broken(solver: Solver, ch: Change, open_: list[Conjunct]) -> z3.BoolRef:
+def broken(solver: Solver, ch: Change, open_: list[Conjunct]) -> z3.BoolRef:
     """Some conjunct of `open_` is false after `ch`."""
     subst = solver.substitution(ch)
     both = _and([solver.term(c) for c in open_], solver.ctx)
@@ -496,7 +512,7 @@ def _refuted_at(solver: Solver, s: z3.Solver, ch: Change, open_: list[Conjunct]
     while open_:
         s.push()
         s.add(solver.pre(ch.src, ch.low, ch.fixed))
-        s.add(_broken(solver, ch, open_))
+        s.add(broken(solver, ch, open_))
         r = solver.check(s)
         if r == z3.unsat:
             s.pop()

@@ -12,6 +12,7 @@ linear conjuncts when that suffices, else by one z3 query per transition and dir
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import z3
@@ -22,6 +23,15 @@ from prover.reduction.table import Local, Move, Table
 Group = tuple[Local, tuple[int, ...]]  # a local state's steps at one valuation of its reads
 
 Valuation = dict[str, int]
+
+
+@dataclass(frozen=True)
+class Used:
+    """What a mover check that passed used: the linear conjuncts that refuted pairs by
+    intervals, and the pre-configurations it asked z3 to exclude."""
+
+    by_intervals: tuple[Linear, ...]
+    asked: tuple[z3.BoolRef, ...]
 
 
 @dataclass(frozen=True)
@@ -53,10 +63,12 @@ class Movers:
             for x in t.touched[m.src]:
                 self.by_global.setdefault(x, []).append(m)
         self._z3 = None if not inv else solver.solver(inv)
+        self.zeros = [solver.atom(("local", *z)) == 0 for z in sorted(zero)]
         if self._z3 is not None:
-            self._z3.add(*[solver.atom(("local", *z)) == 0 for z in sorted(zero)])
+            self._z3.add(*self.zeros)
         self.bounds = bounds(inv, t.domains, frozenset(("local", *z) for z in zero))
         self.pairs = 0
+        self.used: dict[tuple[Move, bool], Used] = {}  # (step, right): what its yes used
 
     def _swapped(self, a: Move, b: Move, v0: Valuation, end: Valuation) -> bool:
         t = self.t
@@ -96,40 +108,56 @@ class Movers:
     def mover(self, m: Move, right: bool) -> bool:
         """Is `m` a right (left) mover with every step of another request? The failing
         pairs the intervals leave are asked in chunks, so a step that is no mover is
-        usually told after one query."""
-        others = dict.fromkeys(u for x in self.t.touched[m.src] for u in self.by_global.get(x, ()))
+        usually told after one query. A yes records what it used (`used`)."""
         open_: list[z3.BoolRef] = []
-        chunk = 1
+        chunk, asked, by_intervals = 1, list[z3.BoolRef](), list[Linear]()
+        for src, v0, other, low, chunked in self._meetings(m, right):
+            self.pairs += 1
+            near: dict[Key, int] = {("local", *src): 1, ("local", *other): low}
+            c = refuter(self.bounds, near, v0)
+            if c is not None:
+                by_intervals.append(c)
+                continue
+            if self._z3 is None:
+                return False
+            s = self.solver
+            open_.append(z3.And(s.pre(src, 1, v0), s.pre(other, low, {})))
+            asked.append(open_[-1])
+            if chunked and len(open_) >= chunk:
+                if not self._excluded(open_):
+                    return False
+                chunk = min(4 * chunk, CHUNK)
+        if not self._excluded(open_):
+            return False
+        self.used[(m, right)] = Used(tuple(by_intervals), tuple(asked))
+        return True
+
+    def _meetings(self, m: Move, right: bool
+                  ) -> Iterator[tuple[Local, Valuation, Local, int, bool]]:  # fmt: skip
+        """Where `m` and a step of another request (or an attempt's composite) may not
+        commute, each as (the first's local state, the globals before, the other's local
+        state, how many requests it needs there, whether it is a pair of steps)."""
+        others = dict.fromkeys(u for x in self.t.touched[m.src] for u in self.by_global.get(x, ()))
         for u in others:
             a, b = (m, u) if right else (u, m)
             for v0 in self.failures(a, b):
-                self.pairs += 1
-                low: dict[Key, int] = {("local", *a.src): 1}
-                low[("local", *b.src)] = low.get(("local", *b.src), 0) + 1
-                if not refuted(self.bounds, low, v0):
-                    if self._z3 is None:
-                        return False
-                    s = self.solver
-                    open_.append(z3.And(s.pre(a.src, 1, v0), s.pre(b.src, low[("local",
-                                                                            *b.src)], {})))
-                    if len(open_) >= chunk:
-                        if not self._excluded(open_):
-                            return False
-                        chunk = min(4 * chunk, CHUNK)
+                yield a.src, v0, b.src, 1 + (a.src == b.src), True
         for c in self.composites:
             pre = self.meet(m, c, right)
-            if pre is None:
-                continue
-            self.pairs += 1
-            near: dict[Key, int] = {("local", *m.src): 1}
-            near[("local", *c.head)] = near.get(("local", *c.head), 0) + 1
-            if not refuted(self.bounds, near, pre):
-                if self._z3 is None:
-                    return False
-                s = self.solver
-                open_.append(z3.And(s.pre(m.src, 1, pre),
-                                    s.pre(c.head, near[("local", *c.head)], {})))
-        return self._excluded(open_)
+            if pre is not None:
+                yield m.src, pre, c.head, 1 + (m.src == c.head), False
+
+    def needs(self, labels: dict[Group, str]) -> tuple[list[Linear], list[z3.BoolRef]]:
+        """What the mover checks of the steps labelled so used: the conjuncts that refuted
+        pairs by intervals, and the pre-configurations the invariant must exclude (with
+        the states of `zero` empty), as one formula (none: True)."""
+        found: list[Linear] = []
+        asked: list[z3.BoolRef] = []
+        for (m, right), used in self.used.items():
+            if labels.get((m.src, m.reads)) in (("R", "B") if right else ("L", "B")):
+                found += used.by_intervals
+                asked += used.asked
+        return found, [z3.And(*self.zeros, z3.Or(asked))] if asked else []
 
     def meet(self, m: Move, c: Composite, first: bool) -> Valuation | None:
         """The globals before the pair, m then c's composite (or c's then m), when they may
@@ -177,6 +205,7 @@ class Bounds:
     counters: dict[Key, int]
     up: bool  # some counter with a positive coefficient: no upper bound
     down: bool  # some counter with a negative coefficient: no lower bound
+    source: Linear  # the conjunct
 
 
 def _writes(t: Table, m: Move) -> frozenset[str]:
@@ -196,13 +225,18 @@ def bounds(inv: list[Conjunct], domains: dict[str, tuple[int, ...]],
         values = tuple((k[1], n, domains[k[1]][0], domains[k[1]][-1])
                        for k, n in c.coeffs if k[0] == "value")  # fmt: skip
         out.append(Bounds(c.op, c.const, values, counters, any(n > 0 for n in counters.values()),
-                          any(n < 0 for n in counters.values())))
+                          any(n < 0 for n in counters.values()), c))
     return out
 
 
 def refuted(inv: list[Bounds], low: dict[Key, int], fixed: Valuation) -> bool:
     """Some conjunct is false on every configuration with the globals of `fixed` fixed,
     the others in their domains, and M(l) ≥ low[l] (else ≥ 0): interval arithmetic."""
+    return refuter(inv, low, fixed) is not None
+
+
+def refuter(inv: list[Bounds], low: dict[Key, int], fixed: Valuation) -> Linear | None:
+    """The first conjunct that `refuted` finds false there, or None."""
     for c in inv:
         lo = hi = c.const
         for x, n, least, most in c.values:
@@ -216,8 +250,8 @@ def refuted(inv: list[Bounds], low: dict[Key, int], fixed: Valuation) -> bool:
             hi += n * k if n < 0 else 0
         above, below = not c.down and lo > 0, not c.up and hi < 0
         if above or below if c.op == "=" else above if c.op == "<=" else below:
-            return True
-    return False
+            return c.source
+    return None
 
 
 def co_reachable(t: Table, live: list[Move],

@@ -1,0 +1,161 @@
+"""The invariant a reduction certificate carries: of Houdini's largest inductive set, the
+conjuncts that the checker's other obligations use, closed under consecution.
+
+Houdini keeps every candidate that survives (1,523 conjuncts on a readers-writer lock over
+24 cells), and the checker asks consecution of each on every step. The obligations
+besides consecution (dead steps and escapes, movers, the attempts' versions) use few of
+them: an obligation the prover settled by intervals names its conjunct, and one it asked
+z3 is asked once more with one indicator per conjunct, whose unsat core names those it
+used. The kept set then grows by the cores of its own consecution queries, step by step,
+until no step needs another conjunct. A subset of an inductive set that proves its own
+consecution is inductive (and true initially, as each of its conjuncts is), and it holds
+what every other obligation used, so the checker's obligations hold with it.
+
+Bounded by z3 resource units (a count, the same on any machine, never a timeout), and
+deterministic: conjuncts are taken in Houdini's order and z3 answers identical queries
+identically. When the units run out or a query is not unsat, the full set is kept."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import z3
+
+from prover.reduction.invariant import (
+    Conjunct,
+    Solver,
+    at_risk,
+    broken,
+    by_atoms,
+    changes,
+    moved,
+)
+from prover.reduction.table import Move, Table
+
+PRUNE_RLIMIT = 20_000_000  # z3 resource units of one core query
+PRUNE_UNITS = 100_000_000  # z3 resource units of all of them
+PRUNE_MIN = 100
+"""Conjuncts from which an invariant is pruned. A smaller one costs the checker's
+consecution little, and pruning it can cost more than the check saves: perlock-24 (a
+lock per account, an audit taking them all) has 72 conjuncts, of which pruning kept 71
+with 680 queries, 15 M units (the reduction's own search took 17 M); rwcount-24 has
+1,523, of which it kept 297 with 464 queries, 1.9 M units."""
+
+
+@dataclass(frozen=True)
+class Needs:
+    """What the obligations besides consecution use: conjuncts (by intervals), and
+    formulas over the pre-configurations that the invariant must make unsat."""
+
+    conjuncts: tuple[Conjunct, ...]
+    excluded: tuple[z3.BoolRef, ...]
+
+
+@dataclass(frozen=True)
+class Pruned:
+    """The conjuncts kept, in Houdini's order, and what finding them took; `why` says
+    why the full set was kept instead ("" when it was not)."""
+
+    invariant: list[Conjunct]
+    queries: int
+    units: int
+    why: str = ""
+
+
+class GiveUp(Exception):
+    """The budget ran out, or a query was not unsat: keep the full invariant."""
+
+
+class Cores:
+    """Unsat cores over an invariant: its conjuncts asserted under one indicator each,
+    the domains and M ≥ 0 as they are (the checker conjoins them itself)."""
+
+    def __init__(self, solver: Solver, inv: Sequence[Conjunct], budget: int,
+                 rlimit: int = PRUNE_RLIMIT) -> None:  # fmt: skip
+        ctx = solver.ctx
+        self.s = z3.SolverFor("QF_LIA", ctx=ctx)
+        self.s.add(*solver.base)
+        self.flags = [z3.Bool(f"keep{i}", ctx) for i in range(len(inv))]
+        self.s.add(*[z3.Implies(f, solver.term(c)) for f, c in zip(self.flags, inv, strict=True)])
+        self.s.set("rlimit", rlimit)
+        self.index = {f.get_id(): i for i, f in enumerate(self.flags)}
+        self.ctx, self.assumed = ctx, z3.z3._to_ast_array(self.flags)  # (array, length)
+        self.start, self.budget = solver.units, budget
+        self.queries = self.units = 0
+
+    def core(self, phi: z3.BoolRef) -> list[int]:
+        """The conjuncts (by index) an unsat core of I ∧ `phi` uses, in order."""
+        if self.units >= self.budget:
+            raise GiveUp(f"{self.budget:,} z3 resource units spent")
+        self.s.push()
+        self.s.add(phi)
+        r = self._check()
+        self.queries += 1
+        self.units = int(self.s.statistics().get_key_value("rlimit count")) - self.start
+        got = sorted(self.index[f.get_id()] for f in self.s.unsat_core()) \
+            if r == z3.unsat else None  # fmt: skip
+        self.s.pop()
+        if got is None:
+            raise GiveUp(f"a core query was {r}")
+        return got
+
+    def _check(self) -> z3.CheckSatResult:
+        """check(*flags) through z3's C API with the flags' array made once: z3's Python
+        API coerces every assumption on every call, which cost more than the queries
+        (rwcount-24: 464 queries of 1,523 assumptions, 3.5 s, 2.8 s of it coercions)."""
+        args, n = self.assumed
+        return z3.CheckSatResult(z3.Z3_solver_check_assumptions(
+            self.ctx.ref(), self.s.solver, n, args))
+
+
+def pruned(t: Table, live: list[Move], inv: Sequence[Conjunct], needs: Needs, solver: Solver,
+           budget: int = PRUNE_UNITS, least: int = PRUNE_MIN) -> Pruned:  # fmt: skip
+    """The conjuncts of the inductive `inv` that `needs` uses, closed under consecution
+    over `live` (every step, arrival and answer); `inv` itself when that fails or when it
+    has fewer than `least` conjuncts."""
+    if len(inv) < least:
+        return Pruned(list(inv), 0, 0, f"fewer than {least} conjuncts")
+    cores = Cores(solver, inv, budget)
+    try:
+        pos = {c: i for i, c in enumerate(inv)}
+        kept = {pos[c] for c in needs.conjuncts}
+        for phi in needs.excluded:
+            kept.update(cores.core(phi))
+        kept = _closed(t, live, inv, kept, solver, cores)
+    except GiveUp as exc:
+        return Pruned(list(inv), cores.queries, cores.units, str(exc))
+    return Pruned([c for i, c in enumerate(inv) if i in kept], cores.queries, cores.units)
+
+
+def _closed(t: Table, live: list[Move], inv: Sequence[Conjunct], kept: set[int],
+            solver: Solver, cores: Cores) -> set[int]:  # fmt: skip
+    """`kept` and what the consecution of its conjuncts uses, to a fixpoint: each step is
+    asked about the kept conjuncts it may break and was not asked about yet."""
+    steps = list(changes(t, live))
+    pos = {c: i for i, c in enumerate(inv)}
+    by_atom = by_atoms(inv)
+    risky: list[list[int]] = []  # per step, the conjuncts it may break
+    breaks: dict[int, list[int]] = {}  # per conjunct, the steps that may break it
+    for si, ch in enumerate(steps):
+        risky.append(sorted(pos[c] for c in moved(by_atom, ch) if at_risk(c, ch)))
+        for i in risky[-1]:
+            breaks.setdefault(i, []).append(si)
+    asked: list[set[int]] = [set() for _ in steps]
+    new = sorted(kept)
+    while new:
+        todo = sorted({si for i in new for si in breaks.get(i, ())})
+        new = []
+        for si in todo:
+            goal = [i for i in risky[si] if i in kept and i not in asked[si]]
+            if not goal:
+                continue
+            asked[si].update(goal)
+            ch = steps[si]
+            pre = solver.pre(ch.src, ch.low, ch.fixed)
+            for i in cores.core(z3.And(pre, broken(solver, ch, [inv[i] for i in goal]))):
+                if i not in kept:
+                    kept.add(i)
+                    new.append(i)
+        new.sort()
+    return kept
