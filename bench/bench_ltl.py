@@ -66,7 +66,8 @@ SMALL_SCALE = ("counter-03", "flipwait-03", "locked-02", "ring-03", "twophase-01
 
 def _models() -> list[Path]:
     out = sorted(p for p in (ROOT / "examples").iterdir()
-                 if p.suffix in (".ser", ".json") and not p.name.endswith(".cert.json"))
+                 if p.suffix in (".ser", ".json") and not p.name.endswith(".cert.json")
+                 and p.name != "expected.json")
     paper = SHARED / "paper"
     if paper.is_dir():
         out += sorted(p for p in paper.iterdir() if p.suffix == ".ser")[:12]
