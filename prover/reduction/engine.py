@@ -62,6 +62,9 @@ class Attempt:
     explanation: dict[str, Any] = field(default_factory=dict)
     table: Table | None = field(default=None, compare=False, repr=False)
     invariant: tuple[Conjunct, ...] = field(default=(), compare=False, repr=False)
+    # The same evidence with Houdini's whole invariant, when the pruned one is smaller: what
+    # the pipeline offers the checker if it ever rejects the pruned one (prune.py's risk).
+    fallback: dict[str, Any] | None = field(default=None, compare=False, repr=False)
 
 
 
@@ -181,9 +184,19 @@ def _round(steps: ProgramSteps, t: Table, live: list[Move], cands: list[Conjunct
     small = pruned(t, every, inv, _needs(t, live, inv, refuters, layered, solver), solver)
     stats["conjuncts_kept"], stats["prune_queries"] = len(small.invariant), small.queries
     stats["prune_units"] = small.units
-    invariant, groups = grouped(_invariant_json(merged(small.invariant)))
+    evidence = _evidence(t, layered, labels, merged(small.invariant))
+    full = None if len(small.invariant) == len(inv) else _evidence(t, layered, labels,
+                                                                  merged(inv))
+    return attempt(evidence, "", fallback=full,
+                   explanation=_explain(steps, t, top, layered, merged(small.invariant)))
+
+
+def _evidence(t: Table, layered: Layered, labels: dict[Group, str],
+              conjuncts: list[Conjunct]) -> dict[str, Any]:
+    """The certificate's `reduction` member for an invariant of these conjuncts."""
+    invariant, groups = grouped(_invariant_json(conjuncts))
     evidence: dict[str, Any] = {"domains": _domains_json(t), "invariant": invariant,
-                                "labels": _labels_json(top, layered.live, labels)}
+                                "labels": _labels_json(layered.top, layered.live, labels)}
     if layered.attempts or layered.sections:
         evidence["blocks"] = [_attempt_json(a) for a in layered.attempts] + [
             {"kind": "section", "states": [list(x) for x in sorted(sec)],
@@ -192,8 +205,7 @@ def _round(steps: ProgramSteps, t: Table, live: list[Move], cands: list[Conjunct
             for sec in layered.sections]
     if groups:
         evidence["groups"] = groups
-    return attempt(evidence, "", explanation=_explain(steps, t, top, layered,
-                                                      merged(small.invariant)))
+    return evidence
 
 
 def _needs(t: Table, live: list[Move], inv: list[Conjunct], refuters: dict[Group, Linear],

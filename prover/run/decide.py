@@ -123,6 +123,7 @@ class _Run:
     warnings: tuple[Diagnostic, ...] = ()
     table: Table | None = None  # the reduction engine's per-variable steps on its domains
     fault: SerError | None = None  # a run-time error a stage met (RUNTIME_FAULTS)
+    fallback: dict[str, Any] | None = None  # a reduction proof's unpruned evidence
     table_tried: bool = False  # the reduction engine grew `table` (None: it failed to)
     proved: bool = False  # by reduction: the table's escapes are dead
     first_states: int = 0  # the states the first explicit search explored
@@ -394,6 +395,7 @@ def _reduction(run: _Run, units: int) -> dict[str, Any] | None:
         return None
     run.stats["reduction"] = attempt.stats
     run.stats["reduction_explanation"] = attempt.explanation
+    run.fallback = attempt.fallback
     return make_certificate(run.model, "serializable", "reduction", attempt.evidence,
                             producer("reduction", solver="z3", solver_version=_z3_version()))
 
@@ -478,6 +480,12 @@ def _certify(run: _Run, dest: str, cert: dict[str, Any], engine: str,
         return run.undecided(f"the checker did not decide the certificate in time ({message})")
     if status == "limit":
         return run.undecided(f"{engine}'s certificate exceeds a limit of the checker ({message})")
+    if status != "valid" and run.fallback is not None and "reduction" in cert:
+        # The pruned invariant left out something the checker needed (prune.py): the
+        # same proof with Houdini's whole invariant, once. Still no verdict unless valid.
+        run.stats["pruned_rejected"] = f"{status}: {message}"
+        full, run.fallback = {**cert, "reduction": run.fallback}, None
+        return _certify(run, dest, full, engine, cex, check_timeout_s)
     if status != "valid":
         saved = rejected_path(dest)
         why = (f"internal error (a bug, please report it): the {cert['verdict']} certificate "

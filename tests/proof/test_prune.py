@@ -4,7 +4,9 @@ runs out or a query is not unsat, and certificates with it that the checker acce
 
 from __future__ import annotations
 
+import json
 import time
+from pathlib import Path
 
 import pytest
 import z3
@@ -115,3 +117,29 @@ def test_certificates_with_the_pruned_invariant_are_accepted(family: str, size: 
                             producer("reduction"))
     r = check_certificate(cert, timeout_s=120)
     assert r.status == "valid", r.message
+
+
+def test_a_rejected_pruned_certificate_falls_back_to_the_whole_invariant(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """If the checker ever rejects the pruned invariant (prune.py's one risk: an obligation
+    the prover did not mirror), the pipeline offers the same proof with Houdini's whole
+    invariant once, and gives a verdict only if that one is valid."""
+    from prover.run import decide
+
+    model = tmp_path / "rwcount-04.ser"
+    model.write_text(BY_NAME["rwcount"].text(4))
+    real, seen = decide.check_text, []
+
+    def first_rejected(text: str, source: str, timeout: float,
+                       bound: int | None = None) -> tuple[str, str]:
+        seen.append(len(json.loads(text)["reduction"]["invariant"]["and"]))
+        return ("invalid", "E-MOVER: forged") if len(seen) == 1 else \
+            real(text, source, timeout, bound)
+
+    monkeypatch.setattr(decide, "check_text", first_rejected)
+    got = decide.decide(str(model), str(tmp_path / "c.json"), timeout_s=120,
+                        check_timeout_s=60, progress=None, use_proofs=True)
+    assert got.result.status == "serializable"
+    assert len(seen) == 2 and seen[1] > seen[0]  # the whole invariant, second
+    assert got.text is not None
+    assert len(json.loads(got.text)["reduction"]["invariant"]["and"]) == seen[1]
