@@ -483,17 +483,7 @@ def _step_successors(tab: Tables, state: State, cap: int,
             continue
         rest = _remove(inflight, tok)
         for ti, (l2, g2) in enumerate(targets):
-            for resp in tab.answers(l2):
-                p = tab.pair(req, resp)
-                s2: State = (g2, rest, _insert(completed, p))
-                if s2 not in parent:
-                    parent[s2] = (state, (_STEP, tok, ti, p))
-                    out.append(s2)
-            if tab.keeps(l2) and len(rest) < cap:
-                s2 = (g2, _insert(rest, tab.token(req, l2)), completed)
-                if s2 not in parent:
-                    parent[s2] = (state, (_STEP, tok, ti, -1))
-                    out.append(s2)
+            _after_step(tab, state, req, l2, g2, rest, (_STEP, tok, ti), cap, parent, out)
 
 
 def _spawn_successors(tab: Tables, state: State, cap: int,
@@ -511,17 +501,26 @@ def _spawn_successors(tab: Tables, state: State, cap: int,
                 parent[s2] = (state, (_SPAWN_RESPOND, ei, -1, p))
                 out.append(s2)
         for ti, (l2, g2) in enumerate(tab.step(l0, g)):
-            for resp in tab.answers(l2):
-                p = tab.pair(req, resp)
-                s2 = (g2, inflight, _insert(completed, p))
-                if s2 not in parent:
-                    parent[s2] = (state, (_SPAWN, ei, ti, p))
-                    out.append(s2)
-            if tab.keeps(l2) and len(inflight) < cap:
-                s2 = (g2, _insert(inflight, tab.token(req, l2)), completed)
-                if s2 not in parent:
-                    parent[s2] = (state, (_SPAWN, ei, ti, -1))
-                    out.append(s2)
+            _after_step(tab, state, req, l2, g2, inflight, (_SPAWN, ei, ti), cap, parent, out)
+
+
+def _after_step(tab: Tables, state: State, req: str, l2: int, g2: int,
+                others: tuple[int, ...], how: tuple[int, int, int], cap: int,
+                parent: dict[State, tuple[State, Move] | None], out: deque[State]) -> None:
+    """An instance of `req` stepped to (l2, g2) beside the tokens `others`: it answers at
+    once (one successor per response), or stays in flight if it can still step."""
+    completed = state[2]
+    for resp in tab.answers(l2):
+        p = tab.pair(req, resp)
+        s2: State = (g2, others, _insert(completed, p))
+        if s2 not in parent:
+            parent[s2] = (state, (*how, p))
+            out.append(s2)
+    if tab.keeps(l2) and len(others) < cap:
+        s2 = (g2, _insert(others, tab.token(req, l2)), completed)
+        if s2 not in parent:
+            parent[s2] = (state, (*how, -1))
+            out.append(s2)
 
 
 
