@@ -299,3 +299,20 @@ def test_a_non_inductive_conjunct_in_any_form(wrap: Any) -> None:
     cert = certs.reduction_intro_lock()
     cert["reduction"]["invariant"]["and"].append(wrap(eq(P(("value", "X")), const(0))))
     _rejected(cert, "E-CONSECUTION", "consecution")
+
+
+def test_interval_refutation_counts_a_group_as_the_sum_of_its_states() -> None:
+    """`L - #group0 = 0` with L fixed to 0 excludes a request in a state of the group: the
+    group's lower bound is the number of the pair's requests among its states (it was 0,
+    and every such pair went to cvc5). Without a member in the pair, nothing is excluded."""
+    from collections import Counter
+
+    from checker.reduction import _refuted
+
+    g, a, b = ("group", 0), ("local", "r", "a"), ("local", "r", "b")
+    lin = [({("value", "L"): 1, g: -1}, 0, "=")]
+    dom = {"L": (0, 1)}
+    assert _refuted(lin, Counter([a, g]), {"L": 0}, dom, set())
+    assert not _refuted(lin, Counter([a]), {"L": 0}, dom, set())
+    assert not _refuted(lin, Counter([a, g]), {"L": 1}, dom, set())
+    assert _refuted(lin, Counter([a, b, g, g]), {"L": 1}, dom, set())  # two holders of one lock
