@@ -11,6 +11,7 @@ of these steps passes.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Literal
@@ -64,7 +65,8 @@ class Attempt:
     invariant: tuple[Conjunct, ...] = field(default=(), compare=False, repr=False)
     # The same evidence with Houdini's whole invariant, when the pruned one is smaller: what
     # the pipeline offers the checker if it ever rejects the pruned one (prune.py's risk).
-    fallback: dict[str, Any] | None = field(default=None, compare=False, repr=False)
+    fallback: Callable[[], dict[str, Any]] | None = field(default=None, compare=False,
+                                                           repr=False)  # fmt: skip
 
 
 
@@ -185,8 +187,8 @@ def _round(steps: ProgramSteps, t: Table, live: list[Move], cands: list[Conjunct
     stats["conjuncts_kept"], stats["prune_queries"] = len(small.invariant), small.queries
     stats["prune_units"] = small.units
     evidence = _evidence(t, layered, labels, merged(small.invariant))
-    full = None if len(small.invariant) == len(inv) else _evidence(t, layered, labels,
-                                                                  merged(inv))
+    full = None if len(small.invariant) == len(inv) else partial(  # made only if needed
+        _evidence, t, layered, labels, merged(inv))
     return attempt(evidence, "", fallback=full,
                    explanation=_explain(steps, t, top, layered, merged(small.invariant)))
 

@@ -398,6 +398,8 @@ def houdini(t: Table, live: list[Move], cands: Sequence[Conjunct], solver: Solve
               if c.value(lambda k: initial.get(k[1], 0) if k[0] == "value" else 0)]
     steps = list(changes(t, live, counts))
     by_atom = by_atoms(active)
+    risky = [[c for c in moved(by_atom, ch) if c not in known and at_risk(c, ch)]
+             for ch in steps]  # fmt: skip  # once: later passes only drop conjuncts
     while True:
         s = solver.solver(active)
         alive, dropped = set(active), set[Conjunct]()
@@ -406,8 +408,7 @@ def houdini(t: Table, live: list[Move], cands: Sequence[Conjunct], solver: Solve
         for i, ch in enumerate(steps):
             if deadline is not None and time.monotonic() > deadline:
                 return None
-            open_ = [c for c in moved(by_atom, ch) if c in alive and c not in dropped
-                     and c not in known and at_risk(c, ch)]
+            open_ = [c for c in risky[i] if c in alive and c not in dropped]
             if open_:
                 batch.append((ch, open_))
             if batch and (len(batch) >= size or i == len(steps) - 1):

@@ -56,12 +56,15 @@ class Movers:
         self.outcomes: dict[tuple[Local, tuple[int, ...]], list[Move]] = {}
         for m in t.moves + t.escapes:
             self.outcomes.setdefault((m.src, m.reads), []).append(m)
-        self.by_global: dict[str, list[Move]] = {}
+        self.by_global: dict[str, dict[Local, list[Move]]] = {}
         self.writes: dict[Move, frozenset[str]] = {}
+        self.position = {m: i for i, m in enumerate(live)}
         for m in live:
             self.writes[m] = _writes(t, m)
             for x in t.touched[m.src]:
-                self.by_global.setdefault(x, []).append(m)
+                self.by_global.setdefault(x, {}).setdefault(m.src, []).append(m)
+        self._index: dict[tuple[Local, tuple[str, ...], bool],
+                          dict[tuple[int, ...], list[Move]]] = {}  # fmt: skip
         self._z3 = None if not inv else solver.solver(inv)
         self.zeros = [solver.atom(("local", *z)) == 0 for z in sorted(zero)]
         if self._z3 is not None:
@@ -137,8 +140,7 @@ class Movers:
         """Where `m` and a step of another request (or an attempt's composite) may not
         commute, each as (the first's local state, the globals before, the other's local
         state, how many requests it needs there, whether it is a pair of steps)."""
-        others = dict.fromkeys(u for x in self.t.touched[m.src] for u in self.by_global.get(x, ()))
-        for u in others:
+        for u in self.partners(m, right):
             a, b = (m, u) if right else (u, m)
             for v0 in self.failures(a, b):
                 yield a.src, v0, b.src, 1 + (a.src == b.src), True
@@ -146,6 +148,32 @@ class Movers:
             pre = self.meet(m, c, right)
             if pre is not None:
                 yield m.src, pre, c.head, 1 + (m.src == c.head), False
+
+    def partners(self, m: Move, right: bool) -> list[Move]:
+        """The steps that touch a global `m` touches and can run right after it (right) or
+        right before it: the second one reads, of what the first one touches, what the
+        first leaves there (`failures` returns nothing for the others). Indexed per local
+        state on those globals; in the order of `m`'s globals, then of `live`."""
+        t, out = self.t, list[Move]()
+        near = {src: ms for x in t.touched[m.src] for src, ms in self.by_global.get(x, {}).items()}
+        for src, ms in near.items():
+            first, second = (m.src, src) if right else (src, m.src)
+            xs = tuple(x for x in t.reads[second] if x in t.touched[first])
+            if (key := (src, xs, right)) not in self._index:
+                table = self._index[key] = {}
+                for u in ms:
+                    table.setdefault(self._on(u, xs, after=not right), []).append(u)
+            out += self._index[key].get(self._on(m, xs, after=right), [])
+        order = {x: i for i, x in enumerate(t.touched[m.src])}
+        return sorted(out, key=lambda u: (min(order.get(x, len(order)) for x in t.touched[u.src]),
+                                          self.position[u]))
+
+    def _on(self, m: Move, xs: tuple[str, ...], after: bool) -> tuple[int, ...]:
+        """`m`'s values on `xs`: those it reads, or those it leaves (after)."""
+        t = self.t
+        v = dict(zip(t.touched[m.src], m.after, strict=True) if after else
+                 zip(t.reads[m.src], m.reads, strict=True))  # fmt: skip
+        return tuple(v[x] for x in xs)
 
     def needs(self, labels: dict[Group, str]) -> tuple[list[Linear], list[z3.BoolRef]]:
         """What the mover checks of the steps labelled so used: the conjuncts that refuted

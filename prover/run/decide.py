@@ -123,7 +123,7 @@ class _Run:
     warnings: tuple[Diagnostic, ...] = ()
     table: Table | None = None  # the reduction engine's per-variable steps on its domains
     fault: SerError | None = None  # a run-time error a stage met (RUNTIME_FAULTS)
-    fallback: dict[str, Any] | None = None  # a reduction proof's unpruned evidence
+    fallback: Callable[[], dict[str, Any]] | None = None  # a reduction proof's unpruned evidence
     table_tried: bool = False  # the reduction engine grew `table` (None: it failed to)
     proved: bool = False  # by reduction: the table's escapes are dead
     first_states: int = 0  # the states the first explicit search explored
@@ -484,7 +484,7 @@ def _certify(run: _Run, dest: str, cert: dict[str, Any], engine: str,
         # The pruned invariant left out something the checker needed (prune.py): the
         # same proof with Houdini's whole invariant, once. Still no verdict unless valid.
         run.stats["pruned_rejected"] = f"{status}: {message}"
-        full, run.fallback = {**cert, "reduction": run.fallback}, None
+        full, run.fallback = {**cert, "reduction": run.fallback()}, None
         return _certify(run, dest, full, engine, cex, check_timeout_s)
     if status != "valid":
         saved = rejected_path(dest)
