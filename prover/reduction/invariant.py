@@ -34,6 +34,9 @@ Key = tuple[str, ...]  # ("local", request, text) or ("value", global)
 Delta = dict[Key, int | None]  # a step's change of each atom (None: not a constant)
 
 
+FLIPPED = {"=": "=", "<=": ">=", ">=": "<="}
+
+
 @dataclass(frozen=True, order=True)
 class Linear:
     """Σ c·atom + const  OP  0, OP one of "=", "<=", ">="."""
@@ -74,16 +77,22 @@ class Linear:
         return s == 0 if self.op == "=" else s <= 0 if self.op == "<=" else s >= 0
 
     def z3(self, atoms: Callable[[Key], Any], ctx: z3.Context) -> z3.BoolRef:
+        """The terms z3's Python operators would make, made through its C API: the
+        operators check and coerce every argument, which costs more than the queries on
+        a thousand conjuncts."""
+        ref, cmp = ctx.ref(), {"=": z3.Z3_mk_eq, "<=": z3.Z3_mk_le, ">=": z3.Z3_mk_ge}
         if len(self.coeffs) == 1 and self.coeffs[0][1] in (1, -1):  # x OP k: the usual case
             (key, c), k = self.coeffs[0], z3.IntVal(-self.const * self.coeffs[0][1], ctx)
-            x = atoms(key)
-            op = self.op if c == 1 else {"=": "=", "<=": ">=", ">=": "<="}[self.op]
-            return x == k if op == "=" else x <= k if op == "<=" else x >= k
-        terms = [atoms(k) if c == 1 else -atoms(k) if c == -1 else c * atoms(k)
-                 for k, c in self.coeffs]
-        s = z3.Sum([z3.IntVal(self.const, ctx), *terms]) if self.const or not terms \
-            else z3.Sum(terms)
-        return s == 0 if self.op == "=" else s <= 0 if self.op == "<=" else s >= 0
+            op = self.op if c == 1 else FLIPPED[self.op]
+            x = atoms(key)  # `x OP k` was `k OP' x`: Python asks a subclass's operator first
+            return z3.BoolRef(cmp[FLIPPED[op]](ref, k.as_ast(), x.as_ast()), ctx)
+        terms = [atoms(k) if c == 1 else z3.ArithRef(z3.Z3_mk_unary_minus(ref, atoms(k).as_ast()),
+                                                     ctx) if c == -1
+                 else _nary(z3.Z3_mk_mul, [z3.IntVal(c, ctx), atoms(k)], ctx)
+                 for k, c in self.coeffs]  # fmt: skip
+        s = _nary(z3.Z3_mk_add, [z3.IntVal(self.const, ctx), *terms] if self.const or not terms
+                  else terms, ctx)  # fmt: skip
+        return z3.BoolRef(cmp[self.op](ref, s.as_ast(), z3.IntVal(0, ctx).as_ast()), ctx)
 
     def json(self) -> dict[str, Any]:
         terms = [[c, {"place": {"value": k[1]} if k[0] == "value"
@@ -491,6 +500,12 @@ def broken(solver: Solver, ch: Change, open_: list[Conjunct]) -> z3.BoolRef:
     subst = solver.substitution(ch)
     both = _and([solver.term(c) for c in open_], solver.ctx)
     return z3.Not(z3.substitute(both, *subst) if subst else both)
+
+
+def _nary(mk: Any, args: list[z3.ArithRef], ctx: z3.Context) -> z3.ArithRef:
+    """mk (Z3_mk_add, Z3_mk_mul) applied to `args` in one call of the C API."""
+    array, n = z3.z3._to_ast_array(args)
+    return z3.ArithRef(mk(ctx.ref(), n, array), ctx)
 
 
 def _and(terms: list[z3.BoolRef], ctx: z3.Context) -> z3.BoolRef:
