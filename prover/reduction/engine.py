@@ -247,7 +247,7 @@ class Layered:
 
 
 def _enters(t: Table, g: Group, sec: frozenset[Local]) -> bool:
-    return any(m.dst in sec for m in t.moves if (m.src, m.reads) == g)
+    return not t.targets.get(g, frozenset()).isdisjoint(sec)
 
 
 def _layered(t: Table, live: list[Move], dead: set[Group], inv: list[Conjunct],

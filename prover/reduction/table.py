@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
+from functools import cached_property
 from math import prod
 
 from prover.frontend import ast
@@ -64,6 +65,14 @@ class Table:
         """The source lines of the outcomes of `m`'s step that end where `m` ends."""
         return frozenset().union(*(o.lines for o in steps.step(self.program[m.src[1]], m.reads)
                                    if self.canonical.get(o.local) == m.dst[1]))  # fmt: skip
+
+    @cached_property
+    def targets(self) -> dict[tuple[Local, Values], frozenset[Local]]:
+        """Where the steps of each local state at each valuation of its reads lead."""
+        out: dict[tuple[Local, Values], set[Local]] = {}
+        for m in self.moves:
+            out.setdefault((m.src, m.reads), set()).add(m.dst)
+        return {g: frozenset(d) for g, d in out.items()}
 
     def is_stutter(self, m: Move) -> bool:
         return m.dst == m.src and len(self.touched[m.src]) == len(m.reads) \
