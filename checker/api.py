@@ -69,13 +69,11 @@ def check_certificate(cert: dict[str, Any] | str | bytes, *, model_text: str | b
                 done.append(ObligationResult(name, "ok", time.perf_counter() - start, detail))
                 if name == "certificate":
                     verdict = detail
-    except CheckerError as exc:
+    except (CheckerError, _Expired) as exc:
+        err = exc if isinstance(exc, CheckerError) else Undecided(deadline.message(),
+                                                                  code="E-TIMEOUT")
         where = done[-1].name if done else "checker"
-        return CheckResult(exc.status, exc.code, f"{where}: {exc}", tuple(done), verdict)
-    except _Expired:
-        where = done[-1].name if done else "checker"
-        return CheckResult("undecided", "E-TIMEOUT", f"{where}: {deadline.message()}",
-                           tuple(done), verdict)  # fmt: skip
+        return CheckResult(err.status, err.code, f"{where}: {err}", tuple(done), verdict)
     except Exception as exc:  # outside any obligation: still never a traceback
         msg = f"internal error {type(exc).__name__}: {exc}"
         return CheckResult("unusable", "E-INTERNAL", msg, tuple(done), verdict)

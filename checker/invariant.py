@@ -210,10 +210,8 @@ class Inductive:
         return m.And(parts)
 
     def initiation(self) -> str:
-        def value(key: Key) -> int:
-            return self.init.get(key[1], 0) if key[0] == "value" else 0
-
-        if not Translator(Backend(), value, {}, self.resolve).form(self.inv):
+        if not Translator(Backend(), lambda k: self.init.get(k[1], 0) if k[0] == "value" else 0,
+                          {}, self.resolve).form(self.inv):  # fmt: skip
             raise invalid("E-INITIATION", "the invariant is false initially (no request)")
         return "the invariant holds initially"
 
@@ -222,11 +220,9 @@ class Inductive:
         enumerated on), are never enabled under I."""
         s = self.steps
         gone = [(m, s.foot[m.src]) for m in s.escapes] + also
-        if gone:
-            pre = [self.at(m.src, 1, dict(zip(fp.reads, m.reads, strict=True))) for m, fp in gone]
-            bad = self.query().unsat(self.smt.m.Or(pre), self.shown())
-            if bad is not None:
-                raise invalid("E-ESCAPE", f"an escape or a step labelled dead can be taken ({bad})")
+        pre = [self.at(m.src, 1, dict(zip(fp.reads, m.reads, strict=True))) for m, fp in gone]
+        if gone and (bad := self.query().unsat(self.smt.m.Or(pre), self.shown())) is not None:
+            raise invalid("E-ESCAPE", f"an escape or a step labelled dead can be taken ({bad})")
         return f"{len(gone)} escapes and dead transitions never enabled"
 
     def changes(self) -> list[tuple[str, Local, dict[Key, int | None], dict[str, int]]]:

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, TypeVar
 
 from checker.certificate import Limits, integer
 from checker.errors import SchemaError, invalid
@@ -18,6 +18,7 @@ from checker.steps import Foot, Local, Step, Steps, is_stutter
 
 Json = Any
 Thunk = Callable[[], str]
+Node = TypeVar("Node")
 MOVES = {0: {"R": 0, "B": 0, "N": 1, "L": 1}, 1: {"L": 1, "B": 1}}  # phase -> label -> phase
 
 
@@ -67,17 +68,22 @@ def _assign(entries: list[Json], foot: dict[Local, Foot], steps: list[Step]) -> 
     return out
 
 
+def _reach(starts: Iterable[Node], succ: Callable[[Node], Iterable[Node]]) -> set[Node]:
+    seen, todo = set(starts), list(starts)
+    while todo:
+        for n in succ(todo.pop()):
+            if n not in seen:
+                seen.add(n)
+                todo.append(n)
+    return seen
+
+
 def _co(final: dict[Local, int], edges: list[tuple[Local, Local, str]]) -> set[Local]:
     """Local states from which an answer can be reached."""
     back: dict[Local, set[Local]] = {}
     for src, dst, _ in edges:
         back.setdefault(dst, set()).add(src)
-    co, todo = set(final), list(final)
-    while todo:
-        new = back.get(todo.pop(), set()) - co
-        co |= new
-        todo += new
-    return co
+    return _reach(final, lambda loc: back.get(loc, ()))
 
 
 def _phases(starts: list[tuple[Local, int]], edges: list[tuple[Local, Local, str]],
@@ -87,17 +93,14 @@ def _phases(starts: list[tuple[Local, int]], edges: list[tuple[Local, Local, str
     for src, dst, lab in edges:
         if dst in co:
             out.setdefault(src, []).append((dst, lab))
-    seen = set(starts)
-    work = list(starts)
-    while work:
-        loc, phase = work.pop()
-        for dst, lab in out.get(loc, ()):
-            nxt = MOVES[phase].get(lab)
-            if nxt is None:
-                raise invalid(code, f"request {loc[0]}: {lab} after the commit, at {loc[1]}")
-            if (dst, nxt) not in seen:
-                seen.add((dst, nxt))
-                work.append((dst, nxt))
+
+    def succ(n: tuple[Local, int]) -> Iterator[tuple[Local, int]]:
+        for dst, lab in out.get(n[0], ()):
+            if (nxt := MOVES[n[1]].get(lab)) is None:
+                raise invalid(code, f"request {n[0][0]}: {lab} after the commit, at {n[0][1]}")
+            yield dst, nxt
+
+    _reach(starts, succ)
 
 
 def reduction(model: Json, claim: Json, limits: Limits, remaining: Callable[[], float]
@@ -185,17 +188,20 @@ def _writes(m: Step, fp: Foot) -> frozenset[str]:
                      if before.get(x) != v or x in fp.writes)  # fmt: skip
 
 
+def _on(m: Step, f: Foot, xs: tuple[str, ...], after: bool) -> tuple[int, ...]:
+    """`m`'s values on globals it touches: those it leaves (after), or those it reads."""
+    v = dict(zip(f.touched, m.after, strict=True) if after else zip(f.reads, m.reads, strict=True))
+    return tuple(v[x] for x in xs)
+
+
 def _meet(a: Step, fa: Foot, b: Step, fb: Foot) -> dict[str, int] | None:
-    """The globals before `a` where a then b can run (b's reads after a), or None."""
-    pre = dict(zip(fa.reads, a.reads, strict=True))
-    post = dict(zip(fa.touched, a.after, strict=True))
-    for x, v in zip(fb.reads, b.reads, strict=True):
-        if x in post:
-            if post[x] != v:
-                return None
-        elif pre.setdefault(x, v) != v:
-            return None
-    return pre
+    """The globals before `a` where a then b can run (b reads what a leaves where a touches
+    them; R ⊆ R ∪ W), or None."""
+    xs = tuple(x for x in fb.reads if x in fa.touched)
+    if _on(a, fa, xs, True) != _on(b, fb, xs, False):
+        return None
+    return {**{x: v for x, v in zip(fb.reads, b.reads, strict=True) if x not in fa.touched},
+            **dict(zip(fa.reads, a.reads, strict=True))}
 
 
 def _movers(view: Steps, orig: Steps, labels: dict[Step, str], partners: list[Step],
@@ -209,43 +215,49 @@ def _movers(view: Steps, orig: Steps, labels: dict[Step, str], partners: list[St
     outcomes: dict[tuple[Local, tuple[int, ...]], list[Step]] = {}
     for m in view.moves + view.escapes:
         outcomes.setdefault((m.src, m.reads), []).append(m)
-    by_global: dict[str, list[Step]] = {}
+    near: dict[str, dict[Local, list[Step]]] = {}  # who touches each global, by local state
     for m in live:
         for x in foot[m.src].touched:
-            by_global.setdefault(x, []).append(m)
+            near.setdefault(x, {}).setdefault(m.src, []).append(m)
+    index: dict[tuple[Local, tuple[str, ...], bool], dict[tuple[int, ...], list[Step]]] = {}
     zeros: set[Key] = {("local", *z) for z in zero}
     m_ = ind.smt.m
     none = m_.And([m_.Equals(ind.atom(k), m_.Int(0)) for k in sorted(zeros)])
 
-    def swapped(a: Step, b: Step, v0: dict[str, int], end: dict[str, int]) -> bool:
+    def swapped(a: Step, b: Step, v0: dict[str, int]) -> bool:  # b then a ends as a then b
         fa, fb = foot[a.src], foot[b.src]
-        for ob in outcomes.get((b.src, tuple(v0[x] for x in fb.reads)), ()):
-            if ob.dst != b.dst:
-                continue
-            v1 = {**v0, **dict(zip(fb.touched, ob.after, strict=True))}
-            for oa in outcomes.get((a.src, tuple(v1[x] for x in fa.reads)), ()):
-                if oa.dst == a.dst and {**v1, **dict(zip(fa.touched, oa.after,
-                                                         strict=True))} == end:  # fmt: skip
-                    return True
-        return False
+        end = {**v0, **dict(zip(fa.touched, a.after, strict=True)),
+               **dict(zip(fb.touched, b.after, strict=True))}
+        return any(oa.dst == a.dst and {**v1, **dict(zip(fa.touched, oa.after, strict=True))}
+                   == end for ob in outcomes.get((b.src, tuple(v0[x] for x in fb.reads)), ())
+                   if ob.dst == b.dst for v1 in [{**v0, **dict(zip(fb.touched, ob.after,
+                                                                  strict=True))}]
+                   for oa in outcomes.get((a.src, tuple(v1[x] for x in fa.reads)), ()))
+
+    def others(t: Step, first: bool) -> list[Step]:
+        """The steps `_meet` lets run right after (first) or before `t`, by shared globals."""
+        out, touched = [], {k: v for x in foot[t.src].touched for k, v in near.get(x, {}).items()}
+        for src, ms in touched.items():
+            fa, fb = (foot[t.src], foot[src])[::1 if first else -1]
+            xs = tuple(x for x in fb.reads if x in fa.touched)
+            if (key := (src, xs, first)) not in index:
+                index[key] = {}
+                for u in ms:
+                    index[key].setdefault(_on(u, foot[src], xs, not first), []).append(u)
+            out += index[key].get(_on(t, foot[t.src], xs, first), [])
+        return out
 
     def failures(a: Step, b: Step) -> list[dict[str, int]]:
-        """Pre-valuations where a then b runs, but b then a does not end the same (the
-        globals that a writes blindly and b reads are free)."""
+        """Pre-valuations where a then b runs and b then a ends elsewhere (blind writes free)."""
         fa, fb = foot[a.src], foot[b.src]
         pre = _meet(a, fa, b, fb)
         if pre is None or not (_writes(a, fa) & set(fb.touched) or _writes(b, fb) &
                                set(fa.touched)):  # fmt: skip
             return []
-        post = dict(zip(fa.touched, a.after, strict=True))
-        free = [x for x in fb.reads if x in post and x not in fa.reads]
-        bad = []
-        for vals in itertools.product(*(dom[x] for x in free)):
-            v0 = {**pre, **dict(zip(free, vals, strict=True))}
-            end = {**v0, **post, **dict(zip(fb.touched, b.after, strict=True))}
-            if not swapped(a, b, v0, end):
-                bad.append(v0)
-        return bad
+        free = [x for x in fb.reads if x in fa.touched and x not in fa.reads]
+        pres = ({**pre, **dict(zip(free, vals, strict=True))}
+                for vals in itertools.product(*(dom[x] for x in free)))  # fmt: skip
+        return [v0 for v0 in pres if not swapped(a, b, v0)]
 
     def meets(t: Step, c: Composite, first: bool) -> list[dict[str, int]]:
         ft, fc = foot[t.src], orig.foot[c.commit.src]
@@ -258,11 +270,10 @@ def _movers(view: Steps, orig: Steps, labels: dict[Step, str], partners: list[St
     for t, lab in labels.items():
         if t.src not in co or lab not in ("R", "L", "B"):
             continue
-        others = dict.fromkeys(u for x in foot[t.src].touched for u in by_global.get(x, ()))
         for first in (True, False):
             if lab not in (("R", "B") if first else ("L", "B")):
                 continue
-            found = [(v0, u.src) for u in others
+            found = [(v0, u.src) for u in others(t, first)
                      for v0 in (failures(t, u) if first else failures(u, t))]
             found += [(v0, c.head) for c in composites if c.head in co
                       for v0 in meets(t, c, first)]  # fmt: skip

@@ -316,3 +316,17 @@ def test_interval_refutation_counts_a_group_as_the_sum_of_its_states() -> None:
     assert not _refuted(lin, Counter([a]), {"L": 0}, dom, set())
     assert not _refuted(lin, Counter([a, g]), {"L": 1}, dom, set())
     assert _refuted(lin, Counter([a, b, g, g]), {"L": 1}, dom, set())  # two holders of one lock
+
+
+@pytest.mark.parametrize("seconds", [0.0, 0.001])
+def test_a_check_past_its_budget_is_undecided_naming_where_it_stopped(seconds: float) -> None:
+    """The timer interrupts an obligation in Python work, or the budget is gone before the
+    first: either way E-TIMEOUT, undecided, with the obligation and the budget named."""
+    root = Path(__file__).resolve().parents[2]
+    text = (root / "certificates" / "intro-lock.ser.cert.json").read_text(encoding="utf-8")
+    r = check_certificate(text, timeout_s=seconds)
+    if seconds and r.status == "valid":  # a fast machine: nothing to interrupt
+        return
+    assert (r.status, r.code) == ("undecided", "E-TIMEOUT"), r
+    assert f"did not finish within its budget of {seconds:g} s" in r.message
+    assert r.message.split(":")[0] in {o.name for o in r.obligations} | {"checker"}
