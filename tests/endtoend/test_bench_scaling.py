@@ -95,3 +95,19 @@ def test_missing_many_handler_generators_are_named(capsys: pytest.CaptureFixture
     out = capsys.readouterr().out
     for fn, fam, _, _ in bs.MANY:
         assert (fam in names) != (f"no {fn}()" in out)
+
+
+def test_the_bars_are_those_of_the_issue() -> None:
+    """15 s for a serializable idiom at 24 and a buggy twin at 16, 8 s for locked-16, 2 s
+    and 10 s for the 200-handler programs, the idiom bench's bar elsewhere."""
+    def x(family: str, size: int) -> dict[str, object]:
+        return {"family": family, "size": size}
+
+    assert bs.bar_s(x("rwcount", 24)) == 15.0
+    assert bs.bar_s(x("rwcount-bug", 16)) == 15.0
+    assert bs.bar_s(x("rwcount-bug", 24)) == bs.BAR_S
+    assert bs.bar_s(x("perlock", 24)) == 15.0
+    assert bs.bar_s(x("locked", 16)) == 8.0
+    assert bs.bar_s(x("independent", 200)) == 2.0
+    assert bs.bar_s(x("one-global", 200)) == 10.0
+    assert bs.bar_s(x("counter", 256)) == bs.BAR_S
