@@ -23,8 +23,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "benchmarks"
-SETS = {"examples": ROOT / "examples", "paper": SHARED / "paper", "scale": SHARED / "scale"}
+sys.path.insert(0, str(ROOT))
+from bench.sets import bench_dir  # noqa: E402
+
+SETS = {"examples": ROOT / "examples", "paper": bench_dir("paper"), "scale": bench_dir("scale")}
 
 
 def _models(folder: Path) -> list[str]:

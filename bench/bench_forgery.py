@@ -40,7 +40,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-
+from bench.sets import bench_dir  # noqa: E402
 from checker.api import check_certificate  # noqa: E402
 from tests.checker import certs  # noqa: E402
 from tests.checker.forgeries import (  # noqa: E402
@@ -242,9 +242,9 @@ def main() -> int:
     ap.add_argument("--per-cert", type=int, default=150, help="random mutants per certificate")
     ap.add_argument("--spellings", type=int, default=40, help="respelled numbers per certificate")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--paper", default=str(ROOT.parent / "shared" / "benchmarks" / "paper"))
+    ap.add_argument("--paper", default=str(bench_dir("paper")))
     ap.add_argument("--certs", help="folder for the benchmarks' certificates (default: temp)")
-    ap.add_argument("--scale", default=str(ROOT.parent / "shared" / "benchmarks" / "scale"))
+    ap.add_argument("--scale", default=str(bench_dir("scale")))
     ap.add_argument("--scale-max", type=int, default=4,
                     help="scale models of this parameter at most (default 4)")
     args = ap.parse_args()

@@ -15,12 +15,14 @@ import sys
 import time
 from pathlib import Path
 
-from prover.frontend.load import load_model
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench.sets import bench_dir  # noqa: E402
+from prover.frontend.load import load_model  # noqa: E402
 from prover.frontend.parser import _lark
 from prover.petri.build import build_interleaving_net
 from prover.serial.automaton import build_serial_automaton
 
-DEFAULT_DIR = Path(__file__).resolve().parents[2] / "shared" / "benchmarks" / "paper"
+DEFAULT_DIR = bench_dir("paper")
 
 
 def time_one(path: Path) -> tuple[float, dict[str, int]]:

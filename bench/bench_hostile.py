@@ -25,7 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "benchmarks"
+sys.path.insert(0, str(ROOT))
+from bench.sets import bench_dir  # noqa: E402
+
 MEMORY_LIMIT_KB = 2_000_000  # "under 2 GB"
 
 
@@ -52,7 +54,7 @@ def _ns(requests: list[list[str]], responses: list[list[str]],
 
 
 def _counter(d: Path) -> list[str]:
-    src = SHARED / "scale" / "counter-10.ser"
+    src = bench_dir("scale") / "counter-10.ser"
     text = src.read_text() if src.exists() else (
         "request inc { while (C == 10) { yield }; C := C + 1; 0 }\n"
         "request dec { while (C == 0) { yield }; C := C - 1; 0 }\n")

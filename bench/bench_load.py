@@ -27,7 +27,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PAPER = ROOT.parent / "shared" / "benchmarks" / "paper"
+sys.path.insert(0, str(ROOT))
+from bench.sets import bench_dir  # noqa: E402
+
+PAPER = bench_dir("paper")
 
 
 @dataclass(frozen=True)

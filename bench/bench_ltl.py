@@ -50,6 +50,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.sets import bench_dir  # noqa: E402
 from checker.api import check_certificate  # noqa: E402
 from prover.certificate.write import dump_certificate  # noqa: E402
 from prover.frontend.load import LoadedModel, load_model  # noqa: E402
@@ -59,7 +60,6 @@ from prover.ltl.formula import Formula, is_safety, parse_formula  # noqa: E402
 from prover.ltl.lasso import ser_globals  # noqa: E402
 from prover.ltl.promela import to_promela  # noqa: E402
 
-SHARED = ROOT.parent / "shared" / "benchmarks"
 SMALL_SCALE = ("counter-03", "flipwait-03", "locked-02", "ring-03", "twophase-01",
                "twophase-02", "unlocked-02")
 
@@ -68,10 +68,10 @@ def _models() -> list[Path]:
     out = sorted(p for p in (ROOT / "examples").iterdir()
                  if p.suffix in (".ser", ".json") and not p.name.endswith(".cert.json")
                  and p.name != "expected.json")
-    paper = SHARED / "paper"
+    paper = bench_dir("paper")
     if paper.is_dir():
         out += sorted(p for p in paper.iterdir() if p.suffix == ".ser")[:12]
-    scale = SHARED / "scale"
+    scale = bench_dir("scale")
     out += [scale / f"{n}.ser" for n in SMALL_SCALE if (scale / f"{n}.ser").is_file()]
     return out
 

@@ -37,9 +37,10 @@ from bench_idioms import BAR_S, row  # noqa: E402
 from idioms import FAMILIES  # noqa: E402
 from perlock import perlock, perlock_bug  # noqa: E402
 
+from bench.sets import bench_dir  # noqa: E402
 from prover.run.output import check_destination, check_folder, write_atomically  # noqa: E402
 
-SCALE = HERE.parent.parent / "shared" / "benchmarks" / "scale"
+SCALE = bench_dir("scale")
 VERDICTS = "verdicts.json"
 OPEN = ("ticket", "coupling")  # undecided is their answer (docs/idioms.md)
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-
+from bench.sets import absent, bench_dir  # noqa: E402
 from prover.errors import SerError  # noqa: E402
 from prover.frontend.load import load_model  # noqa: E402
 from prover.petri.build import build_interleaving_net  # noqa: E402
@@ -31,7 +31,7 @@ from prover.serial.linalg import TooLarge  # noqa: E402
 from prover.serial.parikh import compute_serial_set, serial_set_to_json  # noqa: E402
 from prover.target import TargetTooLarge, build_target  # noqa: E402
 
-SHARED = ROOT.parent / "shared" / "benchmarks"
+PAPER, SCALE = bench_dir("paper"), bench_dir("scale")
 SCALE_FAMILIES = ("counter", "ring", "locked", "twophase", "flipwait")
 
 
@@ -40,12 +40,12 @@ def _models(paper: bool, scale: bool) -> list[Path]:
     if paper:
         out += sorted(
             p
-            for p in (SHARED / "paper").iterdir()
+            for p in PAPER.iterdir()
             if p.suffix in (".ser", ".json") and p.name != "expected.json"
         )
     if scale:
         out += sorted(
-            p for p in (SHARED / "scale").glob("*.ser") if p.name.startswith(SCALE_FAMILIES)
+            p for p in SCALE.glob("*.ser") if p.name.startswith(SCALE_FAMILIES)
         )
     return out
 
@@ -106,9 +106,10 @@ def main(argv: list[str]) -> int:
     models = list(args.models)
     if not models:
         both = not (args.paper or args.scale)
-        if not SHARED.is_dir():
-            print(f"no benchmarks at {SHARED}", file=sys.stderr)
-            return 2
+        for kind, folder in (("paper", PAPER), ("scale", SCALE)):
+            if not folder.is_dir():
+                print(absent(kind), file=sys.stderr)
+                return 2
         models = _models(args.paper or both, args.scale or both)
     head = ["model", "states", "edges", "construction", "components", "periods", "S s"]
     head.append("target s")

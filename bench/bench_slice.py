@@ -44,7 +44,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-
+from bench.sets import bench_dir  # noqa: E402
 from prover.frontend.load import load_model  # noqa: E402
 from prover.petri import slicing as old  # noqa: E402
 from prover.petri.build import build_interleaving_net  # noqa: E402
@@ -56,8 +56,8 @@ from prover.petri.dynamic_slice import (  # noqa: E402
 )
 from prover.petri.read import ptnet_to_pnml, read_pnml  # noqa: E402
 
-BENCH = ROOT.parent / "shared" / "benchmarks" / "paper"
-SCALE = ROOT.parent / "shared" / "benchmarks" / "scale"
+BENCH = bench_dir("paper")
+SCALE = bench_dir("scale")
 
 
 def _net(name: str, n_places: int, arcs: list[tuple[list[int], list[int]]],

@@ -18,12 +18,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-
+from bench.sets import bench_dir  # noqa: E402
 from prover.certificate.write import dump_certificate, make_certificate, producer  # noqa: E402
 from prover.engines.sliced import ENGINE, attempt_sliced  # noqa: E402
 from prover.frontend.load import load_model  # noqa: E402
 
-BENCH = ROOT.parent / "shared" / "benchmarks" / "paper"
+BENCH = bench_dir("paper")
 
 
 def main(argv: list[str]) -> int:

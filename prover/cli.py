@@ -29,6 +29,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bench": ("prover.commands.bench", "run models and print a benchmark table"),
     "ltl": ("prover.commands.ltl", "check an LTL-X property with at most K requests"),
     "server": ("prover.commands.server", "a fork server that makes small runs cheap"),
+    "benchmarks": ("prover.commands.benchmarks", "get the paper's models and the scale families"),
 }
 
 # Run in a child under their --timeout and the memory limit (prove, ltl and bench bound
@@ -61,7 +62,7 @@ def _top_help() -> str:
         "commands:",
     ]
     for name, (_, help_text) in COMMANDS.items():
-        lines.append(f"  {name:<9} {help_text}")
+        lines.append(f"  {name:<10} {help_text}")
     lines += ["", "Run `ser-prove COMMAND --help` for the options of a command.\n"
               "Exit codes: 0 serializable, 1 not serializable, 2 input or usage error,\n"
               "3 undecided, 4 internal error (a certificate the checker rejected: a bug);\n"

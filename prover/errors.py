@@ -159,3 +159,10 @@ class CertificateError(SerError):
     """A certificate could not be produced or written."""
 
     code = "E-CERT"
+
+
+class FetchError(SerError):
+    """`ser-prove benchmarks` could not get a benchmark model: the download or the local
+    source failed, or a file is not the one pinned (its SHA-256 differs)."""
+
+    code = "E-FETCH"

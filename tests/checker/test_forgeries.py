@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from checker.api import check_certificate
+from tests.benchmarks import PAPER, absent
 from tests.checker import certs
 from tests.checker.forgeries import (
     SPELLINGS,
@@ -48,7 +49,6 @@ def test_proof_forgeries_for_not_serializable_models(name: str, model: Any) -> N
     assert codes["pairs naming unknown states"] == "E-PAIRS"
 
 
-PAPER = ROOT.parent / "shared" / "benchmarks" / "paper"
 
 
 def _paper_models() -> list[tuple[str, Any]]:
@@ -64,7 +64,7 @@ def _paper_models() -> list[tuple[str, Any]]:
     return out
 
 
-@pytest.mark.skipif(not _paper_models(), reason="../shared/benchmarks/paper is absent")
+@pytest.mark.skipif(not _paper_models(), reason=absent("paper"))
 def test_proof_forgeries_for_not_serializable_paper_models() -> None:
     for name, model in _paper_models():
         for label, text in proof_forgeries(model):

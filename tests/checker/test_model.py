@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -13,8 +12,9 @@ from checker.net import build_net
 from checker.semantics import NS, explore, load_ns_json, ser_semantics
 from checker.serial import build_serial
 from checker.serial_search import is_serial
+from tests.benchmarks import PAPER, needs_paper
 
-BENCH = Path(__file__).resolve().parents[3] / "shared" / "benchmarks" / "paper"
+BENCH = PAPER
 
 
 def compile_ser(text: str) -> NS:
@@ -144,7 +144,7 @@ def test_ns_json_loader() -> None:
             load_ns_json(bad)
 
 
-@pytest.mark.skipif(not BENCH.exists(), reason="paper benchmarks not available")
+@needs_paper
 def test_net_sizes_match_the_reference_on_all_benchmarks() -> None:
     expected = json.loads((BENCH / "expected.json").read_text())
     for name, row in expected.items():

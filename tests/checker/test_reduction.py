@@ -16,12 +16,13 @@ import pytest
 
 from checker.api import check_certificate
 from checker.model import local_text, parse_program
+from tests.benchmarks import SCALE, needs_scale
 from tests.checker import certs
 from tests.checker.forgeries import moved, reduction_forgeries
 from tests.checker.helpers import EXAMPLES, P, const, eq
 
 Json = Any
-SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "benchmarks" / "scale"
+SHARED = SCALE
 START, HELD = certs.INTRO_LOCK_START, certs.INTRO_LOCK_HELD
 
 
@@ -235,7 +236,7 @@ def test_the_lock_proof_moved_onto_the_program_without_the_lock() -> None:
     _rejected(forged, "E-MOVER", "reduction-movers")
 
 
-@pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/benchmarks/scale is not installed")
+@needs_scale
 @pytest.mark.parametrize("locked, twin", [("locked-02", "unlocked-02"),
                                           ("locked-03", "unlocked-03"),
                                           ("twophase-02", "flipwait-03")])

@@ -5,11 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from prover.ns import NetworkSystem, RequestEntry, ResponseEntry, Transition
+from tests.benchmarks import PAPER, needs_paper
 
-BENCH = Path(__file__).resolve().parents[3] / "shared" / "benchmarks" / "paper"
+BENCH = PAPER
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
@@ -24,7 +23,7 @@ def bench_names(verdict: str) -> list[str]:
     return [n for n, v in expected().items() if v == verdict]
 
 
-needs_bench = pytest.mark.skipif(not BENCH.exists(), reason="paper benchmarks not present")
+needs_bench = needs_paper
 
 A2_BODY = "({}, X := 1; yield; y := X; X := 0; y)"
 A2_MID = "({}, y := X; X := 0; y)"

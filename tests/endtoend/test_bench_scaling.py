@@ -14,6 +14,7 @@ from bench import bench_scaling as bs
 from bench.perlock import perlock, perlock_bug
 from checker.semantics import ser_semantics
 from prover.errors import UsageError
+from tests.benchmarks import absent
 
 ARGS = ["--families", "perlock,perlock-bug", "--sizes", "2,3", "--timeout", "20"]
 
@@ -80,7 +81,7 @@ def test_compare_detects_a_changed_certificate(first: tuple[Path, str], tmp_path
 
 def test_json_refuses_to_overwrite_a_model(tmp_path: Path) -> None:
     if not (bs.SCALE / "counter-03.ser").is_file():
-        pytest.skip("the scale set is absent")
+        pytest.skip(absent("scale"))
     target = bs.SCALE / "counter-03.ser"
     before = target.read_bytes()
     with pytest.raises(UsageError):

@@ -21,10 +21,10 @@ import jsonschema
 import pytest
 
 from prover.cli import main
+from tests.benchmarks import PAPER, needs_paper
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
-PAPER = ROOT.parent / "shared" / "benchmarks" / "paper"
 CODE = re.compile(r"^E-[A-Z0-9]+(-[A-Z0-9]+)*$")
 
 
@@ -136,8 +136,7 @@ def test_quoted_program_text_is_not_split() -> None:
     assert all(len(line) <= WIDTH for line in lines)
 
 
-@pytest.mark.skipif(not PAPER.is_dir(), reason="needs the paper benchmarks in "
-                    "../shared/benchmarks/paper")
+@needs_paper
 def test_paper_models_json_validates(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     models = sorted(p for p in PAPER.iterdir()
                     if p.suffix in (".ser", ".json") and p.name != "expected.json")

@@ -4,19 +4,19 @@ must give the same NS, name for name (docs/naming.md: byte-for-byte agreement)."
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 
 from prover.errors import SerError, StateBoundError
 from prover.frontend.load import load_model, load_source
+from tests.benchmarks import PAPER, absent
 
 from .strategies import PRELUDES, PROGRAMS
 
 model = pytest.importorskip("checker.semantics")
 
-BENCH = Path(__file__).resolve().parents[3] / "shared" / "benchmarks" / "paper"
+BENCH = PAPER
 NAMES = sorted(
     p.name for p in BENCH.glob("*.*") if p.suffix in (".ser", ".json") and p.name != "expected.json"
 )
@@ -37,7 +37,7 @@ def _prover_ns(kind: str, text: str) -> tuple[object, ...]:
     )
 
 
-@pytest.mark.skipif(not NAMES, reason="benchmarks not present")
+@pytest.mark.skipif(not NAMES, reason=absent("paper"))
 @pytest.mark.parametrize("name", NAMES)
 def test_same_ns_on_benchmarks(name: str) -> None:
     m = load_model(BENCH / name, ns="closure")

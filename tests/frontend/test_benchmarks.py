@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -12,12 +11,13 @@ from prover.frontend.load import load_model
 from prover.ns import NetworkSystem
 from prover.petri.build import build_interleaving_net, interleaving_net_sizes
 from prover.serial.automaton import build_serial_automaton
+from tests.benchmarks import PAPER, absent
 
-BENCH = Path(__file__).resolve().parents[3] / "shared" / "benchmarks" / "paper"
+BENCH = PAPER
 EXPECTED = json.loads((BENCH / "expected.json").read_text()) if BENCH.is_dir() else {}
 NAMES = sorted(EXPECTED)
 
-pytestmark = pytest.mark.skipif(not NAMES, reason="../shared/benchmarks/paper not present")
+pytestmark = pytest.mark.skipif(not NAMES, reason=absent("paper"))
 
 # ser-reference §10, column "NS req/resp/trans".
 NS_SIZES: dict[str, tuple[int, int, int]] = {

@@ -14,8 +14,9 @@ from prover.export import petri_to_tina
 from prover.frontend.load import load_model, load_source
 from prover.petri.build import build_interleaving_net
 from prover.petri.net import PetriNet
+from tests.benchmarks import PAPER, needs_paper
 
-BENCH = Path(__file__).resolve().parents[3] / "shared" / "benchmarks" / "paper"
+BENCH = PAPER
 A2 = "request main { X := 1; yield; y := X; X := 0; y }\n"
 
 
@@ -71,7 +72,7 @@ def test_inspect_a_program_too_large_for_a_network_system(
     assert "state bound 100" in info["network_system"]["error"]
 
 
-@pytest.mark.skipif(not BENCH.is_dir(), reason="benchmarks not present")
+@needs_paper
 def test_inspect_json_on_a_benchmark_is_sorted_and_stable(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -198,7 +199,7 @@ def test_tina_net_with_hostile_names() -> None:
     _check_net_text(net, petri_to_tina(net, "weird name!"))
 
 
-@pytest.mark.skipif(not BENCH.is_dir(), reason="benchmarks not present")
+@needs_paper
 @pytest.mark.parametrize("name", ["g1.ser", "b2.json", "e6.ser"])
 def test_tina_net_on_benchmarks(name: str) -> None:
     net = build_interleaving_net(load_model(BENCH / name).ns)

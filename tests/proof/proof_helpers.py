@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
-
-import pytest
 
 from prover.ns import NetworkSystem
 from prover.petri.build import build_interleaving_net
@@ -13,12 +10,10 @@ from prover.petri.net import PetriNet
 from prover.serial.automaton import build_serial_automaton
 from prover.serial.parikh import SerialSet, compute_serial_set
 from prover.target import Target
+from tests.benchmarks import PAPER, needs_paper
 
-# <repository>/../shared: present beside the lead's checkout and in CI, absent in a user's clone.
-BENCH = Path(__file__).resolve().parents[3] / "shared" / "benchmarks" / "paper"
-needs_bench = pytest.mark.skipif(
-    not BENCH.is_dir(), reason="needs the paper benchmarks in ../shared/benchmarks/paper"
-)
+BENCH = PAPER
+needs_bench = needs_paper
 
 
 def make_target(net: PetriNet, s: SerialSet) -> Target:

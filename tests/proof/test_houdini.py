@@ -4,8 +4,6 @@ asking several steps at once finds the same invariant as asking them one by one.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 import z3
 from hypothesis import given, settings
@@ -18,8 +16,9 @@ from prover.reduction.engine import RLIMIT, prove_by_reduction, spent
 from prover.reduction.guards import conservation_laws, sampled, value_sets
 from prover.reduction.invariant import Clause, Conjunct, Delta, Key, Linear, Solver, linear
 from prover.reduction.table import Limits, Move, Table, grow_domains
+from tests.benchmarks import SCALE
 
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "benchmarks" / "scale"
+SHARED = SCALE
 
 ATOMS: tuple[Key, ...] = (("local", "r", "a"), ("local", "r", "b"), ("value", "X"),
                           ("value", "Y"))

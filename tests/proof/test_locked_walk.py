@@ -17,8 +17,10 @@ from prover.petri.net import Place
 from prover.serial.automaton import build_serial_automaton
 from prover.smt.formula import Cmp, Or
 from prover.smt.invariant import Invariant, free_names
+from tests.benchmarks import SCALE as SCALE_SET
+from tests.benchmarks import absent
 
-SCALE = BENCH.parent / "scale"
+SCALE = SCALE_SET
 
 LOCKED = """
 request inc {
@@ -112,7 +114,7 @@ def test_locked_walk_never_proves_non_serializable(name: str) -> None:
 def test_locked_02_scale_model() -> None:
     path = SCALE / "locked-02.ser"
     if not path.is_file():
-        pytest.skip("no scale benchmarks")
+        pytest.skip(absent("scale"))
     m = load_model(path)
     att = attempt_proof(m, budget_s=30, engines=("locked-walk",))
     assert att.outcome is not None, att.reason

@@ -17,16 +17,10 @@ from prover.frontend.load import load_model, load_source
 from prover.ns import NetworkSystem
 from prover.petri.build import build_interleaving_net
 from prover.smt.invariant import Invariant, exclusion_check, ideal_formula, self_check
+from tests.benchmarks import PAPER, SCALE, needs_paper, needs_scale
 from tests.frontend.strategies import PROGRAMS
 
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "benchmarks"
-PAPER = SHARED / "paper"
-SCALE = SHARED / "scale"
 PAPER_NAMES = sorted(json.loads((PAPER / "expected.json").read_text())) if PAPER.is_dir() else []
-needs_paper = pytest.mark.skipif(not PAPER_NAMES, reason="../shared/benchmarks/paper not present")
-needs_scale = pytest.mark.skipif(
-    not SCALE.is_dir(), reason="../shared/benchmarks/scale not present"
-)
 
 LOCK = """request main {
   while (L == 1) { yield };

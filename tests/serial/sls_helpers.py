@@ -17,12 +17,11 @@ from prover.ns import NetworkSystem, RequestEntry, ResponseEntry, Transition
 from prover.serial.automaton import SerialAutomaton, SerialEdge, build_serial_automaton
 from prover.serial.parikh import SerialSet, SimpleLinearSet, serial_set_to_json
 from prover.target import Conjunction, Var
+from tests.benchmarks import PAPER, SCALE, needs_paper
 
-BENCH_DIR = Path(__file__).resolve().parents[3] / "shared" / "benchmarks" / "paper"
-SCALE_DIR = BENCH_DIR.parent / "scale"
-needs_bench = pytest.mark.skipif(
-    not BENCH_DIR.is_dir(), reason="needs the paper benchmarks in ../shared/benchmarks/paper"
-)
+BENCH_DIR = PAPER
+SCALE_DIR = SCALE
+needs_bench = needs_paper
 
 
 def benchmark_names() -> list[str]:

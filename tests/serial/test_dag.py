@@ -25,6 +25,7 @@ from prover.serial.parikh import (
     compute_serial_set,
     serial_set_to_json,
 )
+from tests.benchmarks import absent
 
 
 def _dag(aut: SerialAutomaton) -> SerialSet:
@@ -78,7 +79,7 @@ def test_not_applicable_with_a_longer_cycle() -> None:
 def _scale_automaton(name: str) -> SerialAutomaton:
     path = SCALE_DIR / name
     if not path.is_file():
-        pytest.skip("needs ../shared/benchmarks/scale")
+        pytest.skip(absent("scale"))
     from prover.frontend.load import load_model
     from prover.serial.automaton import build_serial_automaton
 

@@ -22,6 +22,7 @@ from prover.petri.read import (
     read_tina,
     subnet,
 )
+from tests.benchmarks import PAPER, absent
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
@@ -283,9 +284,9 @@ def test_slice_of_an_ns_json_model(capsys: pytest.CaptureFixture[str]) -> None:
 
     from prover.cli import main
 
-    bench = REPO.parent / "shared" / "benchmarks" / "paper" / "b1.json"
+    bench = PAPER / "b1.json"
     if not bench.exists():
-        pytest.skip(f"paper benchmarks not found at {bench.parent}")
+        pytest.skip(absent("paper"))
     net = from_interleaving(build_interleaving_net(load_model(bench).ns))
     resp = next(n for n in net.place_names if n.startswith("R "))
     assert main(["slice", str(bench), "--criterion", resp, "--algorithm", "maximal",
