@@ -20,6 +20,7 @@ from sls_helpers import (
     members,
 )
 
+from bench.sets import absent
 from prover.serial import direct, semilinear
 from prover.serial.automaton import SerialAutomaton
 from prover.serial.linalg import TooLarge, independent, rank
@@ -177,7 +178,7 @@ def test_independent_agrees_with_rational_rank(rows: list[list[int]]) -> None:
 def test_scale_models_exact_and_checked(name: str) -> None:
     path = SCALE_DIR / name
     if not path.is_file():
-        pytest.skip(f"{path} not there")
+        pytest.skip(absent("scale"))
     from prover.frontend.load import load_model
     from prover.serial.automaton import build_serial_automaton
 
