@@ -544,13 +544,20 @@ def _refuted_at(solver: Solver, s: z3.Solver, ch: Change, open_: list[Conjunct]
 
 
 def _model_values(solver: Solver, model: z3.ModelRef) -> Callable[[Key], int]:
-    """The atoms' values in a counter-model (each read from z3 once)."""
+    """The atoms' values in a counter-model (each read from z3 once, through its C API:
+    `model.eval(x, model_completion=True).as_long()`, without the wrappers that cost more
+    than the evaluation)."""
     seen: dict[Key, int] = {}
+    ref, out = solver.ctx.ref(), (z3.Ast * 1)()
 
     def value(key: Key) -> int:
         got = seen.get(key)
         if got is None:
-            got = seen[key] = model.eval(solver.atom(key), model_completion=True).as_long()
+            if not z3.Z3_model_eval(ref, model.model, solver.atom(key).as_ast(), True, out):
+                raise z3.Z3Exception("failed to evaluate a counter in the model")
+            z3.Z3_inc_ref(ref, out[0])
+            got = seen[key] = int(z3.Z3_get_numeral_string(ref, out[0]))
+            z3.Z3_dec_ref(ref, out[0])
         return got
 
     return value
