@@ -5,7 +5,7 @@
 * `dot`  : a Graphviz drawing of the NS, the Petri net or the serial automaton
   (`--what`, default `petri`; the serial automaton is drawn reachable part only);
 * `mcc`  : per target disjunct, the sliced net and an MCC ReachabilityCardinality
-  property, into the folder `-o DIR` (see prover/export_mcc.py);
+  property, into the folder `-o DIR` (see prover/petri/export_mcc.py);
 * `promela`: the program with at most `--requests K` requests for SPIN, with the temporal
   property `--formula F` as an inline `ltl` claim (prover/ltl/promela.py, docs/ltl.md);
 * `net` or `pnml` with `--what pdnet --requests K`: the program's PDNet (a place per
@@ -21,12 +21,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from prover import export
 from prover.commands.inspect import emit
 from prover.commands.options import add_deadline_option, add_model_options
 from prover.errors import SerError, UsageError
 from prover.frontend.load import load_model
 from prover.ns import NetworkSystem
+from prover.petri import export
 from prover.petri.build import build_interleaving_net
 from prover.petri.read import RAW_SUFFIXES, ptnet_to_pnml, ptnet_to_tina, read_net_file
 from prover.run.output import check_destination, check_folder, write_atomically
@@ -111,7 +111,7 @@ def _pdnet(args: argparse.Namespace) -> str:
 def _export_mcc(args: argparse.Namespace) -> int:
     """Per target disjunct, the sliced net (.net) and an MCC ReachabilityCardinality
     property (XML) into the folder given by -o."""
-    from prover.export_mcc import write_mcc
+    from prover.petri.export_mcc import write_mcc
 
     if args.output is None:
         raise UsageError("--format mcc writes a folder: give it with -o DIR")

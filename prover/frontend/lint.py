@@ -8,7 +8,7 @@
 - W-SHADOW: a local with the name of a request.
 
 What the executions reach (requests that never answer, unreached lines) is read off the
-program's steps instead: prover/coverage.py.
+program's steps instead: prover/frontend/coverage.py.
 """
 
 from __future__ import annotations

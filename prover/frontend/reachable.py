@@ -1,7 +1,7 @@
 """The restricted (reachable) network system of a model (DESIGN.md, "Restricted network
 systems"), the default NS of the prover.
 
-`prover.coverability` computes the pairs P of (non-final local, global) that co-occur in
+`prover.frontend.coverability` computes the pairs P of (non-final local, global) that co-occur in
 some reachable configuration, stepping each pair once through a cache of the compiler's
 one-step function; then N_P is built by the checker's own discovery procedure from the
 same cache: the requests' spawns, the responses of every discovered final local, the
@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from prover.coverability import Coverability, CoverabilityBound, coverability_set, restrict
 from prover.frontend import ast
 from prover.frontend.ast import env_text
 from prover.frontend.compile import DEFAULT_STATE_BOUND, EMPTY, Env, bound_error
+from prover.frontend.coverability import Coverability, CoverabilityBound, coverability_set, restrict
 from prover.frontend.steps import ProgramSteps
 from prover.ns import (
     NetworkSystem,

@@ -11,8 +11,8 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from prover import export
 from prover.ns import NetworkSystem
+from prover.petri import export
 from prover.petri.build import build_interleaving_net
 from prover.serial.automaton import build_serial_automaton
 
@@ -37,8 +37,8 @@ def _dump(data: Any) -> str:
 
 def write_artifacts(model_path: str, result: ProveResult, root: str) -> list[Path]:
     """Write the stages of `model_path`'s run; returns the written files, sorted."""
-    from prover.export_mcc import write_mcc
     from prover.frontend.load import load_model
+    from prover.petri.export_mcc import write_mcc
     from prover.serial.parikh import compute_serial_set, serial_set_to_json
 
     model = load_model(model_path)

@@ -298,10 +298,10 @@ def _deadlocks(run: _Run, cert: dict[str, Any]) -> None:
 
 def _diagnostics(run: _Run) -> tuple[Diagnostic, ...]:
     """The model's warnings: those of its text, and what its executions cannot reach,
-    read off an over-approximation of them (prover/coverage.py): the network system if
+    read off an over-approximation of them (prover/frontend/coverage.py): the network system if
     an engine built it (the closer one), else the per-variable steps when their domains
     are closed or a reduction proof showed the escapes dead; else nothing about reach."""
-    from prover import coverage
+    from prover.frontend import coverage
     from prover.reduction.table import Limits, TableTooLarge, grow_domains
 
     steps = run.model.steps

@@ -51,7 +51,7 @@ class ProveResult:
         default=None, compare=False, repr=False
     )
     warnings: tuple[Diagnostic, ...] = ()  # the model's warnings (prover/frontend/lint.py,
-    # prover/coverage.py; NS JSON: unknown keys)
+    # prover/frontend/coverage.py; NS JSON: unknown keys)
     # The items of `reason` when it lists one reason per engine: kept apart because a
     # reason may quote program text, whose "; " must not be read as a separator.
     reasons: tuple[str, ...] = ()

@@ -116,7 +116,7 @@ def test_the_separator_of_two_statements_is_no_unreached_line(tmp_path: Path) ->
 def test_reach_from_the_network_system_and_from_the_steps_agree(tmp_path: Path) -> None:
     """Both views are over-approximations: a line the steps call unreached, the NS does
     too (the NS may say more: it only has the valuations that co-occur)."""
-    from prover import coverage
+    from prover.frontend import coverage
     from prover.frontend.load import load_source
     from prover.reduction.table import Limits, grow_domains
 

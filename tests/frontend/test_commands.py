@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from prover.cli import main
-from prover.export import petri_to_tina
 from prover.frontend.load import load_model, load_source
 from prover.petri.build import build_interleaving_net
+from prover.petri.export import petri_to_tina
 from prover.petri.net import PetriNet
 from tests.benchmarks import PAPER, needs_paper
 
@@ -228,7 +228,7 @@ def test_pnml(a2: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
 
 
 def test_pnml_escapes_hostile_names() -> None:
-    from prover.export import petri_to_pnml
+    from prover.petri.export import petri_to_pnml
 
     doc = {"initial_global": "<g & \"h\">\x01", "requests": [["r", "l"]], "responses": [],
            "transitions": [["l", "<g & \"h\">\x01", "l", "x"]]}
@@ -246,7 +246,7 @@ def test_dot(a2: Path, capsys: pytest.CaptureFixture[str], what: str) -> None:
 
 
 def test_dot_escapes_quotes() -> None:
-    from prover.export import dot_string
+    from prover.petri.export import dot_string
 
     assert dot_string('a "b" \\ c\nd') == '"a \\"b\\" \\\\ c\\nd"'
 

@@ -115,7 +115,7 @@ def parse_property_like_smpt(text: str) -> ET.Element:
 @needs_bench
 @pytest.mark.parametrize("name", ["a2.ser", "a5.ser", "d1.ser", "f5.ser", "g6.ser", "b2.json"])
 def test_mcc_files_parse_and_agree(name: str, tmp_path: Path) -> None:
-    from prover.export_mcc import write_mcc
+    from prover.petri.export_mcc import write_mcc
 
     model = load_model(BENCH_DIR / name)
     paths = write_mcc(model, tmp_path)
