@@ -139,15 +139,20 @@ def _run(model: Json, section: Json) -> str:
     return "ok"
 
 
+def _one_step(request: str, start: str, to: str, glob: str) -> Json:
+    """A forged section: one instance of `request` spawns, takes one step from `start` to
+    `to` (globals {} to `glob`), and is claimed blocked there."""
+    return {"events": [{"event": "spawn", "instance": 1, "request": request, "local": start},
+                       {"event": "step", "instance": 1, "from": [start, "{}"],
+                        "to": [to, glob]}],
+            "global": glob, "blocked": [{"instance": 1, "request": request, "local": to}]}
+
+
 def test_a_blocked_request_that_can_answer_is_no_deadlock() -> None:
     """`r` takes the lock and could answer 1: it is not stuck, though its every step is."""
     src = "request r { L := 1; yield; 1 }"
     start, done = "({}, L := 1; yield; 1)", "({}, 1)"
-    section = {"events": [{"event": "spawn", "instance": 1, "request": "r", "local": start},
-                          {"event": "step", "instance": 1, "from": [start, "{}"],
-                           "to": [done, "{L=1}"]}],
-               "global": "{L=1}",
-               "blocked": [{"instance": 1, "request": "r", "local": done}]}
+    section = _one_step("r", start, done, "{L=1}")
     with pytest.raises(CheckerError) as exc:
         _run({"kind": "ser", "source": src}, section)
     assert exc.value.code == "E-DEADLOCK" and "can answer" in exc.value.message
@@ -159,11 +164,7 @@ def test_an_arrival_that_can_free_it_is_no_deadlock() -> None:
     src = "request w { X := 1; yield; while (L == 0) { yield }; 0 }\nrequest s { L := 1; 0 }"
     start = "({}, X := 1; yield; while(L == 0){ yield }; 0)"
     wait = "({}, while(L == 0){ yield }; 0)"
-    section = {"events": [{"event": "spawn", "instance": 1, "request": "w", "local": start},
-                          {"event": "step", "instance": 1, "from": [start, "{}"],
-                           "to": [wait, "{X=1}"]}],
-               "global": "{X=1}",
-               "blocked": [{"instance": 1, "request": "w", "local": wait}]}
+    section = _one_step("w", start, wait, "{X=1}")
     with pytest.raises(CheckerError) as exc:
         _run({"kind": "ser", "source": src}, section)
     assert exc.value.code == "E-DEADLOCK" and "can step" in exc.value.message
