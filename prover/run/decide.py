@@ -16,8 +16,8 @@ the deadline is not reached):
    states) of a program with many global states, the reduction again with a larger
    budget when the first spent its budget, the proof portfolio
    (`prover.engines.portfolio`, imported lazily) for most of what is left, the explicit
-   search again with 70 % of the remaining time and a larger state budget, and the
-   symbolic BMC (prover/engines/bmc.py) with whatever remains, for deep violations.
+   search again with a larger state budget (its rounds up to their bound in states), and
+   the symbolic BMC (prover/engines/bmc.py) with whatever remains, for deep violations.
 
 No counterexample and no proof within the budget: `status="undecided"`, exit code 3. A
 run-time error next to a counterexample follows docs/cli.md ("Errors next to a
@@ -417,13 +417,16 @@ def _proof(run: _Run) -> dict[str, Any] | None:
 
 
 def _second_search(run: _Run) -> Counterexample | None:
-    """The explicit search again with 70 % of what is left and a larger state budget."""
+    """The explicit search again, with a larger state budget: its rounds, up to their bound
+    in states, or the deadline. Never a share of the clock: on a loaded machine a share
+    would cut it short where an idle one finds a counterexample, and hand the rest to BMC,
+    which may find another."""
     if run.search is None or not run.left(0.05):
         return None
     t0 = time.monotonic()
     try:
         res = find_counterexample(
-            run.search, deadline=t0 + 0.7 * (run.deadline - t0),
+            run.search, deadline=run.deadline,
             progress=lambda said: run.say(f"counterexample search (the rest of the time): "
                                           f"{said}"),
             initial_states=max(20_000, 4 * run.first_states), minimise_deadline=run.deadline,

@@ -143,3 +143,27 @@ def test_every_command_keeps_a_deadline(command: list[str], tmp_path: Path,
     assert main([command[0], str(model), *command[1:], "--timeout", "0.5"]) == 3
     err = capsys.readouterr().err
     assert "stopped: no answer within --timeout 0.5 s" in err and "Traceback" not in err
+
+
+def test_the_second_search_has_the_deadline_not_a_share_of_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both explicit searches stop at the engines' deadline: a share of the clock would cut
+    the second short on a loaded machine, where an idle one finds the counterexample, and
+    hand the rest to BMC, which may find another. The buggy reader count at 16 is found by
+    the second search only (the first stops at its budget of states)."""
+    from bench.idioms import BY_NAME
+
+    model = tmp_path / "rwcount-bug-16.ser"
+    model.write_text(BY_NAME["rwcount-bug"].text(16), encoding="utf-8")
+    deadlines: list[float | None] = []
+    real = decide.find_counterexample
+
+    def spy(*args: object, **kwargs: object) -> object:
+        deadlines.append(kwargs.get("deadline"))  # type: ignore[arg-type]
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(decide, "find_counterexample", spy)
+    d = decide.decide(str(model), str(tmp_path / "c.json"), timeout_s=120, check_timeout_s=60,
+                      progress=None, use_proofs=True)
+    assert d.result.status == "not_serializable"
+    assert len(deadlines) == 2 and deadlines[0] == deadlines[1] is not None
