@@ -21,6 +21,7 @@ from typing import Any
 from prover.errors import FetchError
 
 Source = Callable[[str, str], bytes]  # (folder in the repository, file name) -> contents
+MAX_FILE_BYTES = 4 * 1024 * 1024  # a model file, as prover.frontend.files reads one
 
 
 @dataclass(frozen=True)
@@ -53,12 +54,14 @@ def from_url(base: str, timeout_s: float,
         url = f"{base.rstrip('/')}/{folder}/{name}"
         try:
             with opener(url, timeout=timeout_s) as reply:
-                data: bytes = reply.read(1 << 22)
-                return data
+                data: bytes = reply.read(MAX_FILE_BYTES + 1)
         except (urllib.error.URLError, OSError, ValueError) as exc:
             why = getattr(exc, "reason", None) or exc
             raise FetchError(f"cannot download {url}: {why} (offline? `--from` reads a "
                              "clone of the repository instead)") from None
+        if len(data) > MAX_FILE_BYTES:
+            raise FetchError(f"{url}: more than {MAX_FILE_BYTES:,} bytes, not a model file")
+        return data
     return get
 
 
@@ -85,6 +88,8 @@ def from_folder(root: Path) -> Source:
     def get(folder: str, name: str) -> bytes:
         for path in (root / folder / name, root / name):
             if path.is_file():
+                if path.stat().st_size > MAX_FILE_BYTES:
+                    raise FetchError(f"{path}: more than {MAX_FILE_BYTES:,} bytes, not a model")
                 return path.read_bytes()
         raise FetchError(f"{root}: no {folder}/{name} and no {name}")
     return get

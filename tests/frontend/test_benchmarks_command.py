@@ -150,3 +150,19 @@ def test_scale_only_needs_no_source(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert "scale: 55 models" in capsys.readouterr().out
     assert not (tmp_path / "paper").exists()
     assert len(list((tmp_path / "scale").glob("*.ser"))) == 55
+
+
+def test_a_download_larger_than_a_model_is_refused() -> None:
+    class Huge:
+        def __enter__(self) -> Huge:
+            return self
+
+        def __exit__(self, *a: object) -> None:
+            pass
+
+        def read(self, n: int) -> bytes:
+            return b"x" * n  # as much as asked for: the source never ends
+
+    get = paper.from_url("http://127.0.0.1:9", 1.0, opener=lambda url, timeout: Huge())
+    with pytest.raises(FetchError, match="more than 4,194,304 bytes"):
+        get("examples/ser", "a1.ser")
