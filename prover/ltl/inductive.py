@@ -33,7 +33,8 @@ from prover.ltl.formula import (
     is_state_formula,
 )
 from prover.reduction.engine import RLIMIT, _domains_json, _escaping, _invariant_json
-from prover.reduction.invariant import Key, Linear, Solver, candidates, houdini, linear
+from prover.reduction.houdini import houdini
+from prover.reduction.invariant import Key, Linear, Solver, candidates, linear
 from prover.reduction.table import Limits, Table, TableTooLarge, grow_domains
 
 Sum = tuple[dict[Key, int], int]  # Σ c·atom + k

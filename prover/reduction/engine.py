@@ -25,6 +25,7 @@ from prover.frontend.steps import ProgramSteps
 from prover.reduction.attempts import Attempt as Attempt_
 from prover.reduction.attempts import composite_commits, exposed, find_attempts, validate
 from prover.reduction.guards import conservation_laws, sampled, value_sets
+from prover.reduction.houdini import houdini
 from prover.reduction.invariant import (
     FINDING,
     Conjunct,
@@ -32,7 +33,6 @@ from prover.reduction.invariant import (
     Solver,
     UnitsSpent,
     candidates,
-    houdini,
     merged,
 )
 from prover.reduction.movers import (

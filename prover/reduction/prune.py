@@ -22,15 +22,8 @@ from dataclasses import dataclass
 
 import z3
 
-from prover.reduction.invariant import (
-    Conjunct,
-    Solver,
-    at_risk,
-    broken,
-    by_atoms,
-    changes,
-    moved,
-)
+from prover.reduction.houdini import at_risk, broken, by_atoms, moved
+from prover.reduction.invariant import Conjunct, Solver, changes
 from prover.reduction.table import Move, Table
 
 PRUNE_RLIMIT = 20_000_000  # z3 resource units of one core query

@@ -1,6 +1,7 @@
-"""Houdini of the reduction engine (prover/reduction/invariant.py, samples.py): what it
-settles by arithmetic agrees with z3, the runs' filter is the naive one made fast, and
-asking several steps at once finds the same invariant as asking them one by one."""
+"""Houdini of the reduction engine (prover/reduction/houdini.py, samples.py): what it
+settles by arithmetic agrees with z3, the runs' filter is the naive one made fast,
+asking several steps at once finds the same invariant as asking them one by one, and so
+does a run that first replays an earlier run's counter-models."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from hypothesis import strategies as st
 
 from bench.idioms import BY_NAME
 from prover.frontend.load import load_source
-from prover.reduction import invariant, samples
+from prover.reduction import houdini, invariant, samples
 from prover.reduction.engine import RLIMIT, prove_by_reduction, spent
 from prover.reduction.guards import conservation_laws, sampled, value_sets
 from prover.reduction.invariant import Clause, Conjunct, Delta, Key, Linear, Solver, linear
@@ -100,14 +101,46 @@ def test_steps_asked_together_find_the_invariant_asked_one_by_one(
     cands = _candidates(t, live)
     found = []
     for batch in (1, 8, 64):
-        monkeypatch.setattr(invariant, "BATCH_STEPS", batch)
+        monkeypatch.setattr(houdini, "BATCH_STEPS", batch)
         solver = Solver(t, None, RLIMIT)
-        found.append(invariant.houdini(t, live, cands, solver, None))
+        found.append(houdini.houdini(t, live, cands, solver, None))
         if batch == 1:
             one_by_one = solver.queries
         else:
             assert solver.queries <= one_by_one
     assert found[0] is not None and found[0] == found[1] == found[2]
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_a_second_run_on_more_candidates_replays_the_first_ones_counter_models(
+        name: str) -> None:
+    """The engine's rounds share one solver: the counter-models of a run on half the
+    candidates drop conjuncts of the run on all of them without a query, and the answer is
+    the largest inductive subset still, as a fresh solver finds it."""
+    t, live = _table(MODELS[name])
+    cands = _candidates(t, live)
+    fresh = Solver(t, None, RLIMIT)
+    alone = houdini.houdini(t, live, cands, fresh, None)
+    shared = Solver(t, None, RLIMIT)
+    houdini.houdini(t, live, cands[::2], shared, None)
+    before, witnesses = shared.queries, len(shared.witnesses)
+    assert witnesses, "the first run met counter-models"
+    again = houdini.houdini(t, live, cands, shared, None)
+    assert again == alone
+    assert shared.queries - before <= fresh.queries
+
+
+def test_a_witness_that_breaks_a_live_conjunct_is_not_replayed() -> None:
+    """A counter-model is a state of the candidates only while it satisfies all of them:
+    one that falsifies a conjunct still alive drops nothing."""
+    t, live = _table(MODELS[sorted(MODELS)[0]])
+    cands = _candidates(t, live)
+    step = next(iter(invariant.changes(t, live)))
+    by_atom = houdini.by_atoms(cands)
+    moved = houdini.moved(by_atom, step)
+    assert moved, "the first step moves a candidate"
+    never = houdini.Witness(lambda key: -1, (step,), frozenset(), False)  # falsifies M >= 0 ones
+    assert houdini.replayed([never], cands, by_atom, False) == cands
 
 
 def test_a_budget_of_units_is_spent_the_same_way_each_time() -> None:

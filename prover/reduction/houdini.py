@@ -1,0 +1,226 @@
+"""Houdini (Flanagan and Leino) over the reduction's candidates: drop every candidate that
+some step can break from a state where all the candidates left hold, until what is left is
+inductive. The result, the largest inductive subset, does not depend on the order of the
+drops, so every shortcut below only saves queries:
+
+- a conjunct that a step's constant changes keep, or whose case on the globals the step
+  sets holds, needs no query (`at_risk`);
+- the open conjuncts of a few steps are asked in one query, and a counter-model drops
+  every conjunct it breaks at any step of the batch that it enables;
+- every counter-model is kept with the conjuncts it satisfies (a `Witness`); a later run
+  on the same solver (the reduction's rounds with more candidates) first replays those
+  still valid, in Python, and asks z3 only about what they leave.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import z3
+
+from prover.reduction.invariant import (
+    Change,
+    Clause,
+    Conjunct,
+    Key,
+    Solver,
+    changes,
+    z3_and,
+)
+from prover.reduction.table import Move, Table
+
+
+@dataclass(frozen=True)
+class Witness:
+    """A pre-state a query found: it satisfies every conjunct of `basis` (what the query
+    assumed) and the domains, and enables `steps` (with `counts`: answers counted)."""
+
+    values: Callable[[Key], int]
+    steps: tuple[Change, ...]
+    basis: frozenset[Conjunct]
+    counts: bool
+
+
+def houdini(t: Table, live: list[Move], cands: Sequence[Conjunct], solver: Solver,
+            deadline: float | None, counts: bool = False,
+            known: frozenset[Conjunct] = frozenset()) -> list[Conjunct] | None:  # fmt: skip
+    """The largest inductive subset of `cands` (None when the deadline passes); `counts`:
+    answers count in C(r, v) too. A conjunct that a step's constant changes keep, or whose
+    case on the globals the step sets holds, needs no query; the others at one step are
+    asked at once, and those false in the counter-model are dropped. `known`: conjuncts
+    already shown inductive among themselves, which a larger set keeps (not asked again).
+    The solver's witnesses drop what they can first; the new counter-models join them."""
+    initial = t.initial
+    active = [c for c in dict.fromkeys(cands)  # one object per conjunct: cheap lookups
+              if c.value(lambda k: initial.get(k[1], 0) if k[0] == "value" else 0)]
+    steps = list(changes(t, live, counts))
+    by_atom = by_atoms(active)
+    active = replayed(solver.witnesses, active, by_atom, counts)
+    risky = [[c for c in moved(by_atom, ch) if c not in known and at_risk(c, ch)]
+             for ch in steps]  # fmt: skip  # once: later passes only drop conjuncts
+    while True:
+        s = solver.solver(active)
+        alive, dropped = frozenset(active), set[Conjunct]()
+        batch: list[tuple[Change, list[Conjunct]]] = []
+        size = 1
+        for i, ch in enumerate(steps):
+            if deadline is not None and time.monotonic() > deadline:
+                return None
+            open_ = [c for c in risky[i] if c in alive and c not in dropped]
+            if open_:
+                batch.append((ch, open_))
+            if batch and (len(batch) >= size or i == len(steps) - 1):
+                broken = _refuted_among(solver, s, batch, alive, counts)
+                size = 1 if broken else min(2 * size, BATCH_STEPS)
+                dropped |= broken
+                batch = []
+        if not dropped:
+            return active
+        active = [c for c in active if c not in dropped]
+
+
+def replayed(witnesses: list[Witness], active: list[Conjunct],
+             by_atom: dict[Key, list[Conjunct]], counts: bool) -> list[Conjunct]:  # fmt: skip
+    """`active` without what the witnesses refute: a witness that satisfies every conjunct
+    still alive is a state of the candidates, so a conjunct one of its steps breaks is in
+    no inductive subset of them (the drop Houdini would make, without its query)."""
+    alive = dict.fromkeys(active)
+    for w in witnesses:
+        if w.counts != counts or not all(c.value(w.values) for c in alive if c not in w.basis):
+            continue
+        for ch in w.steps:
+            post = _post_values(w.values, ch)
+            for c in moved(by_atom, ch):
+                if c in alive and not c.value(post):
+                    del alive[c]
+    return list(alive)
+
+
+def by_atoms(cs: Sequence[Conjunct]) -> dict[Key, list[Conjunct]]:
+    """The conjuncts by the atoms they read."""
+    out: dict[Key, list[Conjunct]] = {}
+    for c in cs:
+        for k in (c.keys if isinstance(c, Clause) else {k for k, _ in c.coeffs}):
+            out.setdefault(k, []).append(c)
+    return out
+
+
+def moved(by_atom: dict[Key, list[Conjunct]], ch: Change) -> list[Conjunct]:
+    """The conjuncts an atom of which `ch` changes (the others keep their value), once
+    each, in the order of `by_atom`'s atoms."""
+    return list(dict.fromkeys(c for k, d in ch.delta.items() if d != 0
+                              for c in by_atom.get(k, ())))  # fmt: skip
+
+
+def at_risk(c: Conjunct, ch: Change) -> bool:
+    """May `ch` break `c`: neither its constant changes keep it, nor does a case on the
+    globals it sets hold?"""
+    return not c.kept(ch.delta) and not (isinstance(c, Clause) and c.settled(ch.after))
+
+
+BATCH_STEPS = 8
+"""Steps whose open conjuncts Houdini asks about in one query at most (a disjunction over
+the steps): most steps break nothing, and one unsat answer settles them all; a
+counter-model drops every conjunct it breaks at any step of the batch it enables. The
+batch starts at one step, doubles after each batch that breaks nothing and is one step
+again after one that breaks something (where conjuncts fall, small queries are cheaper)."""
+
+
+def _refuted_among(solver: Solver, s: z3.Solver, batch: list[tuple[Change, list[Conjunct]]],
+                   basis: frozenset[Conjunct], counts: bool) -> set[Conjunct]:  # fmt: skip
+    """The conjuncts that some step of `batch` (a step, its open conjuncts) can break from
+    states of `s`: each counter-model's pre-state is run through every step of the batch
+    it enables. A query z3 cannot decide is asked again step by step. `basis`: what `s`
+    assumes, which each counter-model satisfies (its witness)."""
+    out: set[Conjunct] = set()
+    while batch:
+        if len(batch) == 1:
+            return out | _refuted_at(solver, s, *batch[0], basis, counts)
+        s.push()
+        s.add(z3.Or([z3.And(solver.pre(ch.src, ch.low, ch.fixed), broken(solver, ch, open_))
+                     for ch, open_ in batch]))
+        r = solver.check(s)
+        if r == z3.unsat:
+            s.pop()
+            return out
+        if r != z3.sat:
+            s.pop()
+            for ch, open_ in batch:
+                out |= _refuted_at(solver, s, ch, [c for c in open_ if c not in out], basis,
+                                  counts)
+            return out
+        before, failing = _model_values(solver, s.model()), set[Conjunct]()
+        enabled = [(ch, open_) for ch, open_ in batch if before(("local", *ch.src)) >= ch.low
+                   and all(before(("value", x)) == v for x, v in ch.fixed.items())]
+        for ch, open_ in enabled:
+            post = _post_values(before, ch)
+            failing.update(c for c in open_ if not c.value(post))
+        solver.witnesses.append(Witness(before, tuple(ch for ch, _ in enabled), basis, counts))
+        s.pop()
+        assert failing, "a counter-model of the disjunction breaks a conjunct of some step"
+        out |= failing
+        batch = [(ch, kept) for ch, open_ in batch
+                 if (kept := [c for c in open_ if c not in failing])]
+    return out
+
+
+def broken(solver: Solver, ch: Change, open_: list[Conjunct]) -> z3.BoolRef:
+    """Some conjunct of `open_` is false after `ch`."""
+    subst = solver.substitution(ch)
+    both = z3_and([solver.term(c) for c in open_], solver.ctx)
+    return z3.Not(z3.substitute(both, *subst) if subst else both)
+
+
+def _refuted_at(solver: Solver, s: z3.Solver, ch: Change, open_: list[Conjunct],
+                basis: frozenset[Conjunct], counts: bool) -> set[Conjunct]:  # fmt: skip
+    """The conjuncts of `open_` that the step `ch` can break (from states of `s`)."""
+    out: set[Conjunct] = set()
+    while open_:
+        s.push()
+        s.add(solver.pre(ch.src, ch.low, ch.fixed))
+        s.add(broken(solver, ch, open_))
+        r = solver.check(s)
+        if r == z3.unsat:
+            s.pop()
+            break
+        failing = set(open_)
+        if r == z3.sat:
+            before = _model_values(solver, s.model())
+            failing = {c for c in open_ if not c.value(_post_values(before, ch))} or failing
+            solver.witnesses.append(Witness(before, (ch,), basis, counts))
+        s.pop()
+        out |= failing
+        open_ = [c for c in open_ if c not in failing]
+    return out
+
+
+def _model_values(solver: Solver, model: z3.ModelRef) -> Callable[[Key], int]:
+    """The atoms' values in a counter-model (each read from z3 once, through its C API:
+    `model.eval(x, model_completion=True).as_long()`, without the wrappers that cost more
+    than the evaluation)."""
+    seen: dict[Key, int] = {}
+    ref, out = solver.ctx.ref(), (z3.Ast * 1)()
+
+    def value(key: Key) -> int:
+        got = seen.get(key)
+        if got is None:
+            if not z3.Z3_model_eval(ref, model.model, solver.atom(key).as_ast(), True, out):
+                raise z3.Z3Exception("failed to evaluate a counter in the model")
+            z3.Z3_inc_ref(ref, out[0])
+            got = seen[key] = int(z3.Z3_get_numeral_string(ref, out[0]))
+            z3.Z3_dec_ref(ref, out[0])
+        return got
+
+    return value
+
+
+def _post_values(before: Callable[[Key], int], ch: Change) -> Callable[[Key], int]:
+    """The atoms' values after `ch` from those before it."""
+    def post(key: Key) -> int:
+        if key[0] == "value" and key[1] in ch.after:
+            return ch.after[key[1]]
+        return before(key) + (ch.delta.get(key) or 0)
+
+    return post
