@@ -138,15 +138,11 @@ def _refuted_among(solver: Solver, s: z3.Solver, batch: list[tuple[Change, list[
     while batch:
         if len(batch) == 1:
             return out | _refuted_at(solver, s, *batch[0], basis, counts)
-        s.push()
-        s.add(z3.Or([z3.And(solver.pre(ch.src, ch.low, ch.fixed), broken(solver, ch, open_))
-                     for ch, open_ in batch]))
-        r = solver.check(s)
+        r = solver.ask(s, z3.Or([z3.And(solver.pre(ch.src, ch.low, ch.fixed),
+                                        broken(solver, ch, open_)) for ch, open_ in batch]))
         if r == z3.unsat:
-            s.pop()
             return out
         if r != z3.sat:
-            s.pop()
             for ch, open_ in batch:
                 out |= _refuted_at(solver, s, ch, [c for c in open_ if c not in out], basis,
                                   counts)
@@ -158,7 +154,6 @@ def _refuted_among(solver: Solver, s: z3.Solver, batch: list[tuple[Change, list[
             post = _post_values(before, ch)
             failing.update(c for c in open_ if not c.value(post))
         solver.witnesses.append(Witness(before, tuple(ch for ch, _ in enabled), basis, counts))
-        s.pop()
         assert failing, "a counter-model of the disjunction breaks a conjunct of some step"
         out |= failing
         batch = [(ch, kept) for ch, open_ in batch
@@ -178,19 +173,14 @@ def _refuted_at(solver: Solver, s: z3.Solver, ch: Change, open_: list[Conjunct],
     """The conjuncts of `open_` that the step `ch` can break (from states of `s`)."""
     out: set[Conjunct] = set()
     while open_:
-        s.push()
-        s.add(solver.pre(ch.src, ch.low, ch.fixed))
-        s.add(broken(solver, ch, open_))
-        r = solver.check(s)
+        r = solver.ask(s, z3.And(solver.pre(ch.src, ch.low, ch.fixed), broken(solver, ch, open_)))
         if r == z3.unsat:
-            s.pop()
             break
         failing = set(open_)
         if r == z3.sat:
             before = _model_values(solver, s.model())
             failing = {c for c in open_ if not c.value(_post_values(before, ch))} or failing
             solver.witnesses.append(Witness(before, (ch,), basis, counts))
-        s.pop()
         out |= failing
         open_ = [c for c in open_ if c not in failing]
     return out
