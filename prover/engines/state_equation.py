@@ -61,6 +61,11 @@ from prover.smt.invariant import Invariant, bound_query
 from prover.smt.target_z3 import target_z3
 from prover.target import Target
 
+REFINE_RLIMIT = 400_000_000
+"""z3 resource units of one refinement query (a count, as a self-check query's
+`QUERY_RLIMIT`): with the run's deadline as the only wall-clock cut, the refinements end
+at the same point on a loaded machine as on an idle one."""
+
 CORE_RLIMIT = 200_000_000
 """z3 resource units of the unsat-core query that shrinks the invariant (about 18 s
 idle; it used to get half of the remaining time, so its result depended on the load).
@@ -260,7 +265,7 @@ def prove_state_equation(
         if fresh_queries:  # `solver` only collects the assertions, never checks
             query = z3.Solver(ctx=ctx)
             query.add(solver.assertions())
-        query.set("timeout", max(1, int(remaining * 1000)))
+        bound_query(query, deadline, REFINE_RLIMIT)
         r = query.check()
         if r == z3.unsat:
             proved = True

@@ -15,9 +15,10 @@ the deadline is not reached):
 3. then, as `schedule.plan` reads what those found: the wide search (a budget of
    states) of a program with many global states, the reduction again with a larger
    budget when the first spent its budget, the proof portfolio
-   (`prover.engines.portfolio`, imported lazily) for most of what is left, the explicit
-   search again with a larger state budget (its rounds up to their bound in states), and
-   the symbolic BMC (prover/engines/bmc.py) with whatever remains, for deep violations.
+   (`prover.engines.portfolio`, imported lazily) until its engines end by their counts,
+   the explicit search again with a larger state budget (its rounds up to their bound in
+   states), and the symbolic BMC (prover/engines/bmc.py) with whatever remains, for deep
+   violations.
 
 No counterexample and no proof within the budget: `status="undecided"`, exit code 3. A
 run-time error next to a counterexample follows docs/cli.md ("Errors next to a
@@ -401,12 +402,15 @@ def _reduction(run: _Run, units: int) -> dict[str, Any] | None:
 
 
 def _proof(run: _Run) -> dict[str, Any] | None:
-    """The proof portfolio with most of what is left; the certificate, or None."""
+    """The proof portfolio; the certificate, or None. Its engines end by counts (z3
+    resource units, refinements, frames), so it gets the engines' deadline and no share
+    of the clock: a share cut short on a loaded machine what an idle one proves, and left
+    the searches after it a different start."""
     if not run.left() or _network_system(run) is None:
         return None
     t0 = time.monotonic()
     run.say("proof engines on the network system")
-    outcome, why = _find_proof(run.model, 0.8 * (run.deadline - t0), run.ctx)
+    outcome, why = _find_proof(run.model, run.deadline - t0, run.ctx)
     run.times["proof_s"] = time.monotonic() - t0
     if outcome is None:
         run.reasons.extend(why)
