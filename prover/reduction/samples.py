@@ -58,17 +58,22 @@ def refuted_by_runs(t: Table, live: list[Move], cands: Sequence[Conjunct],
                     seed: int = 0) -> set[Conjunct]:  # fmt: skip
     """The candidates false at some configuration the runs visit after their first step.
 
-    A candidate can turn false only when one of its comparisons turns false, so only the
-    candidates of the comparisons a step turned false are evaluated (a clause guarded by
-    M(l) <= 0 is so woken when a request enters l). The comparisons are numbered and their
-    sums kept in a list: equal comparisons of different clauses are one entry."""
+    Kept up to date as the runs step, never evaluated afresh: the comparisons are numbered
+    (equal comparisons of different clauses are one entry) with their sums; each case
+    counts its false comparisons, each candidate its true cases. A step changes the sums of
+    the comparisons its atoms are in, a comparison that turns changes the counts of the
+    cases it is in, and a candidate is false when no case is true once the step is done."""
     index: dict[Linear, int] = {}
     shapes = [_shape(c, index) for c in cands]
     lins = list(index)
-    users: list[list[int]] = [[] for _ in lins]
+    owner: list[int] = []  # each case's candidate
+    in_cases: list[list[int]] = [[] for _ in lins]  # the cases each comparison is in
     for ci, shape in enumerate(shapes):
-        for i in dict.fromkeys(i for case in shape for i in case):
-            users[i].append(ci)
+        for case in shape:
+            for i in case:
+                in_cases[i].append(len(owner))
+            owner.append(ci)
+    cases = [case for shape in shapes for case in shape]
     terms: dict[Key, list[tuple[int, int]]] = {}  # the sums each atom is in
     for i, lin in enumerate(lins):
         for k, n in lin.coeffs:
@@ -77,24 +82,38 @@ def refuted_by_runs(t: Table, live: list[Move], cands: Sequence[Conjunct],
     out: set[int] = set()
     sums: list[int] = []
     truth: list[bool] = []
+    false_in: list[int] = []  # per case: its false comparisons
+    true_of: list[int] = []  # per candidate: its true cases
     for _, glob, change in _runs(t, live, seed):
         if change is None:  # a run starts: the initial configuration (not asked)
             sums = [lin.const + sum(n * glob[k[1]] for k, n in lin.coeffs if k[0] == "value")
                     for lin in lins]  # fmt: skip
             truth = [_true(op, v) for op, v in zip(ops, sums, strict=True)]
+            false_in = [sum(not truth[i] for i in case) for case in cases]
+            true_of = [0] * len(cands)
+            for c, n in zip(owner, false_in, strict=True):
+                true_of[c] += not n
             continue
-        fell: set[int] = set()
+        emptied: list[int] = []  # candidates left with no true case while the step applies
         for k, d in change.items():
             for i, n in terms.get(k, ()):
                 sums[i] += n * d
                 now = _true(ops[i], sums[i])
-                if truth[i] and not now:
-                    fell.add(i)
+                if truth[i] == now:
+                    continue
                 truth[i] = now
-        for i in sorted(fell):
-            for ci in users[i]:
-                if ci not in out and not any(all(truth[j] for j in case) for case in shapes[ci]):
-                    out.add(ci)
+                for at in in_cases[i]:
+                    c = owner[at]
+                    if now:
+                        false_in[at] -= 1
+                        true_of[c] += not false_in[at]
+                    else:
+                        false_in[at] += 1
+                        if false_in[at] == 1:
+                            true_of[c] -= 1
+                            if not true_of[c]:
+                                emptied.append(c)
+        out.update(c for c in emptied if not true_of[c])  # after the whole step
     return {cands[ci] for ci in out}
 
 
