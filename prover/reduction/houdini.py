@@ -28,6 +28,8 @@ from prover.reduction.invariant import (
     Solver,
     changes,
     z3_and,
+    z3_not,
+    z3_or,
 )
 from prover.reduction.table import Move, Table
 
@@ -138,8 +140,10 @@ def _refuted_among(solver: Solver, s: z3.Solver, batch: list[tuple[Change, list[
     while batch:
         if len(batch) == 1:
             return out | _refuted_at(solver, s, *batch[0], basis, counts)
-        r = solver.ask(s, z3.Or([z3.And(solver.pre(ch.src, ch.low, ch.fixed),
-                                        broken(solver, ch, open_)) for ch, open_ in batch]))
+        ctx = solver.ctx
+        r = solver.ask(s, z3_or([z3_and([solver.pre(ch.src, ch.low, ch.fixed),
+                                         broken(solver, ch, open_)], ctx)
+                                 for ch, open_ in batch], ctx))
         if r == z3.unsat:
             return out
         if r != z3.sat:
@@ -163,9 +167,8 @@ def _refuted_among(solver: Solver, s: z3.Solver, batch: list[tuple[Change, list[
 
 def broken(solver: Solver, ch: Change, open_: list[Conjunct]) -> z3.BoolRef:
     """Some conjunct of `open_` is false after `ch`."""
-    subst = solver.substitution(ch)
-    both = z3_and([solver.term(c) for c in open_], solver.ctx)
-    return z3.Not(z3.substitute(both, *subst) if subst else both)
+    return z3_not(solver.after(ch, z3_and([solver.term(c) for c in open_], solver.ctx)),
+                  solver.ctx)
 
 
 def _refuted_at(solver: Solver, s: z3.Solver, ch: Change, open_: list[Conjunct],
@@ -173,7 +176,8 @@ def _refuted_at(solver: Solver, s: z3.Solver, ch: Change, open_: list[Conjunct],
     """The conjuncts of `open_` that the step `ch` can break (from states of `s`)."""
     out: set[Conjunct] = set()
     while open_:
-        r = solver.ask(s, z3.And(solver.pre(ch.src, ch.low, ch.fixed), broken(solver, ch, open_)))
+        r = solver.ask(s, z3_and([solver.pre(ch.src, ch.low, ch.fixed), broken(solver, ch, open_)],
+                                 solver.ctx))
         if r == z3.unsat:
             break
         failing = set(open_)
