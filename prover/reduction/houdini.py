@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 import z3
 
@@ -26,23 +25,13 @@ from prover.reduction.invariant import (
     Conjunct,
     Key,
     Solver,
+    Witness,
     changes,
     z3_and,
     z3_not,
     z3_or,
 )
 from prover.reduction.table import Move, Table
-
-
-@dataclass(frozen=True)
-class Witness:
-    """A pre-state a query found: it satisfies every conjunct of `basis` (what the query
-    assumed) and the domains, and enables `steps` (with `counts`: answers counted)."""
-
-    values: Callable[[Key], int]
-    steps: tuple[Change, ...]
-    basis: frozenset[Conjunct]
-    counts: bool
 
 
 def houdini(t: Table, live: list[Move], cands: Sequence[Conjunct], solver: Solver,

@@ -21,15 +21,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import z3
 
 from prover.reduction.table import Local, Move, Table
 from prover.smt.invariant import bound_query
-
-if TYPE_CHECKING:
-    from prover.reduction.houdini import Witness
 
 Key = tuple[str, ...]  # ("local", request, text) or ("value", global)
 Delta = dict[Key, int | None]  # a step's change of each atom (None: not a constant)
@@ -312,6 +309,18 @@ def _weights(t: Table, live: list[Move], x: str, tolerant: bool = False
 
 
 FINDING = "finding the invariant"
+
+
+@dataclass(frozen=True)
+class Witness:
+    """A pre-state a Houdini query (houdini.py) found: it satisfies every conjunct of
+    `basis` (what the query assumed) and the domains, and enables `steps` (with `counts`:
+    answers counted)."""
+
+    values: Callable[[Key], int]
+    steps: tuple[Change, ...]
+    basis: frozenset[Conjunct]
+    counts: bool
 
 
 class UnitsSpent(Exception):
