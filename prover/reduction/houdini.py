@@ -15,7 +15,7 @@ drops, so every shortcut below only saves queries:
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import z3
 
@@ -51,25 +51,52 @@ def houdini(t: Table, live: list[Move], cands: Sequence[Conjunct], solver: Solve
     active = replayed(solver.witnesses, active, by_atom, counts)
     risky = [[c for c in moved(by_atom, ch) if c not in known and at_risk(c, ch)]
              for ch in steps]  # fmt: skip  # once: later passes only drop conjuncts
+    moving: dict[Key, list[int]] = {}  # the steps that move each atom
+    for i, ch in enumerate(steps):
+        for k, d in ch.delta.items():
+            if d != 0:
+                moving.setdefault(k, []).append(i)
+    every = range(len(steps))
+    todo: Iterable[int] = every
     while True:
-        s = solver.solver(active)
-        alive, dropped = frozenset(active), set[Conjunct]()
-        batch: list[tuple[Change, list[Conjunct]]] = []
-        size = 1
-        for i, ch in enumerate(steps):
-            if deadline is not None and time.monotonic() > deadline:
-                return None
-            open_ = [c for c in risky[i] if c in alive and c not in dropped]
-            if open_:
-                batch.append((ch, open_))
-            if batch and (len(batch) >= size or i == len(steps) - 1):
-                broken = _refuted_among(solver, s, batch, alive, counts)
-                size = 1 if broken else min(2 * size, BATCH_STEPS)
-                dropped |= broken
-                batch = []
-        if not dropped:
+        dropped = _pass(solver, active, steps, risky, todo, counts, deadline)
+        if dropped is None:
+            return None
+        if not dropped and todo is every:
             return active
         active = [c for c in active if c not in dropped]
+        # Steps next to what fell first (a chain of drops along a request's states falls
+        # one link a pass, at a pass over the steps that move its atoms); then all of them
+        todo = sorted({i for c in dropped for k in _atoms(c) for i in moving.get(k, ())}) \
+            if dropped else every
+
+
+def _atoms(c: Conjunct) -> Iterable[Key]:
+    return c.keys if isinstance(c, Clause) else (k for k, _ in c.coeffs)
+
+
+def _pass(solver: Solver, active: list[Conjunct], steps: list[Change],
+          risky: list[list[Conjunct]], todo: Iterable[int], counts: bool,
+          deadline: float | None) -> set[Conjunct] | None:  # fmt: skip
+    """One pass of Houdini's queries over the steps `todo` (indices into `steps`), all
+    assuming `active`: the conjuncts that fell (None when the deadline passes)."""
+    s = solver.solver(active)
+    alive, dropped = frozenset(active), set[Conjunct]()
+    batch: list[tuple[Change, list[Conjunct]]] = []
+    size = 1
+    order = list(todo)
+    for n, i in enumerate(order):
+        if deadline is not None and time.monotonic() > deadline:
+            return None
+        open_ = [c for c in risky[i] if c in alive and c not in dropped]
+        if open_:
+            batch.append((steps[i], open_))
+        if batch and (len(batch) >= size or n == len(order) - 1):
+            broken = _refuted_among(solver, s, batch, alive, counts)
+            size = 1 if broken else min(2 * size, BATCH_STEPS)
+            dropped |= broken
+            batch = []
+    return dropped
 
 
 def replayed(witnesses: list[Witness], active: list[Conjunct],
