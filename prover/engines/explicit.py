@@ -274,6 +274,7 @@ class _ProgramTables(_Ids):
         self.gid: dict[str, int] = {}
         self.locals: list[str] = []
         self.lid: dict[str, int] = {}
+        self.answered: list[tuple[str, ...]] = []  # each local's answer, if it answers
         self.initial = self._global(steps.initial)
         self.entries = [(r, self._local(loc)) for r, loc in steps.entries]
         self.restrict([r for r, _ in steps.entries], groups(steps.program),
@@ -294,6 +295,8 @@ class _ProgramTables(_Ids):
         if loc is None:
             loc = self.lid[text] = len(self.locals)
             self.locals.append(text)
+            v = self.source.response(text)  # asked of every successor: read once here
+            self.answered.append(() if v is None else (str(v),))
         return loc
 
     def step(self, loc: int, g: int) -> tuple[tuple[int, int], ...]:
@@ -317,11 +320,10 @@ class _ProgramTables(_Ids):
         return tuple(dict.fromkeys((self._local(l2), self._global(g2)) for l2, g2, _ in outcomes))
 
     def answers(self, loc: int) -> tuple[str, ...]:
-        v = self.source.response(self.locals[loc])
-        return () if v is None else (str(v),)
+        return self.answered[loc]
 
     def keeps(self, loc: int) -> bool:
-        return self.source.response(self.locals[loc]) is None
+        return not self.answered[loc]
 
     def is_serial(self, ms: Multiset) -> bool:
         first = ms[0][0][0]
@@ -377,22 +379,14 @@ def tables(source: NetworkSystem | ProgramSteps | Tables, automaton: SerialAutom
 
 
 def _insert(items: tuple[int, ...], x: int) -> tuple[int, ...]:
-    lst = list(items)
-    lo, hi = 0, len(lst)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if lst[mid] < x:
-            lo = mid + 1
-        else:
-            hi = mid
-    lst.insert(lo, x)
-    return tuple(lst)
+    """`items` (sorted) with x, sorted: a few tokens, which `sorted` orders in C faster
+    than a bisection in Python."""
+    return tuple(sorted((*items, x)))
 
 
 def _remove(items: tuple[int, ...], x: int) -> tuple[int, ...]:
-    lst = list(items)
-    lst.remove(x)
-    return tuple(lst)
+    i = items.index(x)
+    return items[:i] + items[i + 1:]
 
 
 def search(
