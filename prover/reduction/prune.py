@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 import z3
 
-from prover.reduction.houdini import at_risk, broken, by_atoms, moved
-from prover.reduction.invariant import Conjunct, Solver, changes
+from prover.reduction.houdini import at_risk, broken
+from prover.reduction.invariant import Clause, Conjunct, Key, Solver, changes
 from prover.reduction.table import Move, Table
 
 PRUNE_RLIMIT = 20_000_000  # z3 resource units of one core query
@@ -126,21 +126,31 @@ def _closed(t: Table, live: list[Move], inv: Sequence[Conjunct], kept: set[int],
     """`kept` and what the consecution of its conjuncts uses, to a fixpoint: each step is
     asked about the kept conjuncts it may break and was not asked about yet."""
     steps = list(changes(t, live))
-    pos = {c: i for i, c in enumerate(inv)}
-    by_atom = by_atoms(inv)
-    risky: list[list[int]] = []  # per step, the conjuncts it may break
-    breaks: dict[int, list[int]] = {}  # per conjunct, the steps that may break it
+    moving: dict[Key, list[int]] = {}  # the steps that move each atom
     for si, ch in enumerate(steps):
-        risky.append(sorted(pos[c] for c in moved(by_atom, ch) if at_risk(c, ch)))
-        for i in risky[-1]:
-            breaks.setdefault(i, []).append(si)
+        for k, d in ch.delta.items():
+            if d != 0:
+                moving.setdefault(k, []).append(si)
+    risky: list[list[int]] = [[] for _ in steps]  # per step, the kept conjuncts it may break
+    breaks: dict[int, list[int]] = {}  # per kept conjunct, the steps that may break it
+
+    def keep(i: int) -> None:  # asked of the kept conjuncts only: a fifth of Houdini's
+        c = inv[i]
+        atoms = c.keys if isinstance(c, Clause) else [k for k, _ in c.coeffs]
+        breaks[i] = sorted(si for si in {si for k in atoms for si in moving.get(k, ())}
+                           if at_risk(c, steps[si]))
+        for si in breaks[i]:
+            risky[si].append(i)
+
+    for i in sorted(kept):
+        keep(i)
     asked: list[set[int]] = [set() for _ in steps]
     new = sorted(kept)
     while new:
         todo = sorted({si for i in new for si in breaks.get(i, ())})
         new = []
         for si in todo:
-            goal = [i for i in risky[si] if i in kept and i not in asked[si]]
+            goal = sorted(i for i in risky[si] if i not in asked[si])
             if not goal:
                 continue
             asked[si].update(goal)
@@ -149,6 +159,7 @@ def _closed(t: Table, live: list[Move], inv: Sequence[Conjunct], kept: set[int],
             for i in cores.core(z3.And(pre, broken(solver, ch, [inv[i] for i in goal]))):
                 if i not in kept:
                     kept.add(i)
+                    keep(i)
                     new.append(i)
         new.sort()
     return kept
