@@ -374,8 +374,10 @@ class Solver:
             raise UnitsSpent(f"{self.budget:,} z3 resource units spent {self.phase}")
         self.queries += 1
         bound_query(s, self.deadline, self.rlimit)
-        r = s.check(*assumptions)
-        self.units = int(s.statistics().get_key_value("rlimit count"))  # the context's
+        ref = self.ctx.ref()
+        flags, n = z3.z3._to_ast_array(list(assumptions))  # s.check, without its coercions
+        r = z3.CheckSatResult(z3.Z3_solver_check_assumptions(ref, s.solver, n, flags))
+        self.units = rlimit_count(s)  # the context's
         return r
 
     def ask(self, s: z3.Solver, query: z3.BoolRef) -> z3.CheckSatResult:
@@ -383,8 +385,8 @@ class Solver:
         literal that only this check assumes, so z3 keeps what it learnt between the
         queries of one solver (measured: a fifth of Houdini's z3 time on rwcount-24). A
         model of a satisfiable answer is `s.model()`, as after a push."""
-        flag = z3.Bool(f"q{self.queries}", self.ctx)
-        s.add(z3.Implies(flag, query))
+        ref, flag = self.ctx.ref(), z3.Bool(f"q{self.queries}", self.ctx)
+        z3.Z3_solver_assert(ref, s.solver, z3.Z3_mk_implies(ref, flag.as_ast(), query.as_ast()))
         return self.check(s, flag)
 
     def pre(self, src: Local, low: int, fixed: dict[str, int]) -> z3.BoolRef:
@@ -435,6 +437,17 @@ def _nary(mk: Any, args: list[z3.ArithRef], ctx: z3.Context) -> z3.ArithRef:
     """mk (Z3_mk_add, Z3_mk_mul) applied to `args` in one call of the C API."""
     array, n = z3.z3._to_ast_array(args)
     return z3.ArithRef(mk(ctx.ref(), n, array), ctx)
+
+
+def rlimit_count(s: z3.Solver) -> int:
+    """z3's count of resource units spent in the solver's context:
+    `s.statistics().get_key_value("rlimit count")` through the C API."""
+    ref = s.ctx.ref()
+    stats = z3.Statistics(z3.Z3_solver_get_statistics(ref, s.solver), s.ctx)
+    for i in range(z3.Z3_stats_size(ref, stats.stats)):
+        if z3.Z3_stats_get_key(ref, stats.stats, i) == "rlimit count":
+            return int(z3.Z3_stats_get_uint_value(ref, stats.stats, i))
+    raise z3.Z3Exception("z3 reports no rlimit count")
 
 
 def z3_and(terms: list[z3.BoolRef], ctx: z3.Context) -> z3.BoolRef:
