@@ -33,7 +33,8 @@ PRUNE_MIN = 100
 consecution little, and pruning it can cost more than the check saves: perlock-24 (a
 lock per account, an audit taking them all) has 72 conjuncts, of which pruning kept 71
 with 680 queries, 15 M units (the reduction's own search took 17 M); rwcount-24 has
-1,523, of which it kept 297 with 464 queries, 1.9 M units."""
+1,523, of which it kept 221 with 454 queries, 1.9 M units (297 before Houdini asked
+under assumption literals: which conjuncts a core names depends on z3's term ids)."""
 
 
 @dataclass(frozen=True)
