@@ -51,11 +51,7 @@ def houdini(t: Table, live: list[Move], cands: Sequence[Conjunct], solver: Solve
     active = replayed(solver.witnesses, active, by_atom, counts)
     risky = [[c for c in moved(by_atom, ch) if c not in known and at_risk(c, ch)]
              for ch in steps]  # fmt: skip  # once: later passes only drop conjuncts
-    moving: dict[Key, list[int]] = {}  # the steps that move each atom
-    for i, ch in enumerate(steps):
-        for k, d in ch.delta.items():
-            if d != 0:
-                moving.setdefault(k, []).append(i)
+    moving = steps_by_atom(steps)
     every = range(len(steps))
     todo: Iterable[int] = every
     while True:
@@ -67,12 +63,18 @@ def houdini(t: Table, live: list[Move], cands: Sequence[Conjunct], solver: Solve
         active = [c for c in active if c not in dropped]
         # Steps next to what fell first (a chain of drops along a request's states falls
         # one link a pass, at a pass over the steps that move its atoms); then all of them
-        todo = sorted({i for c in dropped for k in _atoms(c) for i in moving.get(k, ())}) \
+        todo = sorted({i for c in dropped for k in c.keys for i in moving.get(k, ())}) \
             if dropped else every
 
 
-def _atoms(c: Conjunct) -> Iterable[Key]:
-    return c.keys if isinstance(c, Clause) else (k for k, _ in c.coeffs)
+def steps_by_atom(steps: list[Change]) -> dict[Key, list[int]]:
+    """The steps (by index) that move each atom."""
+    moving: dict[Key, list[int]] = {}
+    for i, ch in enumerate(steps):
+        for k, d in ch.delta.items():
+            if d != 0:
+                moving.setdefault(k, []).append(i)
+    return moving
 
 
 def _pass(solver: Solver, active: list[Conjunct], steps: list[Change],
@@ -120,7 +122,7 @@ def by_atoms(cs: Sequence[Conjunct]) -> dict[Key, list[Conjunct]]:
     """The conjuncts by the atoms they read."""
     out: dict[Key, list[Conjunct]] = {}
     for c in cs:
-        for k in (c.keys if isinstance(c, Clause) else {k for k, _ in c.coeffs}):
+        for k in c.keys:
             out.setdefault(k, []).append(c)
     return out
 

@@ -53,6 +53,10 @@ class Linear:
     def terms(self) -> dict[Key, int]:
         return dict(self.coeffs)
 
+    @cached_property
+    def keys(self) -> frozenset[Key]:
+        return frozenset(k for k, _ in self.coeffs)
+
     def delta(self, d: Delta) -> int | None:
         """The change of the sum under a step that changes the atoms by `d`."""
         total, terms = 0, self.terms

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 import z3
 
-from prover.reduction.houdini import at_risk, broken
-from prover.reduction.invariant import Clause, Conjunct, Key, Solver, changes
+from prover.reduction.houdini import at_risk, broken, steps_by_atom
+from prover.reduction.invariant import Conjunct, Solver, changes, rlimit_count
 from prover.reduction.table import Move, Table
 
 PRUNE_RLIMIT = 20_000_000  # z3 resource units of one core query
@@ -89,7 +89,7 @@ class Cores:
         self.s.add(phi)
         r = self._check()
         self.queries += 1
-        self.units = int(self.s.statistics().get_key_value("rlimit count")) - self.start
+        self.units = rlimit_count(self.s) - self.start
         got = sorted(self.index[f.get_id()] for f in self.s.unsat_core()) \
             if r == z3.unsat else None  # fmt: skip
         self.s.pop()
@@ -130,18 +130,13 @@ def _closed(t: Table, live: list[Move], inv: Sequence[Conjunct], kept: set[int],
     """`kept` and what the consecution of its conjuncts uses, to a fixpoint: each step is
     asked about the kept conjuncts it may break and was not asked about yet."""
     steps = list(changes(t, live))
-    moving: dict[Key, list[int]] = {}  # the steps that move each atom
-    for si, ch in enumerate(steps):
-        for k, d in ch.delta.items():
-            if d != 0:
-                moving.setdefault(k, []).append(si)
+    moving = steps_by_atom(steps)
     risky: list[list[int]] = [[] for _ in steps]  # per step, the kept conjuncts it may break
     breaks: dict[int, list[int]] = {}  # per kept conjunct, the steps that may break it
 
     def keep(i: int) -> None:  # asked of the kept conjuncts only: a fifth of Houdini's
         c = inv[i]
-        atoms = c.keys if isinstance(c, Clause) else [k for k, _ in c.coeffs]
-        breaks[i] = sorted(si for si in {si for k in atoms for si in moving.get(k, ())}
+        breaks[i] = sorted(si for si in {si for k in c.keys for si in moving.get(k, ())}
                            if at_risk(c, steps[si]))
         for si in breaks[i]:
             risky[si].append(i)

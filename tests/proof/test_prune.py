@@ -112,8 +112,7 @@ def test_certificates_with_the_pruned_invariant_are_accepted(family: str, size: 
     assert a.evidence is not None, a.reason
     assert a.stats["conjuncts_kept"] <= a.stats["conjuncts"]
     if family in ("rwcount", "backoff", "seqlock"):  # 188, 146, 116 conjuncts: pruned
-        # by a third at least: how much depends on z3's unsat cores, so on its term ids
-        assert a.stats["conjuncts_kept"] < 2 * a.stats["conjuncts"] // 3
+        assert a.stats["conjuncts_kept"] < a.stats["conjuncts"] // 2
     cert = make_certificate(model, "serializable", "reduction", a.evidence,
                             producer("reduction"))
     r = check_certificate(cert, timeout_s=120)
