@@ -115,16 +115,20 @@ def _reduce(steps: ProgramSteps, t: Table, live: list[Move], solver: Solver,
     found = find_attempts(t, live, {r for r, _ in t.entries})
     inner = {loc for a in found for loc in a.states}
     seen = observe(t, live)
-    extra = value_sets(t, live, inner) + conservation_laws(t, live) + sampled(
-        t, live, seen, inner)
+    tested = value_sets(t, live, inner) + conservation_laws(t, live)
+    guessed, untested = sampled(t, live, seen, inner)
+    extra = tested + guessed
     known = frozenset(first.invariant)
     # Value sets at the states the runs visited first: one at a state no run reaches is
     # mostly true of an unreachable state and not inductive, and each costs Houdini a
     # satisfiable query (a readers' count over 24 cells: two thirds of the time). The
     # others join only if these do not prove it (states the runs' few requests cannot
-    # reach: a buffer's count beyond 3).
+    # reach: a buffer's count beyond 3), with the pair guesses the runs could not test.
     near = [c for c in extra if _visited(c, seen)]
-    wrong |= refuted_by_runs(t, live, extra)
+    extra += untested
+    # The guesses are what these same runs saw (never beside, values seen): none is false
+    # in a configuration of theirs, and evaluating their long sums took most of the time.
+    wrong |= refuted_by_runs(t, live, tested)
     second = _round(steps, t, live, base + near, wrong, found, solver, deadline, stats, known) \
         if len(near) < len(extra) else None
     if second is None or (second.evidence is None and not second.reason.endswith(OUT_OF_TIME)):

@@ -209,30 +209,49 @@ def _refuted_at(solver: Solver, s: z3.Solver, ch: Change, open_: list[Conjunct],
 
 
 def _model_values(solver: Solver, model: z3.ModelRef) -> Callable[[Key], int]:
-    """The atoms' values in a counter-model (each read from z3 once, through its C API:
-    `model.eval(x, model_completion=True).as_long()`, without the wrappers that cost more
-    than the evaluation)."""
-    seen: dict[Key, int] = {}
-    ref, out = solver.ctx.ref(), (z3.Ast * 1)()
+    """The atoms' values in a counter-model, each read from z3 on first use."""
+    return _Model(solver, model).__getitem__
 
-    def value(key: Key) -> int:
-        got = seen.get(key)
-        if got is None:
-            if not z3.Z3_model_eval(ref, model.model, solver.atom(key).as_ast(), True, out):
-                raise z3.Z3Exception("failed to evaluate a counter in the model")
-            z3.Z3_inc_ref(ref, out[0])
-            got = seen[key] = int(z3.Z3_get_numeral_string(ref, out[0]))
-            z3.Z3_dec_ref(ref, out[0])
+
+class _Model(dict[Key, int]):
+    """The atoms' values in a counter-model, read from z3 on first use through its C API
+    (`model.eval(x, model_completion=True).as_long()` without the wrappers that cost
+    more than the evaluation); a dict, so that a conjunct's sum over hundreds of counters
+    looks them up without a Python call each."""
+
+    def __init__(self, solver: Solver, model: z3.ModelRef) -> None:
+        super().__init__()
+        self.solver, self.model, self.out = solver, model, (z3.Ast * 1)()
+
+    def __missing__(self, key: Key) -> int:
+        ref, out = self.solver.ctx.ref(), self.out
+        if not z3.Z3_model_eval(ref, self.model.model, self.solver.atom(key).as_ast(), True,
+                                out):  # fmt: skip
+            raise z3.Z3Exception("failed to evaluate a counter in the model")
+        z3.Z3_inc_ref(ref, out[0])
+        got = self[key] = int(z3.Z3_get_numeral_string(ref, out[0]))
+        z3.Z3_dec_ref(ref, out[0])
         return got
-
-    return value
 
 
 def _post_values(before: Callable[[Key], int], ch: Change) -> Callable[[Key], int]:
     """The atoms' values after `ch` from those before it."""
-    def post(key: Key) -> int:
-        if key[0] == "value" and key[1] in ch.after:
-            return ch.after[key[1]]
-        return before(key) + (ch.delta.get(key) or 0)
+    return _After(before, ch).__getitem__
 
-    return post
+
+class _After(dict[Key, int]):
+    """The atoms' values after a change: those it moves set at once, the others read
+    from before it on first use."""
+
+    def __init__(self, before: Callable[[Key], int], ch: Change) -> None:
+        super().__init__()
+        self.before = before
+        for key, d in ch.delta.items():
+            if key[0] == "value" and key[1] in ch.after:
+                self[key] = ch.after[key[1]]
+            elif d:
+                self[key] = before(key) + d
+
+    def __missing__(self, key: Key) -> int:
+        got = self[key] = self.before(key)
+        return got

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import z3
 
-from prover.reduction.invariant import Conjunct, Key, Linear, Solver
+from prover.reduction.invariant import Conjunct, Key, Linear, Solver, z3_and, z3_or
 from prover.reduction.table import Local, Move, Table
 
 Group = tuple[Local, tuple[int, ...]]  # a local state's steps at one valuation of its reads
@@ -124,7 +124,7 @@ class Movers:
             if self._z3 is None:
                 return False
             s = self.solver
-            open_.append(z3.And(s.pre(src, 1, v0), s.pre(other, low, {})))
+            open_.append(z3_and([s.pre(src, 1, v0), s.pre(other, low, {})], s.ctx))
             asked.append(open_[-1])
             if chunked and len(open_) >= chunk:
                 if not self._excluded(open_):
@@ -211,8 +211,8 @@ class Movers:
             return True
         s = self._z3
         assert s is not None
-        s.push()
-        s.add(z3.Or(open_))
+        s.push()  # the assertion through the C API: z3py's add coerces what it is given
+        z3.Z3_solver_assert(s.ctx.ref(), s.solver, z3_or(open_, s.ctx).as_ast())
         r = self.solver.check(s)
         s.pop()
         open_.clear()

@@ -79,7 +79,7 @@ class Cores:
         self.index = {f.get_id(): i for i, f in enumerate(self.flags)}
         self.ctx, self.assumed = ctx, z3.z3._to_ast_array(self.flags)  # (array, length)
         self.start, self.budget = solver.units, budget
-        self.queries = self.units = 0
+        self.queries = self.units = self.stat_at = 0
 
     def core(self, phi: z3.BoolRef) -> list[int]:
         """The conjuncts (by index) an unsat core of I ∧ `phi` uses, in order."""
@@ -89,7 +89,8 @@ class Cores:
         self.s.add(phi)
         r = self._check()
         self.queries += 1
-        self.units = rlimit_count(self.s) - self.start
+        count, self.stat_at = rlimit_count(self.s, self.stat_at)
+        self.units = count - self.start
         got = sorted(self.index[f.get_id()] for f in self.s.unsat_core()) \
             if r == z3.unsat else None  # fmt: skip
         self.s.pop()

@@ -34,8 +34,9 @@ def _houdini(name: str) -> tuple[Table, list[Move], list[Conjunct]]:
     t = grow_domains(model.steps, Limits())
     live = [m for m in t.moves if not t.is_stutter(m)]
     seen = observe(t, live)
+    near, far = sampled(t, live, seen, set())
     cands = list(dict.fromkeys(invariant.candidates(t, live) + value_sets(t, live, set())
-                               + conservation_laws(t, live) + sampled(t, live, seen, set())))
+                               + conservation_laws(t, live) + [*near, *far]))
     inv = houdini.houdini(t, live, cands, Solver(t, None, RLIMIT), None)
     assert inv is not None and len(inv) > 4
     return t, live, inv
