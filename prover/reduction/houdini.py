@@ -27,6 +27,7 @@ from prover.reduction.invariant import (
     Solver,
     Witness,
     changes,
+    shifted,
     z3_and,
     z3_not,
     z3_or,
@@ -184,9 +185,15 @@ def _refuted_among(solver: Solver, s: z3.Solver, batch: list[tuple[Change, list[
 
 
 def broken(solver: Solver, ch: Change, open_: list[Conjunct]) -> z3.BoolRef:
-    """Some conjunct of `open_` is false after `ch`."""
-    return z3_not(solver.after(ch, z3_and([solver.term(c) for c in open_], solver.ctx)),
-                  solver.ctx)
+    """Some conjunct of `open_` is false after `ch` (each as `shifted` writes it)."""
+    terms = []
+    for c in open_:
+        after = shifted(c, ch)
+        if after is False:
+            return z3.BoolVal(True, solver.ctx)
+        if after is not True:
+            terms.append(solver.term(after))
+    return z3_not(z3_and(terms, solver.ctx), solver.ctx)
 
 
 def _refuted_at(solver: Solver, s: z3.Solver, ch: Change, open_: list[Conjunct],

@@ -257,6 +257,59 @@ def changes(t: Table, live: list[Move], counts: bool = False) -> Iterator[Change
         yield Change(f"answer at {loc[1]}", loc, 1, {}, d, {})
 
 
+def shifted(c: Conjunct, ch: Change) -> Conjunct | bool:
+    """`c` after the change, over the atoms before it: a global the change sets is its
+    value, a counter it moves is shifted by a constant; a comparison of counters alone
+    whose sign settles it (counters are never negative) is its truth, and so is a clause
+    that this leaves true or without a case. What z3 would be asked of the substituted
+    conjunct, with less for it to rewrite and decide: a sum over hundreds of counters
+    that a step moves within is the same sum again (the same term), not a new one."""
+    if isinstance(c, Linear):
+        return _shifted(c, ch)
+    cases = []
+    for case in c.cases:
+        kept: list[Linear] = []
+        for comparison in case:
+            after = _shifted(comparison, ch)
+            if after is False:
+                break
+            if after is not True:
+                kept.append(after)
+        else:
+            if not kept:
+                return True
+            cases.append(tuple(kept))
+    if not cases:
+        return False
+    return c if tuple(cases) == c.cases else Clause(tuple(cases))
+
+
+def _shifted(c: Linear, ch: Change) -> Linear | bool:
+    const, coeffs, after, delta = c.const, [], ch.after, ch.delta
+    for k, n in c.coeffs:
+        if k[0] == "value" and k[1] in after:
+            const += n * after[k[1]]
+        else:
+            d = delta.get(k)
+            assert d is not None or k not in delta, "a global the change moves, it sets"
+            const += n * (d or 0)
+            coeffs.append((k, n))
+    if const == c.const and len(coeffs) == len(c.coeffs):
+        return c
+    if all(k[0] != "value" for k, _ in coeffs):  # counters: settled by the signs?
+        up, down = all(n > 0 for _, n in coeffs), all(n < 0 for _, n in coeffs)
+        op = c.op
+        if up and const > 0 and op in ("<=", "="):  # Σ ≥ 0
+            return False
+        if down and const < 0 and op in (">=", "="):  # Σ ≤ 0
+            return False
+        if not coeffs:
+            return const == 0 if op == "=" else const <= 0 if op == "<=" else const >= 0
+        if up and const >= 0 and op == ">=" or down and const <= 0 and op == "<=":
+            return True
+    return Linear(tuple(coeffs), const, c.op)
+
+
 # --------------------------------------------------------------------------- candidates
 
 
@@ -371,7 +424,6 @@ class Solver:
         self.terms: dict[Conjunct, z3.BoolRef] = {}
         self.pres: dict[Any, z3.BoolRef] = {}
         self.witnesses: list[Witness] = []  # Houdini's counter-models (houdini.py)
-        self.moves: dict[int, tuple[int, Any, Any, Any]] = {}  # `after`'s arrays, by change
 
     def atom(self, key: Key) -> z3.ArithRef:
         if key not in self.vars:
@@ -420,40 +472,6 @@ class Solver:
             parts += [self.atom(("value", x)) == v for x, v in key[2]]
             got = self.pres[key] = z3.And(parts)
         return got
-
-    def substitution(self, ch: Change) -> list[tuple[z3.ArithRef, z3.ArithRef]]:
-        """Each atom the change moves, with its value after it."""
-        out = []
-        for key, d in ch.delta.items():
-            if key[0] == "value" and key[1] in ch.after:
-                out.append((self.atom(key), z3.IntVal(ch.after[key[1]], self.ctx)))
-            elif d:
-                out.append((self.atom(key), self.atom(key) + d))
-        return out
-
-    def after(self, ch: Change, term: z3.BoolRef) -> z3.BoolRef:
-        """`term` after the change: `z3.substitute(term, *self.substitution(ch))` through
-        the C API, with the substitution's arrays made once per change (z3.substitute
-        checks every pair on every call: a fifth of Houdini's Python time)."""
-        got = self.moves.get(id(ch))  # the change is kept with it: its id stays its own
-        if got is None:
-            pairs = self.substitution(ch)
-            got = self.moves[id(ch)] = (
-                len(pairs), z3.z3._to_ast_array([a for a, _ in pairs])[0],
-                z3.z3._to_ast_array([b for _, b in pairs])[0], (ch, pairs))
-        n, sources, targets, _ = got
-        if not n:
-            return term
-        return z3.BoolRef(z3.Z3_substitute(self.ctx.ref(), term.as_ast(), n, sources, targets),
-                          self.ctx)
-
-    def post(self, ch: Change) -> Callable[[Key], Any]:
-        def atom(key: Key) -> Any:
-            if key[0] == "value" and key[1] in ch.after:
-                return z3.IntVal(ch.after[key[1]], self.ctx)
-            d = ch.delta.get(key) or 0
-            return self.atom(key) + d if d else self.atom(key)
-        return atom
 
 
 def _nary(mk: Any, args: list[z3.ArithRef], ctx: z3.Context) -> z3.ArithRef:

@@ -59,6 +59,34 @@ def test_what_a_step_keeps_by_arithmetic_z3_keeps_too(c: Conjunct, d: Delta) -> 
         assert c.kept(d)
 
 
+@st.composite
+def changes(draw: st.DrawFn) -> invariant.Change:
+    """A step: counters moved by constants, globals set (their change unknown: None)."""
+    counters = [k for k in ATOMS if k[0] == "local"]
+    delta: Delta = {k: draw(st.integers(-1, 1)) for k in draw(st.sets(st.sampled_from(
+        counters)))}  # fmt: skip
+    after = draw(st.dictionaries(st.sampled_from(["X", "Y"]), st.integers(-2, 2)))
+    delta.update({("value", x): None for x in after})
+    return invariant.Change("step", ("r", "a"), 1, {}, delta, after)
+
+
+@settings(max_examples=400, deadline=None)
+@given(conjuncts, changes(), st.tuples(*[st.integers(0, 3) if k[0] == "local"
+                                         else st.integers(-2, 2) for k in ATOMS]))
+def test_a_conjunct_shifted_before_a_step_is_its_value_after(
+        c: Conjunct, ch: invariant.Change, values: tuple[int, ...]) -> None:
+    """`shifted`: evaluated before the step (counters never negative), the conjunct's
+    value after it; a truth it settles holds at every such state."""
+    before = dict(zip(ATOMS, values, strict=True))
+    after = {k: ch.after[k[1]] if k[0] == "value" and k[1] in ch.after
+             else before[k] + (ch.delta.get(k) or 0) for k in ATOMS}  # fmt: skip
+    if any(after[k] < 0 for k in ATOMS if k[0] == "local"):
+        return  # no step leaves a counter negative
+    got = invariant.shifted(c, ch)
+    want = c.value(after.__getitem__)
+    assert (got if isinstance(got, bool) else got.value(before.__getitem__)) == want
+
+
 def _table(text: str) -> tuple[Table, list[Move]]:
     model = load_source(text, "ser", lazy=True)
     assert model.steps is not None
