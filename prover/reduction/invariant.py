@@ -83,6 +83,11 @@ class Linear:
         return total == 0 if op == "=" else total <= 0 if op == "<=" else total >= 0
 
     @cached_property
+    def signs(self) -> tuple[bool, bool] | None:
+        """A sum of counters alone: whether every coefficient is positive, negative."""
+        return _signs(self.coeffs)
+
+    @cached_property
     def unit_keys(self) -> tuple[Key, ...] | None:
         """The atoms, when every coefficient is 1 (a sum of counters)."""
         return tuple(k for k, _ in self.coeffs) if all(c == 1 for _, c in self.coeffs) else None
@@ -285,29 +290,40 @@ def shifted(c: Conjunct, ch: Change) -> Conjunct | bool:
 
 
 def _shifted(c: Linear, ch: Change) -> Linear | bool:
-    const, coeffs, after, delta = c.const, [], ch.after, ch.delta
-    for k, n in c.coeffs:
-        if k[0] == "value" and k[1] in after:
-            const += n * after[k[1]]
-        else:
-            d = delta.get(k)
-            assert d is not None or k not in delta, "a global the change moves, it sets"
-            const += n * (d or 0)
-            coeffs.append((k, n))
-    if const == c.const and len(coeffs) == len(c.coeffs):
-        return c
-    if all(k[0] != "value" for k, _ in coeffs):  # counters: settled by the signs?
-        up, down = all(n > 0 for _, n in coeffs), all(n < 0 for _, n in coeffs)
-        op = c.op
-        if up and const > 0 and op in ("<=", "="):  # Σ ≥ 0
-            return False
-        if down and const < 0 and op in (">=", "="):  # Σ ≤ 0
-            return False
+    const, terms, after, gone = c.const, c.terms, ch.after, list[Key]()
+    for k, d in ch.delta.items():  # a few atoms; the comparison may have hundreds
+        n = terms.get(k)
+        if n is not None:
+            if k[0] == "value" and k[1] in after:
+                const += n * after[k[1]]
+                gone.append(k)
+            else:
+                assert d is not None, "a global the change moves, it sets"
+                const += n * d
+    if not gone:
+        if const == c.const:
+            return c
+        coeffs, signs = c.coeffs, c.signs
+    else:
+        coeffs = tuple((k, n) for k, n in c.coeffs if k not in gone)
+        signs = _signs(coeffs)
+    op = c.op
+    if signs is not None:  # counters alone: settled by the signs?
+        up, down = signs
+        if up and const > 0 and op in ("<=", "=") or down and const < 0 and op in (">=", "="):
+            return False  # Σ ≥ 0 (up) or Σ ≤ 0 (down)
         if not coeffs:
             return const == 0 if op == "=" else const <= 0 if op == "<=" else const >= 0
         if up and const >= 0 and op == ">=" or down and const <= 0 and op == "<=":
             return True
-    return Linear(tuple(coeffs), const, c.op)
+    return Linear(coeffs, const, op)
+
+
+def _signs(coeffs: tuple[tuple[Key, int], ...]) -> tuple[bool, bool] | None:
+    """For a sum of counters alone: whether every coefficient is positive, negative."""
+    if any(k[0] == "value" for k, _ in coeffs):
+        return None
+    return all(n > 0 for _, n in coeffs), all(n < 0 for _, n in coeffs)
 
 
 # --------------------------------------------------------------------------- candidates
