@@ -229,14 +229,27 @@ class _Model(dict[Key, int]):
     def __init__(self, solver: Solver, model: z3.ModelRef) -> None:
         super().__init__()
         self.solver, self.model, self.out = solver, model, (z3.Ast * 1)()
+        self.counted = False
 
     def __missing__(self, key: Key) -> int:
+        if key[0] == "local" and not self.counted:  # every counter, a block at a time
+            self.counted = True
+            for total, keys in self.solver.blocks():
+                if self.eval(total) == 0:
+                    self.update(dict.fromkeys(keys, 0))
+                else:
+                    self.update({k: self.eval(self.solver.atom(k)) for k in keys})
+            if key in self:
+                return self[key]
+        got = self[key] = self.eval(self.solver.atom(key))
+        return got
+
+    def eval(self, term: z3.ArithRef) -> int:
         ref, out = self.solver.ctx.ref(), self.out
-        if not z3.Z3_model_eval(ref, self.model.model, self.solver.atom(key).as_ast(), True,
-                                out):  # fmt: skip
+        if not z3.Z3_model_eval(ref, self.model.model, term.as_ast(), True, out):
             raise z3.Z3Exception("failed to evaluate a counter in the model")
         z3.Z3_inc_ref(ref, out[0])
-        got = self[key] = int(z3.Z3_get_numeral_string(ref, out[0]))
+        got = int(z3.Z3_get_numeral_string(ref, out[0]))
         z3.Z3_dec_ref(ref, out[0])
         return got
 

@@ -440,6 +440,18 @@ class Solver:
         self.terms: dict[Conjunct, z3.BoolRef] = {}
         self.pres: dict[Any, z3.BoolRef] = {}
         self.witnesses: list[Witness] = []  # Houdini's counter-models (houdini.py)
+        self._blocks: list[tuple[z3.ArithRef, tuple[Key, ...]]] | None = None
+
+    def blocks(self) -> list[tuple[z3.ArithRef, tuple[Key, ...]]]:
+        """The counters in blocks of 16, each with its sum: a model's counters are read a
+        block at a time, and a block that sums to 0 is all 0 (counters are never negative;
+        a counter-model has few requests, so most blocks do)."""
+        if self._blocks is None:
+            keys = [("local", *loc) for loc in sorted(self.table.locals)]
+            self._blocks = [(_nary(z3.Z3_mk_add, [self.atom(k) for k in keys[i:i + 16]],
+                                   self.ctx), tuple(keys[i:i + 16]))
+                            for i in range(0, len(keys), 16)]  # fmt: skip
+        return self._blocks
 
     def atom(self, key: Key) -> z3.ArithRef:
         if key not in self.vars:
