@@ -168,8 +168,8 @@ def env_text(env: Env) -> str:
     return "{" + ",".join(f"{k}={v}" for k, v in env) + "}"
 
 
-def local_text(env: Env, e: Expr) -> str:
-    return f"({env_text(env)}, {expr_text(e)})"
+def local_text(env: Env, e: Expr, text: str | None = None) -> str:  # text: expr_text(e)
+    return f"({env_text(env)}, {expr_text(e) if text is None else text})"
 
 
 # --------------------------------------------------------------------------- step function (§2.2)

@@ -128,8 +128,8 @@ def reduction(model: Json, claim: Json, limits: Limits, remaining: Callable[[], 
 
     def labels() -> str:
         s, dead = ind.steps, {m for m, _ in st["dead"]}
-        tried = {m for ms in st["b"].tried.values() for m in ms}  # replayed at the commit
-        top = s if not blocks else top_view(s, [m for m in s.moves if m not in dead | tried],
+        gone = dead | {m for ms in st["b"].tried.values() for m in ms}  # tried: at the commit
+        top = s if not blocks else top_view(s, [m for m in s.moves if m not in gone],
                                             st["b"], ind.dom, limits.max_valuations)
         live = [m for m in top.moves if not is_stutter(m, top.foot[m.src])]
         label = st["label"] = _assign(claim["labels"], top.foot, live)

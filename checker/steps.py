@@ -12,7 +12,7 @@ from math import prod
 
 from checker.certificate import Limits
 from checker.errors import CheckerError, LimitError, ModelError
-from checker.model import POISON, Env, Expr, local_text, run
+from checker.model import POISON, Env, Expr, expr_text, local_text, run
 
 Local = tuple[str, str]  # (request, canonical local text)
 Values = tuple[int, ...]
@@ -131,11 +131,12 @@ def enumerate_steps(blocks: list[tuple[str, Expr]], domains: dict[str, tuple[int
     outcomes of each at every valuation of its reads within the domains."""
     states: dict[Local, tuple[Env, Expr]] = {}
     texts: dict[str, tuple[Env, Expr]] = {}
+    named: dict[Expr, tuple[frozenset[str], str]] = {}  # the same few ends of every valuation
 
     def state(request: str, env: Env, e: Expr) -> Local:
-        keep = live_locals(e)
+        keep, rest = named.get(e) or named.setdefault(e, (live_locals(e), expr_text(e)))
         env = tuple((k, v) for k, v in env if k in keep)
-        text = local_text(env, e)
+        text = local_text(env, e, rest)
         if texts.setdefault(text, (env, e)) != (env, e):
             raise ModelError(f"two distinct local states print as {text!r}")
         loc = (request, text)
