@@ -24,10 +24,10 @@ Stage = Literal["reduction", "wide-search", "proof", "search", "bmc"]
 
 PROBE_UNITS = 40_000_000
 """z3 resource units of the reduction's cheap attempt. Measured: rwcount-24 decides in
-15 M, buffer-24 in 6.1 M, backoff-24 in 5.9 M, seqlock-24 in 1.1 M, perlock-24 in 0.3 M,
+11.6 M, buffer-24 in 6.3 M, backoff-24 in 7.0 M, seqlock-24 in 1.1 M, perlock-24 in 0.3 M,
 locked-16 in 0.1 M (32 M, 8.3 M, 6 M, 1.3 M before Houdini asked under assumption
 literals); a buggy twin that fails by a reason of the program spends less (rwcount-bug-24:
-15 M)."""
+14.2 M)."""
 
 REDUCTION_UNITS = 200_000_000
 """z3 resource units of the reduction's second attempt, when the first spent its budget
