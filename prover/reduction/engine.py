@@ -123,18 +123,24 @@ def _reduce(steps: ProgramSteps, t: Table, live: list[Move], solver: Solver,
     # mostly true of an unreachable state and not inductive, and each costs Houdini a
     # satisfiable query (a readers' count over 24 cells: two thirds of the time). The
     # others join only if these do not prove it (states the runs' few requests cannot
-    # reach: a buffer's count beyond 3), with the pair guesses the runs could not test.
+    # reach: a buffer's count beyond 3), and the pair guesses the runs could not test
+    # only if those do not either (a buffer's four, none inductive, cost 110 queries).
     near = [c for c in extra if _visited(c, seen)]
-    extra += untested
     # The guesses are what these same runs saw (never beside, values seen): none is false
     # in a configuration of theirs, and evaluating their long sums took most of the time.
     wrong |= refuted_by_runs(t, live, tested)
-    second = _round(steps, t, live, base + near, wrong, found, solver, deadline, stats, known) \
-        if len(near) < len(extra) else None
-    if second is None or (second.evidence is None and not second.reason.endswith(OUT_OF_TIME)):
-        known |= frozenset(second.invariant if second else ())
-        second = _round(steps, t, live, base + extra, wrong, found, solver, deadline, stats,
-                        known)
+    second: Attempt | None = None
+    asked = -1
+    for tier in (near, extra, extra + untested):  # each only if the one before did not prove
+        if second is not None:
+            if second.evidence is not None or second.reason.endswith(OUT_OF_TIME):
+                break
+            if len(tier) == asked:
+                continue
+            known |= frozenset(second.invariant)
+        second, asked = _round(steps, t, live, base + tier, wrong, found, solver, deadline,
+                               stats, known), len(tier)
+    assert second is not None
     return second if second.evidence is not None or not found else Attempt(
         None, f"{first.reason}; with attempts: {second.reason.removeprefix('reduction: ')}",
         stats, table=t)
