@@ -266,9 +266,9 @@ class _After(dict[Key, int]):
     def __init__(self, before: Callable[[Key], int], ch: Change) -> None:
         super().__init__()
         self.before = before
-        for key, d in ch.delta.items():
-            if key[0] == "value" and key[1] in ch.after:
-                self[key] = ch.after[key[1]]
+        for key, value, d in ch.effects:
+            if value is not None:
+                self[key] = value
             elif d:
                 self[key] = before(key) + d
 

@@ -227,6 +227,19 @@ class Change:
     delta: Delta
     after: dict[str, int]  # globals touched, with their values after
 
+    @cached_property
+    def effects(self) -> tuple[tuple[Key, int | None, int], ...]:
+        """Each atom the change moves: the value it leaves (a global it touches, whatever
+        its change) or None, and else its shift by a constant (a counter)."""
+        out: list[tuple[Key, int | None, int]] = []
+        for k, d in self.delta.items():
+            if k[0] == "value" and k[1] in self.after:
+                out.append((k, self.after[k[1]], 0))
+            else:
+                assert d is not None, "a global the change moves, it sets"
+                out.append((k, None, d))
+        return tuple(out)
+
 
 def step_change(t: Table, m: Move) -> Change:
     before = dict(zip(t.reads[m.src], m.reads, strict=True))
@@ -279,15 +292,14 @@ def shifted(c: Conjunct, ch: Change) -> Conjunct | bool:
 
 
 def _shifted(c: Linear, ch: Change) -> Linear | bool:
-    const, terms, after, gone = c.const, c.terms, ch.after, list[Key]()
-    for k, d in ch.delta.items():  # a few atoms; the comparison may have hundreds
+    const, terms, gone = c.const, c.terms, list[Key]()
+    for k, value, d in ch.effects:  # a few atoms; the comparison may have hundreds
         n = terms.get(k)
         if n is not None:
-            if k[0] == "value" and k[1] in after:
-                const += n * after[k[1]]
+            if value is not None:
+                const += n * value
                 gone.append(k)
             else:
-                assert d is not None, "a global the change moves, it sets"
                 const += n * d
     if not gone:
         if const == c.const:
