@@ -22,8 +22,9 @@ Thunk = Callable[[], str]
 _CMP = {"==": "=", "<=": "<=", "<": "<", ">=": ">=", ">": ">"}
 
 
-def always(model: Json, claim: Json, limits: Limits, remaining: Callable[[], float]
+def always(data: Json, limits: Limits, remaining: Callable[[], float]
            ) -> Iterator[tuple[str, Thunk]]:  # fmt: skip
+    model, claim = data["model"], data["always"]
     inv = claim["invariant"]
     ind = Inductive(model, inv["domains"], inv["formula"], limits, remaining, True)
     st: dict[str, Any] = {}

@@ -103,8 +103,9 @@ def _phases(starts: list[tuple[Local, int]], edges: list[tuple[Local, Local, str
     _reach(starts, succ)
 
 
-def reduction(model: Json, claim: Json, limits: Limits, remaining: Callable[[], float]
+def reduction(data: Json, limits: Limits, remaining: Callable[[], float]
               ) -> Iterator[tuple[str, Thunk]]:  # fmt: skip
+    model, claim = data["model"], data["reduction"]
     blocks: list[Json] = claim.get("blocks", [])
     ind = Inductive(model, claim["domains"], claim["invariant"], limits, remaining, False,
                     claim.get("groups", []))

@@ -100,6 +100,13 @@ def make_certificate(
     }
 
 
+def parts_certificate(model: ModelLike, parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """A Ser program serializable in independent parts (prover/frontend/parts.py): each
+    part a whole certificate of the program restricted to its request kinds."""
+    return {"format": FORMAT, "model": model_section(model.kind, model.path, model.source),
+            "verdict": "serializable", "producer": producer("parts"), "parts": parts}
+
+
 def vector_json(multiset: Multiset) -> list[dict[str, Any]]:
     """A sparse (request, response, count) vector, sorted by request then response."""
     return [

@@ -36,6 +36,7 @@ from prover.certificate.write import (
     counterexample_certificate,
     dump_certificate,
     make_certificate,
+    parts_certificate,
     producer,
 )
 from prover.context import RunContext
@@ -132,6 +133,7 @@ class _Run:
     search: Tables | None = None  # the explicit search's view, kept for its later rounds
     deadlock: tuple[str, dict[str, Any]] | None = None  # the deadlock search's report
     reduction: Literal["none", "failed", "finding", "after"] = "none"  # the last reduction's end
+    ns_choice: str = "reachable"  # --ns
 
     def left(self, margin: float = 0.0) -> bool:
         return time.monotonic() < self.deadline - margin
@@ -198,6 +200,8 @@ def _engines(run: _Run, use_proofs: bool) -> tuple[Counterexample | None, dict[s
     cert = None
     if cex is None and use_proofs:
         cert = _reduction(run, PROBE_UNITS)
+    if cex is None and cert is None and use_proofs:
+        cex, cert = _parts(run)
     if cex is None and cert is None:
         evidence = Evidence(run.model.steps is not None, _wide(run), run.reduction)
         for stage in plan(evidence, use_proofs):
@@ -248,7 +252,45 @@ def _load(path: str, timeout_s: float, progress: Callable[[str], None] | None,
                progress if progress is not None else (lambda msg: None), {})
     run.times["load_s"] = loaded
     run.state_bound = state_bound
+    run.ns_choice = ns_choice
     return run
+
+
+def _parts(run: _Run) -> tuple[Counterexample | None, dict[str, Any] | None]:
+    """A Ser program whose request kinds fall into independent parts
+    (prover/frontend/parts.py): each part decided as a program of its own, in turn, with
+    an equal share of what is left. Every part serializable: the parts' certificates
+    under one (docs/certificates.md, "Independent parts"); a part's counterexample is
+    one of the whole program. Else neither, and each undecided part says why."""
+    from prover.frontend.parts import part_source, partition
+
+    steps = run.model.steps
+    groups = () if steps is None else partition(steps.program)
+    if len(groups) < 2:
+        return None, None
+    t0 = time.monotonic()
+    certs: list[dict[str, Any]] = []
+    engines: list[dict[str, Any]] = []
+    for k, kinds in enumerate(groups, 1):
+        named = f"part {k} of {len(groups)} ({', '.join(kinds)})"
+        text = part_source(run.model.source, kinds)
+        sub = _load(run.path, max(0.0, run.hard - time.monotonic()), _prefixed(run.say, named),
+                    run.state_bound, run.ns_choice, text.encode("utf-8"))
+        share = (run.deadline - time.monotonic()) / (len(groups) - k + 1)
+        sub.hard, sub.deadline = run.hard, time.monotonic() + max(0.0, share)
+        cex, cert = _engines(sub, True)
+        if cex is not None:
+            run.times["parts_s"] = time.monotonic() - t0
+            return cex, None
+        if cert is None:
+            run.reasons.append(f"{named}: undecided: " + "; ".join(sub.reasons))
+            run.times["parts_s"] = time.monotonic() - t0
+            return None, None
+        certs.append(cert)
+        engines.append({"requests": list(kinds), "engine": cert["producer"].get("engine")})
+    run.times["parts_s"] = time.monotonic() - t0
+    run.stats["parts"] = engines
+    return None, parts_certificate(run.model, certs)
 
 
 def _network_system(run: _Run) -> NetworkSystem | None:
@@ -534,12 +576,26 @@ def _proof_explanation(run: _Run, cert: dict[str, Any], engine: str
                        ) -> tuple[str, dict[str, Any]] | None:  # fmt: skip
     """Why a proof holds, in the program's terms: a reduction's movers and invariant, or
     the lock and the invariant of a proof on the net (None for other proofs)."""
+    if "parts" in cert:
+        return _parts_explanation(run.stats.get("parts", []))
     data = run.stats.pop("reduction_explanation", None)
     if data is None:
         return _invariant_explanation(run, cert.get("proof", {}), engine)
     from prover.certificate.reduction_text import render_reduction
 
     return render_reduction(data), data
+
+
+def _prefixed(say: Callable[[str], None], named: str) -> Callable[[str], None]:
+    return lambda msg: say(f"{named}: {msg}")
+
+
+def _parts_explanation(parts: list[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
+    lines = [f"Serializable in {len(parts)} independent parts (no request of one part writes "
+             "a global that a request of another reads or writes), each proved alone:"]
+    lines += [f"  part {k}: {', '.join(p['requests'])} (by {p['engine']})"
+              for k, p in enumerate(parts, 1)]
+    return "\n".join(lines), {"parts": parts}
 
 
 def _invariant_explanation(run: _Run, proof: dict[str, Any], engine: str

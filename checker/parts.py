@@ -1,0 +1,95 @@
+"""Independent parts (docs/certificates.md, "Independent parts"): a Ser program whose
+request kinds fall into groups that share no written global is serializable when each
+group, run as a program of its own from the same initial globals, is.
+
+The claim lists the parts, each a whole certificate of its own (any kind that proves
+`serializable`) for a program that must be exactly the embedded model restricted to some
+of its request kinds. Checked here, from the checker's own parse of both: every kind is in
+exactly one part, each part's program is that restriction (same initial globals, the same
+requests in the same order, compared as parsed trees), and no kind of one part writes a
+global that a kind of another reads or writes. Then each part's certificate is checked
+alone, by `check` (the checker's entry point), within what is left of the budget.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from checker.certificate import Limits
+from checker.errors import CheckerError, Invalid, Undecided, invalid
+from checker.model import Expr, parse_program
+
+
+def _access(e: Expr) -> tuple[set[str], set[str]]:
+    """The globals named anywhere in `e` (read) and those assigned (written)."""
+    reads: set[str] = set()
+    writes: set[str] = set()
+    todo = [e]
+    while todo:
+        node = todo.pop()
+        if node[0] in ("var", "assign") and not "a" <= node[1][0] <= "z":
+            (reads if node[0] == "var" else writes).add(node[1])
+        todo.extend(c for c in node[1:] if isinstance(c, tuple))
+    return reads, writes
+
+
+def _restriction(data: dict[str, Any]) -> list[list[str]]:
+    """Each part's request kinds, after checking that its program is the restriction."""
+    if data["model"]["kind"] != "ser":
+        raise invalid("E-PARTS", "only a Ser program is split into parts")
+    initial, whole = parse_program(data["model"]["source"])
+    names: list[list[str]] = []
+    for i, part in enumerate(data["parts"], 1):
+        if part["verdict"] != "serializable" or part["model"]["kind"] != "ser":
+            raise invalid("E-PARTS", f"part {i} does not prove a Ser program serializable")
+        init, reqs = parse_program(part["model"]["source"])
+        kinds = [r for r, _ in reqs]
+        if init != initial or not reqs or reqs != [r for r in whole if r[0] in kinds]:
+            raise invalid("E-PARTS", f"part {i}'s program is not the model restricted to "
+                                     f"its requests {', '.join(kinds) or '(none)'}")
+        names.append(kinds)
+    seen = [n for kinds in names for n in kinds]
+    if sorted(seen) != sorted(r for r, _ in whole):
+        raise invalid("E-PARTS", "the parts do not hold every request kind exactly once")
+    return names
+
+
+def _independent(data: dict[str, Any], names: list[list[str]]) -> None:
+    _, whole = parse_program(data["model"]["source"])
+    acc = {r: _access(e) for r, e in whole}
+    part = {n: i for i, kinds in enumerate(names) for n in kinds}
+    for a, (_, wa) in acc.items():
+        for b, (rb, wb) in acc.items():
+            shared = wa & (rb | wb)
+            if part[a] != part[b] and shared:
+                raise invalid("E-PARTS", f"{a} writes {min(shared)}, which {b} of another "
+                                         "part reads or writes: the parts are not independent")
+
+
+def parts(data: dict[str, Any], limits: Limits, remaining: Callable[[], float]
+          ) -> Iterator[tuple[str, Callable[[], str]]]:  # fmt: skip
+    """The split, then each part's certificate checked by the checker's entry point (the
+    modules of the part's own claim) within what is left of the budget."""
+    from checker.api import check_certificate
+
+    st: dict[str, Any] = {}
+
+    def split() -> str:
+        st["names"] = names = _restriction(data)
+        _independent(data, names)
+        return f"{len(names)} independent parts"
+
+    yield "parts", split
+    for i, part in enumerate(data["parts"], 1):
+        def one(part: dict[str, Any] = part, i: int = i) -> str:
+            result = check_certificate(part, timeout_s=remaining(), limits=limits)
+            kinds = ", ".join(st["names"][i - 1])
+            if result.status != "valid":
+                error = {"invalid": Invalid, "undecided": Undecided}.get(result.status,
+                                                                         CheckerError)
+                raise error(f"part {i} ({kinds}): {result.message}", code=result.code)
+            return f"{kinds}: {result.message}"
+
+        yield f"part {i}", one
+

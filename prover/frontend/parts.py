@@ -1,0 +1,90 @@
+"""Independent parts of a Ser program (DESIGN.md, "Proofs that do not depend on who wrote
+the model", 1): the request kinds grouped by the globals they write.
+
+Two kinds conflict when one writes a global that the other reads or writes, anywhere in
+its body; the parts are the connected components of that relation. Steps of requests in
+different parts commute and never enable or disable each other, so a finished execution
+reorders into its parts one after another, each a finished execution of its part from the
+initial globals: the program is serializable iff each part is (docs/certificates.md,
+"Independent parts"). A global nobody writes is a constant and joins nothing.
+
+A part is decided as a program of its own: the same source with the other request blocks
+blanked out, so that its lines and columns are the whole file's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+from prover.frontend import ast
+
+
+@dataclass(frozen=True)
+class Access:
+    """The globals one request kind may read and may write, anywhere in its body."""
+
+    reads: frozenset[str]
+    writes: frozenset[str]
+
+    def conflicts(self, other: Access) -> bool:
+        return bool(self.writes & (other.reads | other.writes)
+                    or other.writes & (self.reads | self.writes))
+
+
+def access(body: ast.Expr) -> Access:
+    """Every global named (read) and assigned (written) in `body`, iteratively."""
+    reads: set[str] = set()
+    writes: set[str] = set()
+    todo = [body]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Var) and not ast.is_local_name(node.name):
+            reads.add(node.name)
+        elif isinstance(node, ast.Assign) and not ast.is_local_name(node.name):
+            writes.add(node.name)
+        todo.extend(getattr(node, f.name) for f in fields(node)
+                    if isinstance(getattr(node, f.name), ast.Expr))
+    return Access(frozenset(reads), frozenset(writes))
+
+
+def partition(program: ast.Program) -> tuple[tuple[str, ...], ...]:
+    """The request kinds in parts, each in program order, the parts ordered by their
+    first request."""
+    names = [r.name for r in program.requests]
+    acc = {r.name: access(r.body) for r in program.requests}
+    parent = {n: n for n in names}
+
+    def root(n: str) -> str:
+        while parent[n] != n:
+            parent[n] = parent[parent[n]]
+            n = parent[n]
+        return n
+
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            if acc[a].conflicts(acc[b]):
+                parent[root(b)] = root(a)
+    groups: dict[str, list[str]] = {}
+    for n in names:
+        groups.setdefault(root(n), []).append(n)
+    return tuple(sorted((tuple(g) for g in groups.values()), key=lambda g: names.index(g[0])))
+
+
+def part_source(source: str, keep: tuple[str, ...]) -> str:
+    """`source` with every request block whose name is not in `keep` blanked out (each
+    character but a newline becomes a space: lines and columns stay the whole file's).
+    A block runs from its `request` keyword to the next one, or to the end of the file."""
+    from prover.frontend.parser import _lark
+
+    tokens = [t for t in _lark().lex(source) if t.type in ("REQUEST", "NAME")]
+    starts = [(t.start_pos or 0, str(tokens[i + 1])) for i, t in enumerate(tokens)
+              if t.type == "REQUEST" and i + 1 < len(tokens)]
+    out = list(source)
+    for k, (start, name) in enumerate(starts):
+        if name in keep:
+            continue
+        end = starts[k + 1][0] if k + 1 < len(starts) else len(source)
+        for i in range(start, end):
+            if out[i] != "\n":
+                out[i] = " "
+    return "".join(out)
