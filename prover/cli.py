@@ -65,7 +65,8 @@ def _top_help() -> str:
         lines.append(f"  {name:<10} {help_text}")
     lines += ["", "Run `ser-prove COMMAND --help` for the options of a command.\n"
               "Exit codes: 0 serializable, 1 not serializable, 2 input or usage error,\n"
-              "3 undecided, 4 internal error (a certificate the checker rejected: a bug);\n"
+              "3 undecided (a certificate the checker rejected, a bug, is among the\n"
+              "reasons; the next engine goes on), 4 internal error (a crash: a bug);\n"
               "with several models the most severe (4 > 2 > 3 > 1 > 0). Errors carry a\n"
               "stable code (E-SYNTAX, E-STATE-BOUND, ...).", "",
               "ser-prove MODEL... (the default command, `prove`):", ""]

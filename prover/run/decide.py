@@ -27,7 +27,7 @@ counterexample").
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
@@ -168,11 +168,43 @@ def decide(
     reduction again, the wide search, the proof portfolio, a second explicit search,
     BMC), then the certificate and its check."""
     run = _load(path, timeout_s, progress, state_bound, ns_choice, data)
+    rejected: Decided | None = None  # the last certificate the checker refused
+    for cex, cert in _candidates(run, use_proofs):
+        decided = _conclude(run, dest, cex, cert, check_timeout_s)
+        if decided.result.status != "error":
+            return decided
+        rejected = decided  # a bug: said in the reasons, and the next engine goes on
+        run.reasons.append(decided.result.reason)
+    fault = run.fault or (run.search.fault if run.search is not None else None)
+    if fault is not None:  # docs/cli.md: "Errors next to a counterexample"
+        raise fault
+    run.times["engines_s"] = time.monotonic() - run.start
+    head = "no counterexample and no proof within the budget"
+    undecided = run.undecided(f"{head}: " + "; ".join(run.reasons), tuple(run.reasons))
+    if rejected is None:
+        return undecided
+    return Decided(undecided.result, rejected.text, rejected.dest)  # the bug report is kept
+
+
+def _candidates(run: _Run, use_proofs: bool
+                ) -> Iterator[tuple[Counterexample | None, dict[str, Any] | None]]:  # fmt: skip
+    """Each engine's answer in the schedule's order (a counterexample, or a proof's
+    certificate); the caller checks each and asks for the next when the checker refuses
+    one. A run-time error an engine meets ends the engines: the second search may still
+    find a counterexample beside it."""
     try:
-        cex, cert = _engines(run, use_proofs)
+        yield from _engines(run, use_proofs)
     except RUNTIME_FAULTS as met:  # e.g. the network system meets a division by zero
         run.fault = met
-        cex, cert = _second_search(run), None
+        cex = _second_search(run)
+        if cex is not None:
+            yield cex, None
+
+
+def _conclude(run: _Run, dest: str, cex: Counterexample | None, cert: dict[str, Any] | None,
+              check_timeout_s: float) -> Decided:
+    """One engine's answer made a certificate, with the model's warnings and the deadlock
+    search, and checked; status "error" when the checker refuses it."""
     fault = run.fault or (run.search.fault if run.search is not None else None)
     if fault is not None and cex is None:  # docs/cli.md: "Errors next to a counterexample"
         raise fault
@@ -182,33 +214,34 @@ def decide(
         cert = counterexample_certificate(run.model, cex)
         run.stats.update(requests=cex.requests, lower_bound=cex.lower_bound,
                          events=len(cex.events))
+    assert cert is not None
     run.times["engines_s"] = time.monotonic() - run.start
     run.warnings = _diagnostics(run) + (() if fault is None else (_fault_warning(run, fault),))
-    if cert is not None:
-        _deadlocks(run, cert)
-    if cert is not None and run.warnings:  # informational: the checker never reads them
+    _deadlocks(run, cert)
+    if run.warnings:  # informational: the checker never reads them
         cert["producer"]["warnings"] = [w.json() for w in run.warnings]
-    if cert is None:
-        head = "no counterexample and no proof within the budget"
-        return run.undecided(f"{head}: " + "; ".join(run.reasons), tuple(run.reasons))
     return _certify(run, dest, cert, str(engine), cex, check_timeout_s)
 
 
-def _engines(run: _Run, use_proofs: bool) -> tuple[Counterexample | None, dict[str, Any] | None]:
-    """The stages in their order: a counterexample, or a proof's certificate, or neither."""
+def _engines(run: _Run, use_proofs: bool
+             ) -> Iterator[tuple[Counterexample | None, dict[str, Any] | None]]:  # fmt: skip
+    """The stages in their order, each answer as it comes: a counterexample, or a proof's
+    certificate."""
     cex = _first_search(run)
-    cert = None
-    if cex is None and use_proofs:
+    if cex is not None:
+        yield cex, None
+    if use_proofs:
         cert = _reduction(run, PROBE_UNITS)
-    if cex is None and cert is None and use_proofs:
+        if cert is not None:
+            yield None, cert
         cex, cert = _parts(run)
-    if cex is None and cert is None:
-        evidence = Evidence(run.model.steps is not None, _wide(run), run.reduction)
-        for stage in plan(evidence, use_proofs):
-            cex, cert = _stage(run, stage)
-            if cex is not None or cert is not None:
-                break
-    return cex, cert
+        if cex is not None or cert is not None:
+            yield cex, cert
+    evidence = Evidence(run.model.steps is not None, _wide(run), run.reduction)
+    for stage in plan(evidence, use_proofs):
+        cex, cert = _stage(run, stage)
+        if cex is not None or cert is not None:
+            yield cex, cert
 
 
 def _fault_warning(run: _Run, fault: SerError) -> Diagnostic:
@@ -259,9 +292,10 @@ def _load(path: str, timeout_s: float, progress: Callable[[str], None] | None,
 def _parts(run: _Run) -> tuple[Counterexample | None, dict[str, Any] | None]:
     """A Ser program whose request kinds fall into independent parts
     (prover/frontend/parts.py): each part decided as a program of its own, in turn, with
-    an equal share of what is left. Every part serializable: the parts' certificates
-    under one (docs/certificates.md, "Independent parts"); a part's counterexample is
-    one of the whole program. Else neither, and each undecided part says why."""
+    an equal share of what is left, its engines' answers checked one by one. Every part
+    serializable: the parts' certificates under one (docs/certificates.md, "Independent
+    parts"); a part's counterexample is one of the whole program. Else neither, and the
+    first undecided part says why."""
     from prover.frontend.parts import part_source, partition
 
     steps = run.model.steps
@@ -270,27 +304,41 @@ def _parts(run: _Run) -> tuple[Counterexample | None, dict[str, Any] | None]:
         return None, None
     t0 = time.monotonic()
     certs: list[dict[str, Any]] = []
-    engines: list[dict[str, Any]] = []
     for k, kinds in enumerate(groups, 1):
         named = f"part {k} of {len(groups)} ({', '.join(kinds)})"
-        text = part_source(run.model.source, kinds)
         sub = _load(run.path, max(0.0, run.hard - time.monotonic()), _prefixed(run.say, named),
-                    run.state_bound, run.ns_choice, text.encode("utf-8"))
+                    run.state_bound, run.ns_choice,
+                    part_source(run.model.source, kinds).encode("utf-8"))
         share = (run.deadline - time.monotonic()) / (len(groups) - k + 1)
         sub.hard, sub.deadline = run.hard, time.monotonic() + max(0.0, share)
-        cex, cert = _engines(sub, True)
-        if cex is not None:
-            run.times["parts_s"] = time.monotonic() - t0
-            return cex, None
+        cex, cert = _part(sub, named)
+        run.fault = run.fault or sub.fault or (sub.search.fault if sub.search else None)
         if cert is None:
-            run.reasons.append(f"{named}: undecided: " + "; ".join(sub.reasons))
             run.times["parts_s"] = time.monotonic() - t0
-            return None, None
+            if cex is None:
+                run.reasons.append(f"{named}: undecided: " + "; ".join(sub.reasons))
+            return cex, None
         certs.append(cert)
-        engines.append({"requests": list(kinds), "engine": cert["producer"].get("engine")})
     run.times["parts_s"] = time.monotonic() - t0
-    run.stats["parts"] = engines
+    run.stats["parts"] = [{"requests": list(kinds), "engine": c["producer"].get("engine")}
+                          for kinds, c in zip(groups, certs, strict=True)]
     return None, parts_certificate(run.model, certs)
+
+
+def _part(sub: _Run, named: str) -> tuple[Counterexample | None, dict[str, Any] | None]:
+    """One part's first counterexample, or its first proof that the checker accepts."""
+    import json
+
+    for cex, cert in _candidates(sub, True):
+        if cex is not None:
+            return cex, None  # an execution of the whole too, certified and checked as one
+        assert cert is not None
+        engine = str(cert["producer"].get("engine", "proof"))
+        decided = _certify(sub, named, cert, engine, None, sub.hard - time.monotonic())
+        if decided.result.status == "serializable" and decided.text is not None:
+            return None, json.loads(decided.text)
+        sub.reasons.append(decided.result.reason)
+    return None, None
 
 
 def _network_system(run: _Run) -> NetworkSystem | None:

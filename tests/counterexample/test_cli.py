@@ -60,16 +60,41 @@ def test_no_budget_is_undecided(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert not Path(f"{ser}.cert.json").exists()
 
 
-def test_failed_check_is_internal_error(
+def test_a_failed_check_is_no_verdict_and_is_reported(
     model: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """Every engine's answer refused by the checker: undecided (the next engine is tried
+    after each refusal), the refusal named as a bug among the reasons, no certificate."""
     import prover.run.decide as pipeline  # the child calls the checker here
 
     monkeypatch.setattr(pipeline, "check_text",
         lambda text, source, timeout, bound=None: ("invalid", "boom"))
-    assert main([str(model)]) == 4
+    assert main([str(model)]) == 3
     assert not Path(f"{model}.cert.json").exists()
-    assert "boom" in capsys.readouterr().err
+    said = capsys.readouterr()
+    assert "boom" in said.out + said.err and "a bug" in said.out + said.err
+
+
+def test_a_refused_certificate_hands_over_to_the_next_engine(
+    model: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The first answer's certificate refused, the second accepted: a verdict from the
+    second, as if the first had found nothing."""
+    import prover.run.decide as pipeline
+
+    real, calls = pipeline.check_text, model.parent / "calls"  # the child writes it
+
+    def once(text: str, source: str, timeout: float, bound: int | None = None
+             ) -> tuple[str, str]:  # fmt: skip
+        with calls.open("a") as f:
+            f.write("call\n")
+        first = calls.read_text().count("call") == 1
+        return ("invalid", "boom") if first else real(text, source, timeout, bound)
+
+    monkeypatch.setattr(pipeline, "check_text", once)
+    assert main([str(model)]) == 1  # the second explicit search finds it again
+    assert calls.read_text().count("call") == 2
+    assert Path(f"{model}.cert.json").exists()
 
 
 def test_certificate_bytes_identical_across_runs(model: Path, tmp_path: Path) -> None:

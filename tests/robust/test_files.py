@@ -114,7 +114,7 @@ def test_rejected_certificate_is_kept_by_the_parent(tmp_path: Path,
 
         lambda text, source, timeout, bound=None: ("invalid", "boom"))
     m = _model(tmp_path)
-    assert main([str(m)]) == 4
+    assert main([str(m)]) == 3  # every engine's answer refused: undecided, never a verdict
     assert (tmp_path / "m.ser.cert.rejected.json").exists()
     assert not (tmp_path / "m.ser.cert.json").exists()
 
