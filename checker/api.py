@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import importlib
 import signal
 import sys
 import threading
@@ -16,7 +15,6 @@ from typing import Any
 from checker.certificate import Limits, parse
 from checker.errors import CheckerError, LimitError, Undecided, invalid
 
-EXIT_CODES = {"valid": 0, "invalid": 1, "unusable": 2, "undecided": 3}
 _RESULT = {"invalid": "failed", "undecided": "undecided"}  # an obligation's result by status
 
 
@@ -35,10 +33,6 @@ class CheckResult:
     message: str  # the first failure, or a one-line summary when valid
     obligations: tuple[ObligationResult, ...]
     verdict: str | None  # the verdict the certificate claims (if it could be read)
-
-    @property
-    def exit_code(self) -> int:
-        return EXIT_CODES[self.status]
 
 
 def check_certificate(cert: dict[str, Any] | str | bytes, *, model_text: str | bytes | None = None,
@@ -133,13 +127,15 @@ def _obligations(cert: dict[str, Any] | str | bytes, model_text: str | bytes | N
     state: dict[str, Any] = {}
 
     def read() -> str:
-        data = parse(cert, limits)
-        if not {"reduction", "parts"} & data.keys() and "invariant" not in data.get("always", {}):
-            # what the schema cannot say of the claims on a network system or on events
+        data = state["cert"] = parse(cert, limits)
+        # Only the modules of the claim's own kind are imported (an auditor trusts those
+        # alone): a per-variable reduction or G p (no NS), parts (each alone), or on an NS.
+        state["claim"] = claim = "parts" if "parts" in data else "reduction" if "reduction" \
+            in data else "always" if "invariant" in data.get("always", {}) else "network"
+        if claim == "network":  # what the schema cannot say of claims on an NS or on events
             from checker.obligations import check_structure
 
             check_structure(data, limits)
-        state["cert"] = data
         return str(data["verdict"])
 
     def model_hash() -> str:
@@ -157,13 +153,9 @@ def _obligations(cert: dict[str, Any] | str | bytes, model_text: str | bytes | N
 
     yield "certificate", _guard(read)
     yield "model-hash", _guard(model_hash)
-    data = state["cert"]
-    # Only the modules of the claim's own kind are imported (an auditor trusts those alone):
-    # a per-variable reduction or G p (no NS), parts (each checked alone), or on an NS.
-    claim = ("parts" if "parts" in data else "reduction" if "reduction" in data else
-             "always" if "invariant" in data.get("always", {}) else "network")
-    steps = getattr(importlib.import_module(f"checker.{claim}"), claim)(data, limits,
-                                                                         deadline.remaining)
+    data, claim = state["cert"], state["claim"]
+    steps = getattr(__import__(f"checker.{claim}", fromlist=[claim]), claim)(data, limits,
+                                                                             deadline.remaining)
     if "deadlock" in data:  # a claim of its own, checked after the verdict's
         from checker.deadlock import deadlock
 

@@ -1,9 +1,6 @@
-"""Reading a certificate: strict JSON, integer literals only, size limits, the JSON Schema.
-
-Order matters: numbers with a fraction or an exponent are rejected while decoding (JSON
-Schema's "integer" accepts 1.0 and 1e300, and float arithmetic forges proofs), then size
-limits bound what the schema validator and the obligations will have to walk.
-"""
+"""Reading a certificate, in this order: strict JSON with integer literals only (a fraction
+or an exponent is rejected while decoding: JSON Schema's "integer" accepts 1.0 and 1e300,
+and float arithmetic forges proofs), size limits on what the rest walks, the JSON Schema."""
 
 from __future__ import annotations
 

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import NoReturn
 
 from checker import __version__
-from checker.api import EXIT_CODES, CheckResult, check_certificate
+from checker.api import CheckResult, check_certificate
 from checker.certificate import Limits
-from checker.report import as_json, as_json_rows, human, table
+from checker.report import EXIT_CODES, as_json, as_json_rows, human, table
 
 
 class _Parser(argparse.ArgumentParser):
@@ -241,7 +241,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"ser-check-cert: error[E-USAGE]: {exc}", file=sys.stderr)
         return EXIT_CODES["unusable"]
     _emit(as_json(result, args.cert) if args.json else human(result, args.cert))
-    return result.exit_code
+    return EXIT_CODES[result.status]
 
 
 def _emit(text: str) -> None:

@@ -1,10 +1,6 @@
-"""Invariant formulas: resolution of names, exact evaluation, translation to pySMT / cvc5.
-
-A formula is walked as data (never evaluated as code). Translation goes through one
-walker with two back ends: exact Python integers (initiation) and pySMT terms
-(solver queries). Only cvc5 is used: pySMT's `constants` module imports z3 when it
-can, so z3 is blocked while pySMT is first imported (the checker must never load it).
-"""
+"""Invariant formulas, walked as data by one translator with two back ends: exact integers
+(initiation) and pySMT terms for cvc5 (queries; pySMT imports z3 when it can, so z3 is
+blocked while pySMT is first imported: the checker never loads it)."""
 
 from __future__ import annotations
 

@@ -1,9 +1,7 @@
-"""Inductive invariants of the counter abstraction on the checker's own per-variable steps,
-shared by reduction proofs and unbounded `G p` proofs: I over the counters M(l) of local
-states, the globals' values and, for `G p`, the counters C(r, v) of answers. The checker
-conjoins the domains and M, C ≥ 0 itself; a linear conjunct whose atoms change by
-constants is settled by arithmetic, one that no atom of a step reads is kept, the rest go
-to cvc5, one query per step (docs/certificates.md)."""
+"""Inductive invariants on the checker's own per-variable steps (reduction proofs, `G p`):
+I over the counters M(l) of local states, the globals and, for `G p`, the answers C(r, v),
+with the domains and M, C ≥ 0 conjoined; a linear conjunct that a step changes by constants
+is settled by arithmetic, the rest go to cvc5, one query per step (docs/certificates.md)."""
 
 from __future__ import annotations
 
@@ -14,11 +12,9 @@ from checker.certificate import Limits, integer
 from checker.errors import LimitError, SchemaError, invalid
 from checker.formula import Backend, Query, Smt, Translator
 from checker.model import Expr, parse_program
-from checker.steps import Foot, Local, Step, Steps, enumerate_steps, is_stutter
+from checker.steps import Foot, Key, Linear, Local, Step, Steps, enumerate_steps, is_stutter
 
 Json = Any
-Key = tuple[str, ...]  # ("local", request, text), ("value", global), ("response", r, v)
-Linear = tuple[dict[Key, int], int, str]  # Σ c·atom + k  OP  0
 
 
 def globals_of(e: Expr, out: set[str]) -> None:
@@ -96,11 +92,14 @@ class Inductive:
     order and fill it (the program, the domains, the steps, the solver)."""
 
     def __init__(self, model: Json, domains: Json, inv: Json, limits: Limits,
-                 remaining: Callable[[], float], counts: bool, groups: Json = ()) -> None:
+                 remaining: Callable[[], float], counts: bool, groups: Json = (),
+                 bounds: Json = ()) -> None:
         self.model, self.claim_domains, self.inv, self.limits = model, domains, inv, limits
         self.remaining, self.counts, self.groups = remaining, counts, groups
         self.grouped, self.member = dict[Key, list[Key]](), dict[Key, list[Key]]()
-        self.conj = inv["and"] if isinstance(inv, dict) and "and" in inv else [inv]
+        self.conj = [*(inv["and"] if isinstance(inv, dict) and "and" in inv else [inv]),
+                     *bounds]  # conjuncts of I over globals: only valuations meeting them step
+        self.inv, self.bound_json = ({"and": self.conj} if bounds else inv), bounds
         self.lin = [x for x in map(linear, self.conj) if x is not None]
         self.smt = Smt()
         self.var: dict[Key, Any] = {}
@@ -109,6 +108,7 @@ class Inductive:
         self.blocks: list[tuple[str, Expr]] = []
         self.dom: dict[str, tuple[int, ...]] = {}
         self.steps: Steps
+        self.bounds: list[Linear] = []
         self.live: list[Step] = []
         self._query: Query | None = None
         self._named: dict[str, Any] = {}
@@ -173,10 +173,14 @@ class Inductive:
                 raise invalid("E-DOMAIN", f"the domain of {x} misses its initial value")
         if self.names - set(self.dom):
             raise invalid("E-DOMAIN", f"global {min(self.names - set(self.dom))} has no domain")
+        self.bounds = [li for li in map(linear, self.bound_json) if li and li[0] and all(
+            k[0] == "value" and k[1] in self.dom for k in li[0])]
+        if len(self.bounds) != len(self.bound_json):
+            raise invalid("E-BOUND", "a bound is not a linear comparison of the globals alone")
         return f"{len(self.dom)} globals with finite domains"
 
     def enumerate(self) -> str:
-        self.steps = s = enumerate_steps(self.blocks, self.dom, self.limits)
+        self.steps = s = enumerate_steps(self.blocks, self.dom, self.limits, self.bounds)
         self.live = [m for m in s.moves if not is_stutter(m, s.foot[m.src])]
         for i, g in enumerate(self.groups):  # {"group": i}: the requests in any state of g
             self.grouped[key_of({"group": i})] = ks = [self.resolve({"local": p}) for p in g]

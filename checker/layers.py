@@ -1,7 +1,6 @@
-"""Blocks of a reduction proof (docs/certificates.md, "Blocks"): attempts, whose read-only
-steps are replayed from their head right before their commit (validated by a version),
-and sections, reduced first (layer 1); the top layer sees an attempt as one step (N) and a
-section as macro steps."""
+"""Blocks of a reduction proof (docs/certificates.md, "Blocks"): attempts, read-only steps
+replayed from their head right before their commit (validated by a version), one step (N)
+at the top layer; sections, reduced first (layer 1), macro steps at the top layer."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Reduction certificates (DESIGN.md, "Per-variable steps and reduction proofs" and "Beyond
-plain reduction"; docs/certificates.md): Lipton movers under an inductive invariant, on the
-checker's own per-variable steps, with blocks (checker/layers.py) reduced first. Labels are
+"""Reduction certificates (docs/certificates.md): Lipton movers under an inductive invariant
+on the checker's own per-variable steps, blocks (checker/layers.py) reduced first; labels
 R, L, B (both), N (the commit) or D (dead); every request reads (R|B)* N? (L|B)*."""
 
 from __future__ import annotations
@@ -12,35 +11,14 @@ from typing import Any, TypeVar
 
 from checker.certificate import Limits, integer
 from checker.errors import SchemaError, invalid
-from checker.invariant import Inductive, Key, Linear, shown
+from checker.invariant import Inductive, shown
 from checker.layers import Blocks, Composite, check_attempts, read_blocks, top_view
-from checker.steps import Foot, Local, Step, Steps, is_stutter
+from checker.steps import Foot, Key, Local, Step, Steps, is_stutter, refuted
 
 Json = Any
 Thunk = Callable[[], str]
 Node = TypeVar("Node")
 MOVES = {0: {"R": 0, "B": 0, "N": 1, "L": 1}, 1: {"L": 1, "B": 1}}  # phase -> label -> phase
-
-
-def _refuted(lin: list[Linear], low: dict[Key, int], fixed: dict[str, int],
-             dom: dict[str, tuple[int, ...]], zero: set[Key]) -> bool:  # fmt: skip
-    """Intervals: a linear conjunct is false wherever the globals of `fixed` are so, the
-    others in their domains, M(l) ≥ low[l] (else ≥ 0), M(l) = 0 for the keys in `zero`."""
-    for coeffs, k, op in lin:
-        lo: int | None = k
-        hi: int | None = k
-        for key, c in coeffs.items():
-            v = fixed.get(key[1]) if key[0] == "value" else None
-            a, b = (v, v) if v is not None else (min(dom[key[1]]), max(dom[key[1]])) \
-                if key[0] == "value" else (0, 0) if key in zero else (low.get(key, 0), None)
-            x, y = (a, b) if c > 0 else (b, a)
-            lo = None if lo is None or x is None else lo + c * x
-            hi = None if hi is None or y is None else hi + c * y
-        above = lo is not None and (lo > 0 or op == "<" and lo == 0)  # e OP 0 false on
-        below = hi is not None and (hi < 0 or op == ">" and hi == 0)  # all of [lo, hi]
-        if above or below if op == "=" else above if op in ("<=", "<") else below:
-            return True
-    return False
 
 
 def _assign(entries: list[Json], foot: dict[Local, Foot], steps: list[Step]) -> dict[Step, str]:
@@ -108,7 +86,7 @@ def reduction(data: Json, limits: Limits, remaining: Callable[[], float]
     model, claim = data["model"], data["reduction"]
     blocks: list[Json] = claim.get("blocks", [])
     ind = Inductive(model, claim["domains"], claim["invariant"], limits, remaining, False,
-                    claim.get("groups", []))
+                    claim.get("groups", []), claim.get("bounds", []))
     st: dict[str, Any] = {"b": Blocks(), "dead": []}
 
     def local(p: Json) -> Local:
@@ -282,7 +260,7 @@ def _movers(view: Steps, orig: Steps, labels: dict[Step, str], partners: list[St
             for v0, other in found:  # both requests, and the groups their states are in
                 two = [("local", *t.src), ("local", *other)]
                 low = Counter(two + [g for k in two for g in ind.member.get(k, ())])
-                if not _refuted(ind.lin, low, v0, dom, zeros):
+                if not refuted(ind.lin, low, v0, dom, zeros):
                     open_.append(m_.And(ind.at(t.src, 1, v0), ind.at(other, low[two[1]], {})))
             if open_:
                 asks.append((t, lab, first, m_.And(none, m_.Or(open_))))

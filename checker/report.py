@@ -7,6 +7,8 @@ from dataclasses import asdict
 
 from checker.api import CheckResult
 
+EXIT_CODES = {"valid": 0, "invalid": 1, "unusable": 2, "undecided": 3}
+
 _MARK = {"ok": "ok  ", "failed": "FAIL", "undecided": "UNDC", "error": "ERR "}
 
 
@@ -24,7 +26,7 @@ def human(result: CheckResult, label: str) -> str:
 
 
 def as_json(result: CheckResult, label: str) -> str:
-    data = {"certificate": label, **asdict(result), "exit_code": result.exit_code}
+    data = {"certificate": label, **asdict(result), "exit_code": EXIT_CODES[result.status]}
     return json.dumps(data, indent=2, sort_keys=False)
 
 
@@ -39,5 +41,6 @@ def table(rows: list[tuple[str, CheckResult]]) -> str:
 
 
 def as_json_rows(rows: list[tuple[str, CheckResult]]) -> str:
-    data = [{"certificate": name, **asdict(r), "exit_code": r.exit_code} for name, r in rows]
+    data = [{"certificate": name, **asdict(r), "exit_code": EXIT_CODES[r.status]}
+            for name, r in rows]
     return json.dumps(data, indent=2, sort_keys=False)

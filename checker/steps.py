@@ -1,12 +1,11 @@
-"""The checker's own per-variable steps of a Ser program (DESIGN.md, "Per-variable steps
-and reduction proofs"; docs/certificates.md, "Footprints"), written from the design, not
-from the prover. A step runs on a valuation of its footprint's reads R alone: every other
-global holds POISON, whose read is an error, which the step must write over in W and leave
-outside R ∪ W. A local state is named by its residual program and its live locals."""
+"""The checker's own per-variable steps of a Ser program (docs/certificates.md, "Footprints"),
+written from the design, not from the prover: a step runs on a valuation of its reads R
+alone (every other global holds POISON, which it must not read and must write over in W);
+a local state is named by its residual program and its live locals."""
 
 from __future__ import annotations
 
-import itertools
+from collections.abc import Iterator
 from dataclasses import dataclass
 from math import prod
 
@@ -125,10 +124,45 @@ def live_locals(e: Expr, out: frozenset[str] = frozenset()) -> frozenset[str]:
 # --------------------------------------------------------------------------- enumeration
 
 
+Key = tuple[str, ...]  # ("local", request, text), ("value", global), ("response", r, v)
+Linear = tuple[dict[Key, int], int, str]  # Σ c·atom + k  OP  0
+
+
+def refuted(lin: list[Linear], low: dict[Key, int], fixed: dict[str, int],
+            dom: dict[str, tuple[int, ...]], zero: set[Key]) -> bool:  # fmt: skip
+    """Intervals: a linear conjunct is false wherever the globals of `fixed` are so, the
+    others in their domains, M(l) ≥ low[l] (else ≥ 0), M(l) = 0 for the keys in `zero`."""
+    for coeffs, k, op in lin:
+        lo: int | None = k
+        hi: int | None = k
+        for key, c in coeffs.items():
+            v = fixed.get(key[1]) if key[0] == "value" else None
+            a, b = (v, v) if v is not None else (min(dom[key[1]]), max(dom[key[1]])) \
+                if key[0] == "value" else (0, 0) if key in zero else (low.get(key, 0), None)
+            x, y = (a, b) if c > 0 else (b, a)
+            lo = None if lo is None or x is None else lo + c * x
+            hi = None if hi is None or y is None else hi + c * y
+        above = lo is not None and (lo > 0 or op == "<" and lo == 0)  # e OP 0 false on
+        below = hi is not None and (hi < 0 or op == ">" and hi == 0)  # all of [lo, hi]
+        if above or below if op == "=" else above if op in ("<=", "<") else below:
+            return True
+    return False
+
+
+def valuations(xs: tuple[str, ...], dom: dict[str, tuple[int, ...]], bounds: list[Linear],
+               vals: tuple[int, ...] = ()) -> Iterator[tuple[int, ...]]:
+    """The valuations of xs within their domains (extending `vals`), in product order, that
+    the other globals' domains can extend to one where no bound over the globals is refuted."""
+    if not refuted(bounds, {}, dict(zip(xs, vals, strict=False)), dom, set()):
+        yield from [vals] if len(vals) == len(xs) else ()
+        for v in dom[xs[len(vals)]] if len(vals) < len(xs) else ():
+            yield from valuations(xs, dom, bounds, (*vals, v))
+
+
 def enumerate_steps(blocks: list[tuple[str, Expr]], domains: dict[str, tuple[int, ...]],
-                    limits: Limits) -> Steps:
+                    limits: Limits, bounds: list[Linear]) -> Steps:
     """Every local state the requests reach through steps inside the domains, and the
-    outcomes of each at every valuation of its reads within the domains."""
+    outcomes of each at every valuation of its reads within the domains (and bounds)."""
     states: dict[Local, tuple[Env, Expr]] = {}
     texts: dict[str, tuple[Env, Expr]] = {}
     named: dict[Expr, tuple[frozenset[str], str]] = {}  # the same few ends of every valuation
@@ -164,12 +198,13 @@ def enumerate_steps(blocks: list[tuple[str, Expr]], domains: dict[str, tuple[int
         foot[loc] = fp = footprint(e)
         if missing := [x for x in fp.touched if x not in domains]:
             raise CheckerError(f"global {missing[0]} has no domain", code="E-DOMAIN")
-        evaluated += prod(len(domains[x]) for x in fp.reads)
-        if evaluated > limits.max_valuations:
-            raise LimitError(f"more than {limits.max_valuations} (local state, valuation) "
-                             "pairs to step")  # fmt: skip
+        evaluated += 0 if bounds else prod(len(domains[x]) for x in fp.reads)  # fail at once
         others = [(x, POISON) for x in domains if x not in fp.reads]
-        for vals in itertools.product(*(domains[x] for x in fp.reads)):
+        for vals in valuations(fp.reads, domains, bounds):
+            evaluated += bool(bounds)
+            if evaluated > limits.max_valuations:
+                raise LimitError(f"more than {limits.max_valuations} (local state, valuation) "
+                                 "pairs to step")  # fmt: skip
             glo = tuple(sorted([(x, v) for x, v in zip(fp.reads, vals, strict=True) if v]
                                + others))  # fmt: skip
             outs: dict[Step, None] = {}  # outcomes that differ in dead locals only: one

@@ -14,6 +14,7 @@ blanked out, so that its lines and columns are the whole file's.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, fields
 
 from prover.frontend import ast
@@ -31,20 +32,32 @@ class Access:
                     or other.writes & (self.reads | self.writes))
 
 
-def access(body: ast.Expr) -> Access:
-    """Every global named (read) and assigned (written) in `body`, iteratively."""
-    reads: set[str] = set()
-    writes: set[str] = set()
+def nodes(body: ast.Expr) -> Iterator[ast.Expr]:
+    """Every node of `body`, iteratively (a body may be nested deep)."""
     todo = [body]
     while todo:
         node = todo.pop()
+        yield node
+        todo.extend(getattr(node, f.name) for f in fields(node)
+                    if isinstance(getattr(node, f.name), ast.Expr))
+
+
+def access(body: ast.Expr) -> Access:
+    """Every global named (read) and assigned (written) in `body`."""
+    reads: set[str] = set()
+    writes: set[str] = set()
+    for node in nodes(body):
         if isinstance(node, ast.Var) and not ast.is_local_name(node.name):
             reads.add(node.name)
         elif isinstance(node, ast.Assign) and not ast.is_local_name(node.name):
             writes.add(node.name)
-        todo.extend(getattr(node, f.name) for f in fields(node)
-                    if isinstance(getattr(node, f.name), ast.Expr))
     return Access(frozenset(reads), frozenset(writes))
+
+
+def assignments(program: ast.Program, name: str) -> frozenset[int]:
+    """The lines of the assignments to `name` in the program."""
+    return frozenset(n.line for r in program.requests for n in nodes(r.body)
+                     if isinstance(n, ast.Assign) and n.name == name)
 
 
 def partition(program: ast.Program) -> tuple[tuple[str, ...], ...]:

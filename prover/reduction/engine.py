@@ -33,6 +33,7 @@ from prover.reduction.invariant import (
     Solver,
     UnitsSpent,
     candidates,
+    linear,
     merged,
 )
 from prover.reduction.movers import (
@@ -47,7 +48,15 @@ from prover.reduction.movers import (
 from prover.reduction.prune import Needs, pruned
 from prover.reduction.samples import Observed, guard, observe, refuted_by_runs
 from prover.reduction.sections import find_sections, section_labels, top_table
-from prover.reduction.table import Limits, Local, Move, Table, TableTooLarge, grow_domains
+from prover.reduction.table import (
+    Bound,
+    Limits,
+    Local,
+    Move,
+    Table,
+    TableTooLarge,
+    grow_domains,
+)
 
 RLIMIT = 50_000_000  # z3 resource units per query (a count: the same on any machine)
 
@@ -73,12 +82,13 @@ class Attempt:
 
 def prove_by_reduction(steps: ProgramSteps, *, deadline: float | None = None,
                        limits: Limits | None = None, units: int | None = None,
-                       table: Table | None = None) -> Attempt:  # fmt: skip
+                       table: Table | None = None, bounds: tuple[Bound, ...] = ()
+                       ) -> Attempt:  # fmt: skip
     """A reduction proof, within `units` z3 resource units (None: until `deadline`);
     an attempt that spends them says so (`spent`). `table`: the steps on their domains,
     when an earlier attempt grew them already."""
     try:
-        t = table if table is not None else grow_domains(steps, limits or Limits())
+        t = table if table is not None else grow_domains(steps, limits or Limits(), bounds)
     except TableTooLarge as exc:
         return Attempt(None, f"reduction: {exc}")
     except CompileError as exc:  # at a valuation of the domains no execution need reach
@@ -106,7 +116,7 @@ def spent(a: Attempt) -> Literal["", "finding", "after"]:
 def _reduce(steps: ProgramSteps, t: Table, live: list[Move], solver: Solver,
             deadline: float | None, stats: dict[str, int]) -> Attempt:  # fmt: skip
     """Plain reduction, then with attempts and the candidates they need."""
-    base = candidates(t, live)
+    base = [*bound_conjuncts(t), *candidates(t, live)]
     wrong = refuted_by_runs(t, live, base)  # each candidate's own: asked once per candidate
     first = _round(steps, t, live, base, wrong, [], solver, deadline, stats, frozenset())
     if first.evidence is not None or first.reason.endswith(OUT_OF_TIME):
@@ -149,6 +159,11 @@ def _reduce(steps: ProgramSteps, t: Table, live: list[Move], solver: Solver,
 OUT_OF_TIME = "out of time finding the invariant"
 
 
+def bound_conjuncts(t: Table) -> list[Linear]:
+    """The table's bounds as conjuncts of the invariant (which must keep them)."""
+    return [linear({("value", x): c for x, c in coeffs}, k, "<=") for coeffs, k in t.bounds]
+
+
 def _visited(c: Conjunct, seen: Observed) -> bool:
     """Whether a case split on a local state's counter is at a state the runs visited."""
     at = guard(c)
@@ -169,6 +184,9 @@ def _round(steps: ProgramSteps, t: Table, live: list[Move], cands: list[Conjunct
     attempt = partial(Attempt, stats=stats, table=t, invariant=tuple(inv or ()))
     if inv is None:
         return attempt(None, f"reduction: {OUT_OF_TIME}")
+    lost = [b for b in bound_conjuncts(t) if b not in inv]
+    if lost:  # the table stepped only the valuations they allow
+        return attempt(None, f"reduction: the bound {lost[0]} on the globals is not inductive")
     stats["conjuncts"] = len(inv)
     escaped = _escaping(t, inv, solver, steps)
     if escaped is not None:
@@ -209,6 +227,8 @@ def _evidence(t: Table, layered: Layered, labels: dict[Group, str],
     invariant, groups = grouped(_invariant_json(conjuncts))
     evidence: dict[str, Any] = {"domains": _domains_json(t), "invariant": invariant,
                                 "labels": _labels_json(layered.top, layered.live, labels)}
+    if t.bounds:
+        evidence["bounds"] = [b.json() for b in bound_conjuncts(t)]
     if layered.attempts or layered.sections:
         evidence["blocks"] = [_attempt_json(a) for a in layered.attempts] + [
             {"kind": "section", "states": [list(x) for x in sorted(sec)],
@@ -226,7 +246,7 @@ def _needs(t: Table, live: list[Move], inv: list[Conjunct], refuters: dict[Group
     them: the conjuncts that show steps dead, the escapes (one formula, as the checker
     asks them), the movers of the steps labelled R or L at either layer, and the
     attempts' versions (`live`: without the dead steps, as the checker has them)."""
-    found: list[Conjunct] = list(refuters.values())
+    found: list[Conjunct] = [*bound_conjuncts(t), *refuters.values()]
     excluded: list[Any] = []
     if t.escapes:
         excluded.append(z3.Or([solver.pre(m.src, 1, dict(zip(t.reads[m.src], m.reads,

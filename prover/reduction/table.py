@@ -10,6 +10,7 @@ smallest and largest integer literal or initial value). A value outside stays an
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from math import prod
@@ -24,6 +25,36 @@ Domains = dict[str, tuple[int, ...]]
 
 class TableTooLarge(Exception):
     """More local states, valuations or domain values than the engine's limits."""
+
+
+Bound = tuple[tuple[tuple[str, int], ...], int]  # ((global, c), ...), k: Σ c·X + k ≤ 0
+
+
+def valuations(xs: tuple[str, ...], domains: Domains, bounds: tuple[Bound, ...] = ()
+               ) -> Iterator[tuple[int, ...]]:  # fmt: skip
+    """The valuations of `xs` within their domains, in itertools.product's order, that the
+    other globals' domains can extend to one meeting every bound (docs/certificates.md,
+    "Bounds"): a depth-first search, cut where a bound's least value is above 0."""
+    near = [b for b in bounds if any(x in xs for x, _ in b[0])]
+    if not near:
+        yield from itertools.product(*(domains[x] for x in xs))
+        return
+
+    def least(b: Bound, fixed: dict[str, int]) -> int:
+        return b[1] + sum(c * fixed[x] if x in fixed else c * (domains[x][0] if c > 0
+                                                                else domains[x][-1])
+                          for x, c in b[0])  # fmt: skip
+
+    todo: list[dict[str, int]] = [{}]
+    while todo:
+        fixed = todo.pop()
+        if any(least(b, fixed) > 0 for b in near):
+            continue
+        if len(fixed) == len(xs):
+            yield tuple(fixed[x] for x in xs)
+            continue
+        x = xs[len(fixed)]
+        todo.extend({**fixed, x: v} for v in reversed(domains[x]))
 
 
 @dataclass(frozen=True)
@@ -60,6 +91,9 @@ class Table:
     # `canonical` the live name of every program name the table met.
     program: dict[str, str] = field(default_factory=dict)
     canonical: dict[str, str] = field(default_factory=dict)
+    # Bounds Σ c·X + k ≤ 0 over globals that the invariant must keep: only valuations
+    # that the domains can extend to one meeting them are stepped (`valuations`).
+    bounds: tuple[Bound, ...] = ()
 
     def lines(self, steps: ProgramSteps, m: Move) -> frozenset[int]:
         """The source lines of the outcomes of `m`'s step that end where `m` ends."""
@@ -105,7 +139,8 @@ def constants(program: ast.Program) -> tuple[int, int]:
     return min(values), max(values)
 
 
-def build_table(steps: ProgramSteps, domains: Domains, limits: Limits) -> Table:
+def build_table(steps: ProgramSteps, domains: Domains, limits: Limits,
+                bounds: tuple[Bound, ...] = ()) -> Table:
     """The transitions of every local state reached from the requests' initial ones."""
     program: dict[str, str] = {}
     canonical: dict[str, str] = {}
@@ -137,11 +172,13 @@ def build_table(steps: ProgramSteps, domains: Domains, limits: Limits) -> Table:
             continue
         fp = steps.footprint(name)
         reads[src], touched[src], writes[src] = fp.read_names, fp.touched_names, fp.writes
-        stepped += prod(len(domains[x]) for x in fp.read_names)
-        if stepped > limits.max_valuations:
-            raise TableTooLarge(f"more than {limits.max_valuations} (local state, valuation) "
-                                "pairs")  # fmt: skip
-        for vals in itertools.product(*(domains[x] for x in fp.read_names)):
+        if not bounds:  # else counted as they come
+            stepped += prod(len(domains[x]) for x in fp.read_names)
+        for vals in valuations(fp.read_names, domains, bounds):
+            stepped += 1 if bounds else 0
+            if stepped > limits.max_valuations:
+                raise TableTooLarge(f"more than {limits.max_valuations} (local state, "
+                                    "valuation) pairs")  # fmt: skip
             outs = dict.fromkeys(((src[0], live(o.local)), o.values)
                                  for o in steps.step(name, vals))  # fmt: skip
             for dst, after in outs:  # outcomes that differ in dead locals only are one
@@ -155,10 +192,10 @@ def build_table(steps: ProgramSteps, domains: Domains, limits: Limits) -> Table:
                     seen[dst] = None
                     todo.append(dst)
     return Table(dict(domains), dict(steps.initial), entries, final, reads, touched, writes,
-                 tuple(moves), tuple(escapes), program, canonical)
+                 tuple(moves), tuple(escapes), program, canonical, bounds)
 
 
-def grow_domains(steps: ProgramSteps, limits: Limits) -> Table:
+def grow_domains(steps: ProgramSteps, limits: Limits, bounds: tuple[Bound, ...] = ()) -> Table:
     """Domains closed under the steps, and their table: a written value joins its global's
     domain when it lies within the program's constants, or when the step reads the global
     and the request's own earlier steps read or wrote the value it reads here (a guard:
@@ -166,22 +203,48 @@ def grow_domains(steps: ProgramSteps, limits: Limits) -> Table:
     lo, hi = constants(steps.program)
     initial = dict(steps.initial)
     domains: dict[str, set[int]] = {x: {initial.get(x, 0)} for x in steps.globals}
+    beyond: dict[str, int] = {}  # rounds in which a guarded write took x past the constants
     while True:
-        table = build_table(steps, {x: tuple(sorted(d)) for x, d in domains.items()}, limits)
+        table = build_table(steps, {x: tuple(sorted(d)) for x, d in domains.items()}, limits,
+                            bounds)
         live = [m for m in table.moves if not table.is_stutter(m)]
         guards: dict[str, dict[Local, Guarded]] = {}
-        grown = False
+        grown: dict[str, Move] = {}  # the globals grown past the constants, by whom
+        changed = False
         for m in table.escapes:
             for x, v in zip(table.touched[m.src], m.after, strict=True):
                 if v in domains[x] or not (lo <= v <= hi or _guarded(table, live, m, x, guards)):
                     continue
                 domains[x].add(v)
-                grown = True
+                changed = True
+                if not lo <= v <= hi:
+                    grown.setdefault(x, m)
                 if len(domains[x]) > limits.max_domain:
                     raise TableTooLarge(f"global {x} takes more than {limits.max_domain}"
                                         " values")  # fmt: skip
-        if not grown:
+        for x, m in grown.items():
+            beyond[x] = beyond.get(x, 0) + 1
+            if beyond[x] > GROWTH_ROUNDS:
+                raise TableTooLarge(_unbounded(steps, table, x, m))
+        if not changed:
             return table
+
+
+GROWTH_ROUNDS = 24
+"""Rounds in which the same global's domain may grow past every constant of the program
+before it is taken to grow without bound (a version `V := v + 1` after `v := V`): each
+round rebuilds the table, so 4,096 values would cost minutes, not a verdict."""
+
+
+def _unbounded(steps: ProgramSteps, t: Table, x: str, m: Move) -> str:
+    """Which global grows without bound, and the line of a step that makes it grow."""
+    from prover.frontend.parts import assignments
+
+    ran = {ln for o in steps.step(t.program[m.src[1]], m.reads) for ln in o.lines}
+    lines = sorted(ran & assignments(steps.program, x)) or sorted(ran)
+    at = f"line {lines[0]}" if lines else f"a step of {m.src[0]}"
+    return (f"global {x} grows without bound ({at} keeps writing values past every constant of "
+            f"the program, {max(t.domains[x]) + 1} and more): no finite domain holds it")
 
 
 def _guarded(t: Table, live: list[Move], m: Move, x: str,

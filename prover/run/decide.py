@@ -467,11 +467,18 @@ def _reduction(run: _Run, units: int) -> dict[str, Any] | None:
     steps = run.model.steps
     if steps is None or not run.left():
         return None
+    from prover.reduction.bounds import guess_bounds
     from prover.reduction.engine import prove_by_reduction, spent
 
     t0 = time.monotonic()
     run.say(f"reduction proof (per-variable steps, budget {units:,} z3 resource units)")
-    attempt = prove_by_reduction(steps, deadline=run.deadline, units=units, table=run.table)
+    bounds = () if run.table is not None else guess_bounds(
+        steps.program, run.search.genv if isinstance(run.search, ProgramTables) else ())
+    attempt = prove_by_reduction(steps, deadline=run.deadline, units=units, table=run.table,
+                                 bounds=bounds)
+    if bounds and attempt.evidence is None and not spent(attempt) and run.left():
+        run.say("reduction proof again, without the bound on the globals it guessed")
+        attempt = prove_by_reduction(steps, deadline=run.deadline, units=units)
     run.times["reduction_s"] = run.times.get("reduction_s", 0.0) + time.monotonic() - t0
     run.table, run.proved = attempt.table, attempt.evidence is not None
     run.table_tried = True
