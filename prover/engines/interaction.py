@@ -29,9 +29,11 @@ in layer k or earlier, and no counterexample is lost when a layer is exhausted.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from prover.frontend import ast
+from prover.frontend.parts import Names, names, partition
+
+__all__ = ["Names", "WIDE_GROUP", "groups", "names", "twins"]
 
 WIDE_GROUP = 8
 """Requests one interaction group spawns from which a round of `find_counterexample`
@@ -44,58 +46,12 @@ group explores the serial executions of its own requests only
 (prover/certificate/explain.py)."""
 
 
-@dataclass(frozen=True)
-class Names:
-    """The globals a handler's body names anywhere: those it reads and those it writes."""
-
-    reads: frozenset[str]
-    writes: frozenset[str]
-
-    def conflicts(self, other: Names) -> bool:
-        return bool(self.writes & (other.reads | other.writes)
-                    or other.writes & (self.reads | self.writes))
-
-
-def names(body: ast.Expr) -> Names:
-    """Every global `body` reads or assigns, on any path (an over-approximation of what
-    any of its steps touches)."""
-    reads: set[str] = set()
-    writes: set[str] = set()
-    stack: list[ast.Expr] = [body]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.Var, ast.Assign)) and not ast.is_local_name(node.name):
-            (writes if isinstance(node, ast.Assign) else reads).add(node.name)
-        stack.extend(c for c in vars(node).values() if isinstance(c, ast.Expr))
-    return Names(frozenset(reads), frozenset(writes))
-
-
 def groups(program: ast.Program) -> dict[str, int]:
     """Each request's interaction group: the index of the first request of its connected
-    component of the conflict relation (deterministic: program order)."""
-    reqs = program.requests
-    parent = list(range(len(reqs)))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    by_global: dict[str, list[int]] = {}
-    footprints = [names(r.body) for r in reqs]
-    for i, fp in enumerate(footprints):
-        for x in fp.reads | fp.writes:
-            by_global.setdefault(x, []).append(i)
-    for users in by_global.values():
-        for i in users:
-            for j in users:
-                if i < j and root(i) != root(j) and footprints[i].conflicts(footprints[j]):
-                    parent[max(root(i), root(j))] = min(root(i), root(j))
-    first: dict[str, int] = {}
-    for i, r in enumerate(reqs):
-        first.setdefault(r.name, root(i))
-    return {name: root(g) for name, g in first.items()}
+    component of the conflict relation (deterministic: program order), the independent
+    parts of prover/frontend/parts.py."""
+    first = {r.name: i for i, r in reversed(list(enumerate(program.requests)))}
+    return {name: first[part[0]] for part in partition(program) for name in part}
 
 
 def twins(entries: Sequence[tuple[str, str]]) -> dict[str, str]:

@@ -21,13 +21,13 @@ from prover.frontend import ast
 
 
 @dataclass(frozen=True)
-class Access:
-    """The globals one request kind may read and may write, anywhere in its body."""
+class Names:
+    """The globals a handler's body names anywhere: those it reads and those it writes."""
 
     reads: frozenset[str]
     writes: frozenset[str]
 
-    def conflicts(self, other: Access) -> bool:
+    def conflicts(self, other: Names) -> bool:
         return bool(self.writes & (other.reads | other.writes)
                     or other.writes & (self.reads | self.writes))
 
@@ -42,16 +42,15 @@ def nodes(body: ast.Expr) -> Iterator[ast.Expr]:
                     if isinstance(getattr(node, f.name), ast.Expr))
 
 
-def access(body: ast.Expr) -> Access:
-    """Every global named (read) and assigned (written) in `body`."""
+def names(body: ast.Expr) -> Names:
+    """Every global `body` reads or assigns, on any path (an over-approximation of what
+    any of its steps touches)."""
     reads: set[str] = set()
     writes: set[str] = set()
     for node in nodes(body):
-        if isinstance(node, ast.Var) and not ast.is_local_name(node.name):
-            reads.add(node.name)
-        elif isinstance(node, ast.Assign) and not ast.is_local_name(node.name):
-            writes.add(node.name)
-    return Access(frozenset(reads), frozenset(writes))
+        if isinstance(node, ast.Var | ast.Assign) and not ast.is_local_name(node.name):
+            (writes if isinstance(node, ast.Assign) else reads).add(node.name)
+    return Names(frozenset(reads), frozenset(writes))
 
 
 def assignments(program: ast.Program, name: str) -> frozenset[int]:
@@ -63,9 +62,9 @@ def assignments(program: ast.Program, name: str) -> frozenset[int]:
 def partition(program: ast.Program) -> tuple[tuple[str, ...], ...]:
     """The request kinds in parts, each in program order, the parts ordered by their
     first request."""
-    names = [r.name for r in program.requests]
-    acc = {r.name: access(r.body) for r in program.requests}
-    parent = {n: n for n in names}
+    kinds = [r.name for r in program.requests]
+    acc = {r.name: names(r.body) for r in program.requests}
+    parent = {n: n for n in kinds}
 
     def root(n: str) -> str:
         while parent[n] != n:
@@ -73,14 +72,14 @@ def partition(program: ast.Program) -> tuple[tuple[str, ...], ...]:
             n = parent[n]
         return n
 
-    for i, a in enumerate(names):
-        for b in names[i + 1:]:
+    for i, a in enumerate(kinds):
+        for b in kinds[i + 1:]:
             if acc[a].conflicts(acc[b]):
                 parent[root(b)] = root(a)
     groups: dict[str, list[str]] = {}
-    for n in names:
+    for n in kinds:
         groups.setdefault(root(n), []).append(n)
-    return tuple(sorted((tuple(g) for g in groups.values()), key=lambda g: names.index(g[0])))
+    return tuple(sorted((tuple(g) for g in groups.values()), key=lambda g: kinds.index(g[0])))
 
 
 def part_source(source: str, keep: tuple[str, ...]) -> str:

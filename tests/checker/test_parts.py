@@ -17,7 +17,7 @@ import pytest
 
 from checker.api import check_certificate
 from prover.frontend.parser import parse
-from prover.frontend.parts import access, part_source, partition
+from prover.frontend.parts import names, part_source, partition
 from prover.run import decide
 
 Json = Any
@@ -56,7 +56,7 @@ def apart(tmp_path_factory: pytest.TempPathFactory) -> Json:
 def test_partition_groups_kinds_by_written_globals() -> None:
     program = parse(APART + "request u { Z := Z + 1 }\nrequest c { Y + 1 }\n")
     assert partition(program) == (("w",), ("r", "u"), ("c",))  # Y is only read: a constant
-    assert access(program.requests[1].body).writes == frozenset({"Z"})
+    assert names(program.requests[1].body).writes == frozenset({"Z"})
     assert partition(parse(INTERFERE)) == (("w", "r"),)
 
 
