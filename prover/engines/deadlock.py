@@ -47,6 +47,12 @@ ARRIVALS_BOUND = 2_000
 ARRIVALS_PAIRS = 20_000
 """(Local, global) pairs that closure may step (the checker's bound is 1,000,000)."""
 
+ARRIVALS_TOTAL = 100_000
+"""(Local, global) pairs all the closures of one search may step together: workers that
+spin at every global state of a work queue over eight slots asked for a closure at each of
+them (28 s after a counterexample found in 0.1 s); beyond it, no further deadlock is
+claimed (the search says it was cut)."""
+
 State = tuple[int, tuple[int, ...]]  # (global id, sorted in-flight token ids)
 Move = tuple[bool, int, int]  # (spawn?, token id or entry index, step target index)
 
@@ -93,13 +99,15 @@ def find_deadlock(steps: ProgramSteps, *, max_states: int = DEADLOCK_STATES,
     parent: dict[State, tuple[State, Move] | None] = {start: None}
     todo: deque[State] = deque([start])
     reach: dict[int, tuple[int, ...] | None] = {}
+    spent = [0]  # the pairs the closures stepped, all together (ARRIVALS_TOTAL)
     while todo:
         state = todo.popleft()
         g, inflight = state
-        if inflight and _frozen(tab, g, inflight, reach):
+        if inflight and _frozen(tab, g, inflight, reach, spent):
             found = _trace(tab, parent, state)
             return DeadlockSearch(found, len(parent), False, max_inflight)
-        if len(parent) > max_states or deadline is not None and time.monotonic() > deadline:
+        if len(parent) > max_states or spent[0] > ARRIVALS_TOTAL or (
+                deadline is not None and time.monotonic() > deadline):
             return DeadlockSearch(None, len(parent), False, max_inflight)
         for s2, move in _successors(tab, state, max_inflight):
             if s2 not in parent:
@@ -113,19 +121,19 @@ def _stutters(tab: Tables, locs: set[int], g: int) -> bool:
 
 
 def _frozen(tab: Tables, g: int, inflight: tuple[int, ...],
-            reach: dict[int, tuple[int, ...] | None]) -> bool:
+            reach: dict[int, tuple[int, ...] | None], spent: list[int]) -> bool:
     """Every request in flight only stutters at `g` and at every global that requests
     arriving from `g` on can reach (their closure, cached per `g`; too large: no)."""
     locs = {tab.tokens[tok][1] for tok in inflight}
     if not _stutters(tab, locs, g):
         return False
     if g not in reach:
-        reach[g] = _arrivals(tab, g)
+        reach[g] = _arrivals(tab, g, spent)
     globs = reach[g]
     return globs is not None and all(_stutters(tab, locs, g2) for g2 in globs)
 
 
-def _arrivals(tab: Tables, g: int) -> tuple[int, ...] | None:
+def _arrivals(tab: Tables, g: int, spent: list[int]) -> tuple[int, ...] | None:
     """The globals of the closure from `g` over the requests' own local states (every
     local state found stepped at every global found: what any number of arriving
     requests can reach, and perhaps more), as the checker computes it; None beyond
@@ -138,6 +146,7 @@ def _arrivals(tab: Tables, g: int) -> tuple[int, ...] | None:
         grew = False
         for loc, g2 in [(a, b) for a in list(locs) for b in list(globs) if (a, b) not in done]:
             done.add((loc, g2))
+            spent[0] += 1
             for l3, g3 in tab.step(loc, g2):
                 grew |= l3 not in locs or g3 not in globs
                 locs.setdefault(l3, None)
