@@ -223,10 +223,10 @@ def _conclude(run: _Run, dest: str, cex: Counterexample | None, cert: dict[str, 
     run.times["engines_s"] = time.monotonic() - run.start
     t0 = time.monotonic()
     run.warnings = _diagnostics(run) + (() if fault is None else (_fault_warning(run, fault),))
-    run.times["diagnostics_s"] = time.monotonic() - t0
-    t0 = time.monotonic()
+    t1 = time.monotonic()
     _deadlocks(run, cert)
-    run.times["deadlock_s"] = time.monotonic() - t0
+    if run.model.steps is not None:  # a Ser program: its warnings' table, the deadlock search
+        run.times.update(diagnostics_s=t1 - t0, deadlock_s=time.monotonic() - t1)
     if run.warnings:  # informational: the checker never reads them
         cert["producer"]["warnings"] = [w.json() for w in run.warnings]
     return _certify(run, dest, cert, str(engine), cex, check_timeout_s)
