@@ -343,10 +343,13 @@ def _part(sub: _Run, named: str) -> tuple[Counterexample | None, dict[str, Any] 
             return cex, None  # an execution of the whole too, certified and checked as one
         assert cert is not None
         engine = str(cert["producer"].get("engine", "proof"))
-        decided = _certify(sub, named, cert, engine, None, sub.hard - time.monotonic())
+        decided = _certify(sub, sub.path, cert, engine, None, sub.hard - time.monotonic())
         if decided.result.status == "serializable" and decided.text is not None:
             return None, json.loads(decided.text)
-        sub.reasons.append(decided.result.reason)
+        got = decided.result
+        sub.reasons.append(got.reason if got.status != "error" else
+                           f"{engine}'s certificate of the part was not accepted by the checker "
+                           f"({got.check_status}: {got.check_message}): a bug, please report it")
     return None, None
 
 
