@@ -6,8 +6,10 @@ others. The guess is checked like every conjunct: the invariant must keep it, el
 proof fails and the engine tries again without it.
 
 The quantities are the globals that every assignment in the program changes by an
-amount (`X := X + e`, `X := X - e`, `X := e + X`); the bound is their sum at most the
-largest sum seen in the given global states (the initial one, and those a search met).
+amount (`X := X + e`, `X := X - e`, `X := e + X`); the bound is their sum at most its
+initial value, guessed only when no global state a search met has a larger sum (money is
+moved, not made: deposits that raise the sum, as in the scale set's locked-K, would make
+the guess fail and the proof run twice).
 """
 
 from __future__ import annotations
@@ -41,10 +43,12 @@ def quantities(program: ast.Program) -> tuple[str, ...]:
 
 def guess_bounds(program: ast.Program, seen: Iterable[tuple[tuple[str, int], ...]]
                  ) -> tuple[Bound, ...]:  # fmt: skip
-    """Σ quantities ≤ the largest such sum in `seen` (global states, zeros left out) and
-    in the initial state; none when there are fewer than MIN_QUANTITIES quantities."""
+    """Σ quantities ≤ their initial sum, when no state of `seen` (global states, zeros left
+    out) has a larger one; none when there are fewer than MIN_QUANTITIES quantities."""
     xs = quantities(program)
     if len(xs) < MIN_QUANTITIES:
         return ()
-    most = max(sum(dict(env).get(x, 0) for x in xs) for env in [program.initial, *seen])
-    return ((tuple((x, 1) for x in xs), -most),)
+    first = sum(dict(program.initial).get(x, 0) for x in xs)
+    if any(sum(dict(env).get(x, 0) for x in xs) > first for env in seen):
+        return ()
+    return ((tuple((x, 1) for x in xs), -first),)
