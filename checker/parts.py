@@ -18,7 +18,7 @@ from typing import Any
 
 from checker.certificate import Limits
 from checker.errors import CheckerError, Invalid, Undecided, invalid
-from checker.model import Expr, parse_program
+from checker.model import Env, Expr, parse_program
 
 
 def _access(e: Expr) -> tuple[set[str], set[str]]:
@@ -34,11 +34,10 @@ def _access(e: Expr) -> tuple[set[str], set[str]]:
     return reads, writes
 
 
-def _restriction(data: dict[str, Any]) -> list[list[str]]:
-    """Each part's request kinds, after checking that its program is the restriction."""
-    if data["model"]["kind"] != "ser":
-        raise invalid("E-PARTS", "only a Ser program is split into parts")
-    initial, whole = parse_program(data["model"]["source"])
+def _restriction(data: dict[str, Any], initial: Env, whole: list[tuple[str, Expr]]
+                 ) -> list[list[str]]:  # fmt: skip
+    """Each part's request kinds, after checking that its program is the restriction of
+    the whole one (`initial`, `whole`: its initial globals and requests)."""
     names: list[list[str]] = []
     for i, part in enumerate(data["parts"], 1):
         if part["verdict"] != "serializable" or part["model"]["kind"] != "ser":
@@ -55,8 +54,7 @@ def _restriction(data: dict[str, Any]) -> list[list[str]]:
     return names
 
 
-def _independent(data: dict[str, Any], names: list[list[str]]) -> None:
-    _, whole = parse_program(data["model"]["source"])
+def _independent(whole: list[tuple[str, Expr]], names: list[list[str]]) -> None:
     acc = {r: _access(e) for r, e in whole}
     part = {n: i for i, kinds in enumerate(names) for n in kinds}
     for a, (_, wa) in acc.items():
@@ -76,8 +74,11 @@ def parts(data: dict[str, Any], limits: Limits, remaining: Callable[[], float]
     st: dict[str, Any] = {}
 
     def split() -> str:
-        st["names"] = names = _restriction(data)
-        _independent(data, names)
+        if data["model"]["kind"] != "ser":
+            raise invalid("E-PARTS", "only a Ser program is split into parts")
+        initial, whole = parse_program(data["model"]["source"])
+        st["names"] = names = _restriction(data, initial, whole)
+        _independent(whole, names)
         return f"{len(names)} independent parts"
 
     yield "parts", split

@@ -180,7 +180,7 @@ def decide(
             return decided
         rejected = decided  # a bug: said in the reasons, and the next engine goes on
         run.reasons.append(decided.result.reason)
-    fault = run.fault or (run.search.fault if run.search is not None else None)
+    fault = _fault(run)
     if fault is not None:  # docs/cli.md: "Errors next to a counterexample"
         raise fault
     run.times["engines_s"] = time.monotonic() - run.start
@@ -189,6 +189,11 @@ def decide(
     if rejected is None:
         return undecided
     return Decided(undecided.result, rejected.text, rejected.dest)  # the bug report is kept
+
+
+def _fault(run: _Run) -> SerError | None:
+    """The run-time error a stage or the explicit search met, if any."""
+    return run.fault or (run.search.fault if run.search is not None else None)
 
 
 def _candidates(run: _Run, use_proofs: bool
@@ -210,7 +215,7 @@ def _conclude(run: _Run, dest: str, cex: Counterexample | None, cert: dict[str, 
               check_timeout_s: float) -> Decided:
     """One engine's answer made a certificate, with the model's warnings and the deadlock
     search, and checked; status "error" when the checker refuses it."""
-    fault = run.fault or (run.search.fault if run.search is not None else None)
+    fault = _fault(run)
     if fault is not None and cex is None:  # docs/cli.md: "Errors next to a counterexample"
         raise fault
     engine = None if cert is None else str(cert["producer"].get("engine", "proof"))
@@ -321,7 +326,7 @@ def _parts(run: _Run) -> tuple[Counterexample | None, dict[str, Any] | None]:
         share = (run.deadline - time.monotonic()) / (len(groups) - k + 1)
         sub.hard, sub.deadline = run.hard, time.monotonic() + max(0.0, share)
         cex, cert = _part(sub, named)
-        run.fault = run.fault or sub.fault or (sub.search.fault if sub.search else None)
+        run.fault = run.fault or _fault(sub)
         if cert is None:
             run.times["parts_s"] = time.monotonic() - t0
             if cex is None:
