@@ -1,5 +1,5 @@
-"""Invariant formulas, walked as data by one translator with two back ends: exact integers
-(initiation) and pySMT terms for cvc5 (queries; pySMT imports z3 when it can, so z3 is
+"""Invariant formulas, walked as data by one translator with two back ends: pySMT terms for
+cvc5 here, exact integers in checker/obligations.py (queries; pySMT imports z3 when it can, so z3 is
 blocked while pySMT is first imported: the checker never loads it)."""
 
 from __future__ import annotations
@@ -39,35 +39,7 @@ Place = tuple[str, ...]  # a counter or variable an invariant names (checker/net
 Resolve = Callable[[Json], Place]  # place JSON -> place, raises Invalid(E-NAME)
 
 
-class Backend:
-    """Exact evaluation over Python integers and booleans."""
-
-    def const(self, n: int) -> Any:
-        return n
-
-    def lin(self, terms: list[tuple[int, Any]]) -> Any:
-        return sum(c * t for c, t in terms)
-
-    def ite(self, c: Any, a: Any, b: Any) -> Any:
-        return a if c else b
-
-    def boolean(self, v: bool) -> Any:
-        return v
-
-    def conj(self, xs: list[Any]) -> Any:
-        return all(xs)
-
-    def disj(self, xs: list[Any]) -> Any:
-        return any(xs)
-
-    def neg(self, x: Any) -> Any:
-        return not x
-
-    def cmp(self, op: str, a: Any, b: Any) -> Any:
-        return {"<=": a <= b, "<": a < b, "=": a == b, ">=": a >= b, ">": a > b}[op]
-
-
-class Smt(Backend):
+class Smt:
     """pySMT terms in a private environment (never the global one, never its factory)."""
 
     def __init__(self) -> None:
@@ -109,7 +81,7 @@ class Translator:
     """FORMULA / TERM JSON → back-end values. Depth is bounded by the JSON depth limit."""
 
     def __init__(
-        self, be: Backend, places: Callable[[Place], Any], aux: Mapping[str, Any], resolve: Resolve
+        self, be: Any, places: Callable[[Place], Any], aux: Mapping[str, Any], resolve: Resolve
     ) -> None:
         self.be, self.places, self.aux, self.resolve = be, places, aux, resolve
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from checker.certificate import Limits, integer
 from checker.errors import LimitError, SchemaError, invalid
-from checker.formula import Backend, Query, Smt, Translator
+from checker.formula import Query, Smt, Translator
 from checker.model import Expr, parse_program
 from checker.steps import Foot, Key, Linear, Local, Step, Steps, enumerate_steps, is_stutter
 
@@ -64,14 +64,8 @@ def _holds(d: int | None, op: str) -> bool:
 
 
 def _delta(li: Linear, d: dict[Key, int | None]) -> int | None:
-    total = 0
-    for key, c in li[0].items():
-        if key in d:
-            change = d[key]
-            if change is None:
-                return None
-            total += c * change
-    return total
+    changes = [(c, d[k]) for k, c in li[0].items() if k in d]
+    return None if any(v is None for _, v in changes) else sum(c * (v or 0) for c, v in changes)
 
 
 def shown(foot: dict[Local, Foot], m: Step) -> str:
@@ -93,7 +87,7 @@ class Inductive:
 
     def __init__(self, model: Json, domains: Json, inv: Json, limits: Limits,
                  remaining: Callable[[], float], counts: bool, groups: Json = (),
-                 bounds: Json = ()) -> None:
+                 bounds: Json = (), footprints: Json = ()) -> None:
         self.model, self.claim_domains, self.inv, self.limits = model, domains, inv, limits
         self.remaining, self.counts, self.groups = remaining, counts, groups
         self.grouped, self.member = dict[Key, list[Key]](), dict[Key, list[Key]]()
@@ -110,18 +104,17 @@ class Inductive:
         self.steps: Steps
         self.bounds: list[Linear] = []
         self.live: list[Step] = []
+        self.given = {(f["local"][0], f["local"][1]): Foot(  # checked as the steps run
+            tuple(sorted(set(f["reads"]))), tuple(sorted({*f["reads"], *f["writes"]})),
+            frozenset(f["writes"])) for f in footprints}
         self._query: Query | None = None
-        self._named: dict[str, Any] = {}
+        self.named: dict[str, Any] = {}  # the atoms a counter-model shows, as made
         self._sums: dict[int, Any] = {}  # a comparison's Σ lhs - rhs, by the JSON node
 
     def atom(self, key: Key) -> Any:
         if key not in self.var:
-            self.var[key] = self._named[_shown_name(key)] = self.smt.var(f"v{len(self.var)}")
+            self.var[key] = self.named[_shown_name(key)] = self.smt.var(f"v{len(self.var)}")
         return self.var[key]
-
-    def shown(self) -> dict[str, Any]:
-        """The variables a counter-model names (named as made; a failing query reads it)."""
-        return self._named
 
     def resolve(self, p: Json) -> Key:
         key = key_of(p)
@@ -180,7 +173,8 @@ class Inductive:
         return f"{len(self.dom)} globals with finite domains"
 
     def enumerate(self) -> str:
-        self.steps = s = enumerate_steps(self.blocks, self.dom, self.limits, self.bounds)
+        self.steps = s = enumerate_steps(self.blocks, self.dom, self.limits, self.bounds,
+                                             self.given)
         self.live = [m for m in s.moves if not is_stutter(m, s.foot[m.src])]
         for i, g in enumerate(self.groups):  # {"group": i}: the requests in any state of g
             self.grouped[key_of({"group": i})] = ks = [self.resolve({"local": p}) for p in g]
@@ -209,13 +203,13 @@ class Inductive:
 
     def at(self, loc: Local, low: int, fixed: dict[str, int]) -> Any:
         m = self.smt.m
-        parts = [m.GE(self.atom(("local", *loc)), m.Int(low))]
-        parts += [m.Equals(self.atom(("value", x)), m.Int(v)) for x, v in sorted(fixed.items())]
-        return m.And(parts)
+        return m.And(m.GE(self.atom(("local", *loc)), m.Int(low)), *[
+            m.Equals(self.atom(("value", x)), m.Int(v)) for x, v in sorted(fixed.items())])
 
     def initiation(self) -> str:
-        if not Translator(Backend(), lambda k: self.init.get(k[1], 0) if k[0] == "value" else 0,
-                          {}, self.resolve).form(self.inv):  # fmt: skip
+        at = self.formula(self.inv, lambda k: self.smt.const(self.init.get(k[1], 0) if k[0]
+                                                            == "value" else 0))  # fmt: skip
+        if not at.simplify().is_true():  # a closed formula: pySMT evaluates it
             raise invalid("E-INITIATION", "the invariant is false initially (no request)")
         return "the invariant holds initially"
 
@@ -225,7 +219,7 @@ class Inductive:
         s = self.steps
         gone = [(m, s.foot[m.src]) for m in s.escapes] + also
         pre = [self.at(m.src, 1, dict(zip(fp.reads, m.reads, strict=True))) for m, fp in gone]
-        if gone and (bad := self.query().unsat(self.smt.m.Or(pre), self.shown())) is not None:
+        if gone and (bad := self.query().unsat(self.smt.m.Or(pre), self.named)) is not None:
             raise invalid("E-ESCAPE", f"an escape or a step labelled dead can be taken ({bad})")
         return f"{len(gone)} escapes and dead transitions never enabled"
 
@@ -290,6 +284,6 @@ class Inductive:
                      if k[0] == "value" and dv is not None}  # fmt: skip
             pre = self.at(src, 0 if what.startswith("arrival") else 1, fixed)
             goal = m.Not(m.And([self.after(c, d, after) for c in open_]))
-            if (bad := self.query().unsat(m.And(pre, goal), self.shown())) is not None:
+            if (bad := self.query().unsat(m.And(pre, goal), self.named)) is not None:
                 raise invalid("E-CONSECUTION", f"the {what} breaks the invariant ({bad})")
         return f"{len(found)} transitions keep the invariant ({solved} needed the solver)"

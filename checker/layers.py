@@ -171,7 +171,7 @@ def check_attempts(ind: Any, b: Blocks, claim: list[Json], local: Any) -> str:
                             ind.atom(("value", v)), m.Int(x)) for x in sorted(opened)])))
                     elif pre[v] in opened:
                         raise invalid("E-ATTEMPT", f"{t.src[1]} changes an attempt's read at {v}")
-    if bad and (why := ind.query().unsat(m.Or(bad), ind.shown())) is not None:
+    if bad and (why := ind.query().unsat(m.Or(bad), ind.named)) is not None:
         raise invalid("E-ATTEMPT", f"a step changes what an attempt read, validated ({why})")
     return f"{len(b.heads)} attempts validated by their versions"
 

@@ -10,10 +10,39 @@ from typing import Any, cast
 
 from checker.certificate import Limits, integer
 from checker.errors import LimitError, SchemaError, invalid
-from checker.formula import Backend, Query, Resolve, Smt, Translator
+from checker.formula import Query, Resolve, Smt, Translator
 from checker.net import Place, TKey, place_text, transition_text
 from checker.semantics import Run, Semantics, apply
 from checker.serial_model import Json, Model, ascending, vector, vtext
+
+
+class Backend:
+    """Exact evaluation over Python integers and booleans."""
+
+    def const(self, n: int) -> Any:
+        return n
+
+    def lin(self, terms: list[tuple[int, Any]]) -> Any:
+        return sum(c * t for c, t in terms)
+
+    def ite(self, c: Any, a: Any, b: Any) -> Any:
+        return a if c else b
+
+    def boolean(self, v: bool) -> Any:
+        return v
+
+    def conj(self, xs: list[Any]) -> Any:
+        return all(xs)
+
+    def disj(self, xs: list[Any]) -> Any:
+        return any(xs)
+
+    def neg(self, x: Any) -> Any:
+        return not x
+
+    def cmp(self, op: str, a: Any, b: Any) -> Any:
+        return {"<=": a <= b, "<": a < b, "=": a == b, ">=": a >= b, ">": a > b}[op]
+
 
 Thunk = Callable[[], str]
 

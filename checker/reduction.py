@@ -13,7 +13,7 @@ from checker.certificate import Limits, integer
 from checker.errors import SchemaError, invalid
 from checker.invariant import Inductive, shown
 from checker.layers import Blocks, Composite, check_attempts, read_blocks, top_view
-from checker.steps import Foot, Key, Local, Step, Steps, is_stutter, refuted
+from checker.steps import Foot, Key, Local, Step, Steps, deferred, is_stutter, refuted
 
 Json = Any
 Thunk = Callable[[], str]
@@ -86,7 +86,7 @@ def reduction(data: Json, limits: Limits, remaining: Callable[[], float]
     model, claim = data["model"], data["reduction"]
     blocks: list[Json] = claim.get("blocks", [])
     ind = Inductive(model, claim["domains"], claim["invariant"], limits, remaining, False,
-                    claim.get("groups", []), claim.get("bounds", []))
+                    *(claim.get(k, []) for k in ("groups", "bounds", "footprints")))
     st: dict[str, Any] = {"b": Blocks(), "dead": []}
 
     def local(p: Json) -> Local:
@@ -110,7 +110,8 @@ def reduction(data: Json, limits: Limits, remaining: Callable[[], float]
         gone = dead | {m for ms in st["b"].tried.values() for m in ms}  # tried: at the commit
         top = s if not blocks else top_view(s, [m for m in s.moves if m not in gone],
                                             st["b"], ind.dom, limits.max_valuations)
-        live = [m for m in top.moves if not is_stutter(m, top.foot[m.src])]
+        wait = set() if blocks else deferred(top, ind.dom, ind.bounds)
+        live = [m for m in top.moves if not is_stutter(m, top.foot[m.src]) and m not in wait]
         label = st["label"] = _assign(claim["labels"], top.foot, live)
         st["top"], st["live"] = top, [m for m in live if label[m] != "D"]
         st["dead"] += [(m, top.foot[m.src]) for m, lab in label.items() if lab == "D"]
@@ -267,7 +268,7 @@ def _movers(view: Steps, orig: Steps, labels: dict[Step, str], partners: list[St
     # One query for all; only a failure is asked again step by step, to name the step.
     if asks and ind.query().unsat(m_.Or([q for *_, q in asks]), {}) is not None:
         for t, lab, first, q in asks:
-            if (bad := ind.query().unsat(q, ind.shown())) is not None:
+            if (bad := ind.query().unsat(q, ind.named)) is not None:
                 raise invalid(code, f"the step of {t.src[1]} at {shown(foot, t)} ({lab}) is not "
                               f"a {('left', 'right')[first]} mover, under the invariant ({bad})")
         raise invalid(code, "cvc5 contradicts itself on the mover obligations")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 from math import prod
 
 from checker.certificate import Limits
@@ -160,9 +161,11 @@ def valuations(xs: tuple[str, ...], dom: dict[str, tuple[int, ...]], bounds: lis
 
 
 def enumerate_steps(blocks: list[tuple[str, Expr]], domains: dict[str, tuple[int, ...]],
-                    limits: Limits, bounds: list[Linear]) -> Steps:
+                    limits: Limits, bounds: list[Linear], given: dict[Local, Foot]) -> Steps:
     """Every local state the requests reach through steps inside the domains, and the
-    outcomes of each at every valuation of its reads within the domains (and bounds)."""
+    outcomes of each at every valuation of its reads within the domains (and bounds); a
+    footprint `given` for a state is checked as it steps (a read or write outside it, or a
+    must-write left undone, is E-FOOTPRINT), as every footprint is."""
     states: dict[Local, tuple[Env, Expr]] = {}
     texts: dict[str, tuple[Env, Expr]] = {}
     named: dict[Expr, tuple[frozenset[str], str]] = {}  # the same few ends of every valuation
@@ -195,7 +198,7 @@ def enumerate_steps(blocks: list[tuple[str, Expr]], domains: dict[str, tuple[int
         if e[0] == "int":
             final[loc] = e[1]
             continue
-        foot[loc] = fp = footprint(e)
+        foot[loc] = fp = given.get(loc) or footprint(e)
         if missing := [x for x in fp.touched if x not in domains]:
             raise CheckerError(f"global {missing[0]} has no domain", code="E-DOMAIN")
         evaluated += 0 if bounds else prod(len(domains[x]) for x in fp.reads)  # fail at once
@@ -223,9 +226,35 @@ def enumerate_steps(blocks: list[tuple[str, Expr]], domains: dict[str, tuple[int
                 (moves if inside else escapes).append(step)
                 if len(moves) + len(escapes) > limits.max_valuations:
                     raise LimitError(f"more than {limits.max_valuations} transitions")
+    if stray := set(given) - set(foot):
+        raise CheckerError(f"a footprint for {min(stray)[1]}: no local state that steps",
+                           code="E-NAME")
     return Steps(entries, foot, final, tuple(moves), tuple(escapes))
 
 
 def is_stutter(s: Step, fp: Foot) -> bool:
     """Changes nothing: the same local state, every touched global read and unchanged."""
     return s.dst == s.src and len(fp.touched) == len(fp.reads) and s.after == s.reads
+
+
+def deferred(s: Steps, dom: dict[str, tuple[int, ...]], bounds: list[Linear]) -> set[Step]:
+    """Steps into a wait (docs/certificates.md, "Deferred steps"): E → S changing no global,
+    where E has, at each valuation of its reads, every outcome of S there that changes
+    something."""
+    outs: dict[tuple[Local, Values], set[tuple[Local, Values]]] = {}
+    for m in s.moves + s.escapes:
+        outs.setdefault((m.src, m.reads), set()).add((m.dst, m.after))
+
+    @cache
+    def covers(src: Local, dst: Local) -> bool:
+        e, w = s.foot[src], s.foot[dst]
+        for vals in valuations(e.reads, dom, bounds) if set(w.touched) <= set(e.reads) else ():
+            at, mine = dict(zip(e.reads, vals, strict=True)), outs.get((src, vals), set())
+            for d, after in outs.get((dst, tuple(at[x] for x in w.reads)), ()):
+                end = {**at, **dict(zip(w.touched, after, strict=True))}
+                if (d, end) != (dst, at) and (d, tuple(end[x] for x in e.reads)) not in mine:
+                    return False
+        return set(w.touched) <= set(e.reads)
+
+    return {m for m in s.moves if m.dst != m.src and m.dst in s.foot and m.after == m.reads
+            and s.foot[m.src].touched == s.foot[m.src].reads and covers(m.src, m.dst)}

@@ -59,7 +59,7 @@ class ProgramSteps:
         self._source, self._path = source, path
         self._locals: dict[str, _Local] = {}
         self._footprints: dict[str, tuple[Footprint, _Runner]] = {}
-        self._by_expr: dict[int, tuple[ast.Expr, tuple[Footprint, _Runner]]] = {}
+        self._by_expr: dict[tuple[int, Footprint], tuple[ast.Expr, tuple[Footprint, _Runner]]] = {}
         self._steps: dict[tuple[str, Values], tuple[Outcome, ...]] = {}
         entries = []
         for start in request_starts(program):
@@ -100,14 +100,14 @@ class ProgramSteps:
     def _scoped(self, name: str) -> tuple[Footprint, _Runner]:
         got = self._footprints.get(name)
         if got is None:
-            # A footprint is a function of the residual program alone, and local states
-            # that differ only in their locals share that node: walk it once.
-            expr = self._locals[name].expr
-            shared = self._by_expr.get(id(expr))
-            if shared is None or shared[0] is not expr:
-                fp = footprint(expr)
-                shared = self._by_expr[id(expr)] = (
-                    expr, (fp, replace(self._runner, readable=fp.reads, writable=fp.touched)))
+            # A footprint is a function of the residual program and the locals its
+            # conditions read: local states that differ elsewhere share one (and its runner).
+            loc = self._locals[name]
+            fp = footprint(loc.expr, loc.env)
+            shared = self._by_expr.get((id(loc.expr), fp))
+            if shared is None or shared[0] is not loc.expr:  # ids outlive no node: kept here
+                shared = self._by_expr[(id(loc.expr), fp)] = (
+                    loc.expr, (fp, replace(self._runner, readable=fp.reads, writable=fp.touched)))
             got = self._footprints[name] = shared[1]
         return got
 

@@ -20,8 +20,8 @@ from prover.frontend import ast
 from prover.frontend.parts import nodes
 from prover.reduction.table import Bound
 
-MIN_QUANTITIES = 3
-"""Fewer quantities than this: no bound (a product of two domains is cheap to step)."""
+MIN_QUANTITIES = 2
+"""Fewer quantities than this: no bound (one global's own domain bounds it)."""
 
 
 def _changes_by_amount(a: ast.Assign) -> bool:
@@ -31,24 +31,41 @@ def _changes_by_amount(a: ast.Assign) -> bool:
                 v.right, ast.Var) and v.right.name == a.name)  # fmt: skip
 
 
-def quantities(program: ast.Program) -> tuple[str, ...]:
-    """The globals assigned somewhere, always by an amount, sorted."""
-    by_amount: dict[str, bool] = {}
+def _assigned(program: ast.Program) -> dict[str, list[ast.Assign]]:
+    out: dict[str, list[ast.Assign]] = {}
     for r in program.requests:
         for n in nodes(r.body):
             if isinstance(n, ast.Assign) and not ast.is_local_name(n.name):
-                by_amount[n.name] = by_amount.get(n.name, True) and _changes_by_amount(n)
-    return tuple(sorted(x for x, ok in by_amount.items() if ok))
+                out.setdefault(n.name, []).append(n)
+    return out
+
+
+def quantities(program: ast.Program) -> tuple[str, ...]:
+    """The globals assigned somewhere, always by an amount, sorted."""
+    return tuple(sorted(x for x, assigns in _assigned(program).items()
+                        if all(map(_changes_by_amount, assigns))))
+
+
+def computed(program: ast.Program) -> tuple[str, ...]:
+    """The globals some assignment gives a computed value (not a literal), sorted: the
+    balances of a transfer that reads them into locals under a lock and writes `bi - 1`
+    back, beside the flags and locks that only ever get literals."""
+    return tuple(sorted(x for x, assigns in _assigned(program).items()
+                        if any(not isinstance(a.value, ast.Num) for a in assigns)))
 
 
 def guess_bounds(program: ast.Program, seen: Iterable[tuple[tuple[str, int], ...]]
                  ) -> tuple[Bound, ...]:  # fmt: skip
     """Σ quantities ≤ their initial sum, when no state of `seen` (global states, zeros left
-    out) has a larger one; none when there are fewer than MIN_QUANTITIES quantities."""
-    xs = quantities(program)
-    if len(xs) < MIN_QUANTITIES:
-        return ()
-    first = sum(dict(program.initial).get(x, 0) for x in xs)
-    if any(sum(dict(env).get(x, 0) for x in xs) > first for env in seen):
-        return ()
-    return ((tuple((x, 1) for x in xs), -first),)
+    out) has a larger one; the quantities are those changed by an amount, else the globals
+    given computed values (the same law, however the program spells the move); none when
+    there are fewer than MIN_QUANTITIES of them."""
+    states = [dict(env) for env in seen]
+    initial = dict(program.initial)
+    for xs in dict.fromkeys((quantities(program), computed(program))):
+        if len(xs) < MIN_QUANTITIES:
+            continue
+        first = sum(initial.get(x, 0) for x in xs)
+        if all(sum(env.get(x, 0) for x in xs) <= first for env in states):
+            return ((tuple((x, 1) for x in xs), -first),)
+    return ()

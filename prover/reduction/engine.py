@@ -21,9 +21,11 @@ import z3
 from prover.certificate.groups import grouped
 from prover.errors import CompileError
 from prover.frontend import ast
+from prover.frontend.footprint import footprint
 from prover.frontend.steps import ProgramSteps
 from prover.reduction.attempts import Attempt as Attempt_
 from prover.reduction.attempts import composite_commits, exposed, find_attempts, validate
+from prover.reduction.defer import deferred
 from prover.reduction.guards import conservation_laws, sampled, value_sets
 from prover.reduction.houdini import houdini
 from prover.reduction.invariant import (
@@ -88,7 +90,8 @@ def prove_by_reduction(steps: ProgramSteps, *, deadline: float | None = None,
     an attempt that spends them says so (`spent`). `table`: the steps on their domains,
     when an earlier attempt grew them already."""
     try:
-        t = table if table is not None else grow_domains(steps, limits or Limits(), bounds)
+        t = table if table is not None else grow_domains(steps, limits or Limits(), bounds,
+                                                         deadline)
     except TableTooLarge as exc:
         return Attempt(None, f"reduction: {exc}")
     except CompileError as exc:  # at a valuation of the domains no execution need reach
@@ -201,9 +204,11 @@ def _round(steps: ProgramSteps, t: Table, live: list[Move], cands: list[Conjunct
     if isinstance(layered, str) and found:
         layered = _layered(t, live, dead, inv, solver, deadline, blocks, True)
     if isinstance(layered, str):
-        movers = Movers(t, live, inv, solver)
-        plain = _labels(t, live, movers, deadline)
-        layered = Layered(t, live, plain, [], {}, [], ((movers, plain),)) \
+        waits = deferred(t, live)  # docs/certificates.md, "Deferred steps"
+        view = [m for m in live if m not in waits]
+        movers = Movers(t, view, inv, solver)
+        plain = _labels(t, view, movers, deadline)
+        layered = Layered(t, view, plain, [], {}, [], ((movers, plain),)) \
             if isinstance(plain, dict) else plain if not found else \
             f"{plain}; blocks: {why or layered}"
     stats["solver_queries"], stats["solver_units"] = solver.queries, solver.units
@@ -214,19 +219,22 @@ def _round(steps: ProgramSteps, t: Table, live: list[Move], cands: list[Conjunct
     small = pruned(t, every, inv, _needs(t, live, inv, refuters, layered, solver), solver)
     stats["conjuncts_kept"], stats["prune_queries"] = len(small.invariant), small.queries
     stats["prune_units"] = small.units
-    evidence = _evidence(t, layered, labels, merged(small.invariant))
+    narrow = _footprints_json(steps, t)
+    evidence = _evidence(t, layered, labels, merged(small.invariant), narrow)
     full = None if len(small.invariant) == len(inv) else partial(  # made only if needed
-        _evidence, t, layered, labels, merged(inv))
+        _evidence, t, layered, labels, merged(inv), narrow)
     return attempt(evidence, "", fallback=full,
                    explanation=_explain(steps, t, top, layered, merged(small.invariant)))
 
 
 def _evidence(t: Table, layered: Layered, labels: dict[Group, str],
-              conjuncts: list[Conjunct]) -> dict[str, Any]:
+              conjuncts: list[Conjunct], narrow: list[dict[str, Any]]) -> dict[str, Any]:
     """The certificate's `reduction` member for an invariant of these conjuncts."""
     invariant, groups = grouped(_invariant_json(conjuncts))
     evidence: dict[str, Any] = {"domains": _domains_json(t), "invariant": invariant,
                                 "labels": _labels_json(layered.top, layered.live, labels)}
+    if narrow:
+        evidence["footprints"] = narrow
     if t.bounds:
         evidence["bounds"] = [b.json() for b in bound_conjuncts(t)]
     if layered.attempts or layered.sections:
@@ -238,6 +246,18 @@ def _evidence(t: Table, layered: Layered, labels: dict[Group, str],
     if groups:
         evidence["groups"] = groups
     return evidence
+
+
+def _footprints_json(steps: ProgramSteps, t: Table) -> list[dict[str, Any]]:
+    """The footprints narrower than their residual program's syntax says (an `if` the
+    locals settle), which the checker is told and checks as the steps run."""
+    out = []
+    for loc, reads in sorted(t.reads.items()):
+        wide = footprint(steps.local(t.program[loc[1]]).expr)
+        if (wide.read_names, wide.writes) != (reads, t.writes[loc]):
+            out.append({"local": list(loc), "reads": list(reads),
+                        "writes": sorted(t.writes[loc])})
+    return out
 
 
 def _needs(t: Table, live: list[Move], inv: list[Conjunct], refuters: dict[Group, Linear],

@@ -10,6 +10,7 @@ smallest and largest integer literal or initial value). A value outside stays an
 from __future__ import annotations
 
 import itertools
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -140,8 +141,9 @@ def constants(program: ast.Program) -> tuple[int, int]:
 
 
 def build_table(steps: ProgramSteps, domains: Domains, limits: Limits,
-                bounds: tuple[Bound, ...] = ()) -> Table:
-    """The transitions of every local state reached from the requests' initial ones."""
+                bounds: tuple[Bound, ...] = (), deadline: float | None = None) -> Table:
+    """The transitions of every local state reached from the requests' initial ones (by
+    `deadline`, else TableTooLarge: the limits bound the work, the deadline the run)."""
     program: dict[str, str] = {}
     canonical: dict[str, str] = {}
 
@@ -171,6 +173,8 @@ def build_table(steps: ProgramSteps, domains: Domains, limits: Limits,
             final[src] = answer
             continue
         fp = steps.footprint(name)
+        if deadline is not None and time.monotonic() > deadline:
+            raise TableTooLarge("out of time stepping the local states")
         reads[src], touched[src], writes[src] = fp.read_names, fp.touched_names, fp.writes
         if not bounds:  # else counted as they come
             stepped += prod(len(domains[x]) for x in fp.read_names)
@@ -195,7 +199,8 @@ def build_table(steps: ProgramSteps, domains: Domains, limits: Limits,
                  tuple(moves), tuple(escapes), program, canonical, bounds)
 
 
-def grow_domains(steps: ProgramSteps, limits: Limits, bounds: tuple[Bound, ...] = ()) -> Table:
+def grow_domains(steps: ProgramSteps, limits: Limits, bounds: tuple[Bound, ...] = (),
+                 deadline: float | None = None) -> Table:
     """Domains closed under the steps, and their table: a written value joins its global's
     domain when it lies within the program's constants, or when the step reads the global
     and the request's own earlier steps read or wrote the value it reads here (a guard:
@@ -206,7 +211,7 @@ def grow_domains(steps: ProgramSteps, limits: Limits, bounds: tuple[Bound, ...] 
     beyond: dict[str, int] = {}  # rounds in which a guarded write took x past the constants
     while True:
         table = build_table(steps, {x: tuple(sorted(d)) for x, d in domains.items()}, limits,
-                            bounds)
+                            bounds, deadline)
         live = [m for m in table.moves if not table.is_stutter(m)]
         guards: dict[str, dict[Local, Guarded]] = {}
         grown: dict[str, Move] = {}  # the globals grown past the constants, by whom

@@ -150,7 +150,7 @@ def reduction_forgeries(valid: Json, twin: str) -> list[Json]:
     domains = [given.get(x, {"global": x, "range": [0, 3]}) for x in sorted(names)]
     dom = {d["global"]: tuple(range(d["range"][0], d["range"][1] + 1)) if "range" in d
            else tuple(d["values"]) for d in domains}
-    steps = enumerate_steps(blocks, dom, Limits(), [])
+    steps = enumerate_steps(blocks, dom, Limits(), [], {})
     for first, rest in (("N", "N"), ("R", "N"), ("N", "L"), ("R", "L"), ("B", "B")):
         for invariant in (valid["reduction"]["invariant"], True):
             forged = moved(valid, twin)

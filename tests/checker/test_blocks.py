@@ -70,7 +70,7 @@ def _states(source: str, domains: Json) -> Any:
     init, blocks = parse_program(source)
     dom = {d["global"]: tuple(range(d["range"][0], d["range"][1] + 1)) if "range" in d
            else tuple(d["values"]) for d in domains}
-    return enumerate_steps(blocks, dom, Limits(), [])
+    return enumerate_steps(blocks, dom, Limits(), [], {})
 
 
 @pytest.mark.parametrize("name, version", [("cas", "C0"), ("occ", "V0"), ("seqlock", "S")])

@@ -17,7 +17,7 @@ from checker.certificate import Limits
 from checker.steps import enumerate_steps, valuations
 from prover.certificate.write import make_certificate, producer
 from prover.frontend.load import load_source
-from prover.reduction.bounds import guess_bounds, quantities
+from prover.reduction.bounds import computed, guess_bounds, quantities
 from prover.reduction.engine import prove_by_reduction
 
 Json = Any
@@ -69,8 +69,24 @@ def test_the_guess_sums_the_accounts() -> None:
     assert guess_bounds(program.program, [(("A1", 2),)]) == (
         ((("A0", 1), ("A1", 1), ("A2", 1), ("A3", 1)), -2),)
     assert guess_bounds(program.program, [(("A1", 3),)]) == ()  # a sum that grew: no guess
-    few = load_source("request r { X := X + 1; Y := Y - 1; 0 }", "ser", lazy=True).steps
-    assert few is not None and guess_bounds(few.program, ()) == ()
+    one = load_source("request r { X := X + 1; 0 }", "ser", lazy=True).steps
+    assert one is not None and guess_bounds(one.program, ()) == ()  # its domain bounds it
+    two = load_source("request r { X := X + 1; Y := Y - 1; 0 }", "ser", lazy=True).steps
+    assert two is not None and guess_bounds(two.program, ()) == (((("X", 1), ("Y", 1)), 0),)
+
+
+def test_balances_written_from_locals_are_quantities_too() -> None:
+    """A transfer that reads both balances into locals under its locks and writes back
+    `bi - 1` and `bj + 1` conserves the sum as much as `A := A - 1` does; flags and locks
+    that only ever get literals are not summed."""
+    src = ("global B0 := 2, B1 := 1;\n"
+           "request t { L := 1; bi := B0; bj := B1; yield; B0 := bi - 1; B1 := bj + 1; L := 0; 0 }")
+    steps = load_source(src, "ser", lazy=True).steps
+    assert steps is not None and quantities(steps.program) == ()
+    assert computed(steps.program) == ("B0", "B1")
+    assert guess_bounds(steps.program, [(("B0", 1), ("B1", 2))]) == (
+        ((("B0", 1), ("B1", 1)), -3),)
+    assert guess_bounds(steps.program, [(("B0", 2), ("B1", 2))]) == ()
 
 
 def test_valuations_meet_the_bound_and_keep_product_order() -> None:
@@ -85,7 +101,7 @@ def test_valuations_meet_the_bound_and_keep_product_order() -> None:
 def test_a_bounded_proof_is_valid_and_steps_fewer_valuations(bank4: Json) -> None:
     assert "bounds" in bank4["reduction"]
     assert _status(bank4) == ("valid", None)
-    full = enumerate_steps([("r", ("var", "A0"))], {"A0": (0, 1, 2)}, Limits(), [])
+    full = enumerate_steps([("r", ("var", "A0"))], {"A0": (0, 1, 2)}, Limits(), [], {})
     assert len(full.moves) == 3
 
 
