@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from prover.errors import Diagnostic
 from prover.frontend import ast
+from prover.frontend.footprint import Known, truth
 
 
 def lint(program: ast.Program, path: str = "<string>") -> tuple[Diagnostic, ...]:
@@ -99,10 +100,11 @@ def _assigned(e: ast.Expr, done: frozenset[str], unset: dict[str, ast.Var]) -> f
         return _assigned(e.arg, done, unset)
     if isinstance(e, ast.Seq):
         node: ast.Expr = e
+        known: Known = dict.fromkeys(_locals(e))  # what the statements before set literally
         while isinstance(node, ast.Seq):  # along the right spine: no recursion per statement
-            done = _assigned(node.first, done, unset)
+            done = _statement(node.first, done, unset, known)
             node = node.rest
-        return _assigned(node, done, unset)
+        return _statement(node, done, unset, known)
     if isinstance(e, ast.Binary):
         left = _assigned(e.left, done, unset)
         right = _assigned(e.right, left, unset)
@@ -115,3 +117,24 @@ def _assigned(e: ast.Expr, done: frozenset[str], unset: dict[str, ast.Var]) -> f
         _assigned(e.body, cond, unset)
         return cond
     return done
+
+
+def _statement(e: ast.Expr, done: frozenset[str], unset: dict[str, ast.Var],
+               known: Known) -> frozenset[str]:  # fmt: skip
+    """One statement of a sequence, after statements that left the locals `known` (kept up
+    to date): a `while` whose condition they make true runs its body at least once, so
+    `ok := 0; while (ok == 0) { old := C; ... }; old` reads `old` after it is set."""
+    if isinstance(e, ast.While) and truth(e.cond, known):
+        after = _assigned(e.body, _assigned(e.cond, done, unset), unset)
+    else:
+        after = _assigned(e, done, unset)
+    known.update(dict.fromkeys(n.name for n in _nodes(e) if isinstance(n, ast.Assign)
+                               and ast.is_local_name(n.name)))
+    if isinstance(e, ast.Assign) and isinstance(e.value, ast.Num):
+        known[e.name] = e.value.value
+    return after
+
+
+def _locals(e: ast.Expr) -> set[str]:
+    return {n.name for n in _nodes(e)
+            if isinstance(n, (ast.Var, ast.Assign)) and ast.is_local_name(n.name)}

@@ -252,3 +252,20 @@ def test_a_global_only_ever_read_is_warned_about() -> None:
     for src, code in said.items():
         assert [w.code for w in load_source(src, "ser").warnings] == [code], src
     assert load_source("request a { X := 1 } request b { X }", "ser").warnings == ()
+
+
+def test_a_retry_loop_that_surely_runs_once_sets_what_it_reads_after() -> None:
+    """`ok := 0; while (ok == 0) { old := C; ... }; old`: the loop runs at least once
+    (the statements before it make its condition true), so `old` is set when read after
+    it; a loop whose condition the locals do not settle may run zero times."""
+    retry = ("global C := 0; request inc { ok := 0; while (ok == 0) { old := C; yield; "
+             "if (C == old) { C := (old + 1) % 3; ok := 1 } else { 0 } }; old }")
+    assert load_source(retry, "ser").warnings == ()
+    sat = ("global C := 0; request inc { r := -1; while (r < 0) { v := C; yield; "
+           "if (C == v) { C := (v + 1) % 3; r := v } else { 0 } }; v + r }")
+    assert load_source(sat, "ser").warnings == ()
+    maybe = "global C := 0; request inc { while (C == 0) { x := 1; yield }; C := 1; x }"
+    assert [w.code for w in load_source(maybe, "ser").warnings] == ["W-UNSET-LOCAL"]
+    reset = ("global C := 0; request inc { ok := 0; ok := C; while (ok == 0) { x := 1; "
+             "yield; ok := C }; x }")
+    assert "W-UNSET-LOCAL" in [w.code for w in load_source(reset, "ser").warnings]
