@@ -36,6 +36,21 @@ def check_destination(dest: str, inputs: Sequence[str], what: str = "certificate
         raise UsageError(f"{dest} is a directory; give a file name for the {what}")
     if not stat.S_ISREG(st.st_mode):
         raise UsageError(f"refusing to replace {dest}: it exists and is not a regular file")
+    if what == "certificate" and not _replaceable(dest):
+        raise UsageError(f"refusing to replace {dest}: it exists and is not a certificate (a "
+                         "model of another run, a file of yours?); remove it or give another "
+                         "path")
+
+
+def _replaceable(path: str) -> bool:
+    """An earlier certificate, or an empty file: `ser-prove dcl.ser -o cas2.ser` once
+    replaced the model cas2.ser with a certificate."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(256)
+    except OSError:
+        return False
+    return not head.strip() or b'"ser-certificate/' in head
 
 
 def check_folder(dest: str, inputs: Sequence[str], what: str = "certificates") -> None:

@@ -72,10 +72,25 @@ def test_same_model_twice_in_out_dir_is_fine(tmp_path: Path) -> None:
 def test_existing_regular_certificate_is_replaced(tmp_path: Path) -> None:
     m = _model(tmp_path)
     dest = tmp_path / "old.json"
-    dest.write_text("old")
+    dest.write_text('{"format": "ser-certificate/1", "verdict": "serializable"}')
     assert main([str(m), "-o", str(dest), "--quiet"]) == 1
-    assert dest.read_text().startswith("{")
+    assert '"model"' in dest.read_text()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.ser", "old.json"]
+    empty = tmp_path / "empty.json"
+    empty.write_text("")
+    assert main([str(m), "-o", str(empty), "--quiet"]) == 1
+    assert empty.read_text().startswith("{")
+
+
+@pytest.mark.parametrize("command", [[], ["ltl", "-f", "[] (X <= 1)", "-k", "1"]])
+def test_a_file_that_is_no_certificate_is_never_replaced(
+        tmp_path: Path, command: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """`ser-prove dcl.ser -o cas2.ser` once replaced another model with a certificate."""
+    m, other = _model(tmp_path), _model(tmp_path, "cas2.ser", SER)
+    args = [*command, str(m), "-o", str(other)] if command else [str(m), "-o", str(other)]
+    assert main(args) == 2
+    assert other.read_text() == SER
+    assert "is not a certificate" in capsys.readouterr().err
 
 
 def test_check_destination_directly(tmp_path: Path) -> None:
