@@ -92,6 +92,8 @@ def size_lines(sizes: dict[str, dict[str, int] | None] | None) -> list[str]:
 def advice(result: ProveResult) -> list[str]:
     """What to try after an undecided run, from its reasons."""
     why = " ".join([result.reason, *result.reasons])
+    if why.startswith("--timeout 0"):
+        return ["a --timeout above 0 (0 only reads and checks the model)"]
     out = []
     if "time limit" in why or "out of time" in why:
         out.append("a larger --timeout")

@@ -173,6 +173,8 @@ def decide(
     reduction again, the wide search, the proof portfolio, a second explicit search,
     BMC), then the certificate and its check."""
     run = _load(path, timeout_s, progress, state_bound, ns_choice, data)
+    if timeout_s <= 0:  # docs/cli.md: the model is read and checked, no engine runs
+        return run.undecided("--timeout 0: the model was read, no engine ran")
     rejected: Decided | None = None  # the last certificate the checker refused
     for cex, cert in _candidates(run, use_proofs):
         decided = _conclude(run, dest, cex, cert, check_timeout_s)

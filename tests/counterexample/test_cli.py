@@ -56,7 +56,9 @@ def test_no_budget_is_undecided(tmp_path: Path, capsys: pytest.CaptureFixture[st
     ser = tmp_path / "ser.ser"
     ser.write_text("request main { X := X + 1; X := X - 1; 0 }\n")
     assert main([str(ser), "--timeout", "0"]) == 3
-    assert "undecided" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "undecided" in out and "no engine ran" in out  # not "no counterexample with ≤ n"
+    assert "counterexample" not in out
     assert not Path(f"{ser}.cert.json").exists()
 
 
