@@ -7,7 +7,7 @@ import math
 from collections.abc import Callable
 
 from prover.errors import UsageError
-from prover.frontend.load import DEFAULT_NS, DEFAULT_STATE_BOUND, NS_CHOICES
+from prover.frontend.choices import DEFAULT_NS, DEFAULT_STATE_BOUND, NS_CHOICES
 from prover.run.deadline import MEMORY_LIMIT_BYTES
 
 

@@ -18,6 +18,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from prover.commands.options import (
     add_model_options,
@@ -26,9 +27,11 @@ from prover.commands.options import (
     seconds,
 )
 from prover.commands.progress import Progress
-from prover.commands.report import InputFailure, Outcome, Reporter
 from prover.errors import SerError, UsageError
-from prover.run.pipeline import ProveResult, prove_models
+
+if TYPE_CHECKING:  # the run's modules load when it runs: `--help` needs none of them
+    from prover.commands.report import Outcome
+    from prover.run.pipeline import ProveResult
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -88,6 +91,8 @@ def _cert_path(path: str, args: argparse.Namespace) -> str | None:
 
 def _outcome(path: str, result: ProveResult | SerError, args: argparse.Namespace) -> Outcome:
     """A settled model as the reporter's data; writes its artifacts if asked."""
+    from prover.commands.report import InputFailure
+
     if isinstance(result, SerError):
         return InputFailure.of(path, result)
     if result.status == "error" and not result.check_status:  # a crash, not a verdict
@@ -103,6 +108,9 @@ def _outcome(path: str, result: ProveResult | SerError, args: argparse.Namespace
 
 
 def run(args: argparse.Namespace) -> int:
+    from prover.commands.report import Reporter
+    from prover.run.pipeline import prove_models
+
     models: list[str] = args.models
     if args.output and len(models) != 1:
         raise UsageError("-o/--output needs exactly one MODEL")

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from prover.frontend import ast
 from prover.frontend.ast import env_text
-from prover.frontend.compile import DEFAULT_STATE_BOUND, EMPTY, Env, bound_error
+from prover.frontend.choices import DEFAULT_STATE_BOUND
+from prover.frontend.compile import EMPTY, Env, bound_error
 from prover.frontend.steps import ProgramSteps
 from prover.ns import NetworkSystem, RequestEntry, ResponseEntry, StepOrigin, Transition
 

@@ -32,8 +32,6 @@ from prover.frontend import ast
 from prover.frontend.ast import Expr, is_local_name, local_text
 from prover.frontend.parser import location
 
-DEFAULT_STATE_BOUND = 100_000
-
 Env = tuple[tuple[str, int], ...]
 Lines = frozenset[int]
 # An outcome: (residual or None when the expression returned, value, local, global, lines)

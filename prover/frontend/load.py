@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Literal
 
 from prover.errors import Diagnostic, InputFileError
+from prover.frontend.choices import DEFAULT_NS, DEFAULT_STATE_BOUND, NS_CHOICES, NsChoice
 from prover.frontend.closure import compile_program
-from prover.frontend.compile import DEFAULT_STATE_BOUND
 from prover.frontend.files import read_model_bytes
 from prover.frontend.lint import lint
 from prover.frontend.nsjson import load_ns_json
@@ -37,11 +37,8 @@ __all__ = [
     "load_source",
 ]
 
-NsChoice = Literal["reachable", "closure"]
-NS_CHOICES: tuple[NsChoice, ...] = ("reachable", "closure")
-DEFAULT_NS: NsChoice = "reachable"
-"""The restricted NS (DESIGN.md, "Restricted network systems"); `closure` is the
-reference's Cartesian construction, kept so that the paper's sizes stay comparable."""
+# DEFAULT_NS: the restricted NS (DESIGN.md, "Restricted network systems"); `closure` is
+# the reference's Cartesian construction, kept so that the paper's sizes stay comparable.
 
 _KINDS: dict[str, Literal["ser", "ns-json"]] = {".ser": "ser", ".json": "ns-json"}
 MODEL_SUFFIXES = tuple(_KINDS)

@@ -18,7 +18,8 @@ from collections.abc import Callable, Sequence
 
 from prover.frontend import ast
 from prover.frontend.ast import env_text
-from prover.frontend.compile import DEFAULT_STATE_BOUND, EMPTY, Env, bound_error
+from prover.frontend.choices import DEFAULT_STATE_BOUND
+from prover.frontend.compile import EMPTY, Env, bound_error
 from prover.frontend.coverability import Coverability, CoverabilityBound, coverability_set, restrict
 from prover.frontend.steps import ProgramSteps
 from prover.ns import (

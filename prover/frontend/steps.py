@@ -18,8 +18,8 @@ from dataclasses import dataclass, replace
 from prover.errors import CompileError
 from prover.frontend import ast
 from prover.frontend.ast import local_text
+from prover.frontend.choices import DEFAULT_STATE_BOUND
 from prover.frontend.compile import (
-    DEFAULT_STATE_BOUND,
     Env,
     FootprintError,
     Lines,
