@@ -258,10 +258,8 @@ def _report(args: argparse.Namespace, verdict: str, why: str, searched: Searched
         return
     if fallback:
         print(f"{args.model}: note: {fallback}", file=sys.stderr)
-    if searched is not None and searched.constant:
-        said = ", ".join(f"`{a}` is always {str(v).lower()}" for a, v in searched.constant)
-        print(f"{args.model}: note: on every reachable state with at most {requests}, {said}: "
-              "the verdict does not depend on them", file=sys.stderr)
+    for note in _vacuity(searched.constant if searched is not None else (), verdict, requests):
+        print(f"{args.model}: note: {note}", file=sys.stderr)
     if verdict == "always":
         how = "an inductive invariant on the per-variable steps implies p" \
             if searched is not None and searched.certificate is not None and \
@@ -289,3 +287,17 @@ def _report(args: argparse.Namespace, verdict: str, why: str, searched: Searched
         return
     print(f"{args.model}: {verdict}: {why}", file=sys.stderr if verdict == "rejected" else
           sys.stdout)
+
+
+def _vacuity(constant: tuple[tuple[str, bool], ...], verdict: str, requests: str
+             ) -> list[str]:  # fmt: skip
+    """What a constant atom says of the verdict: an atom never true in a formula that holds
+    may make it hold vacuously (`[] (p -> q)` with p never true); one always true there is
+    the answer itself (`[] (IN <= 1)`), not a note."""
+    shown = [(a, v) for a, v in constant if not (v and verdict in ("holds", "always"))]
+    if not shown:
+        return []
+    said = ", ".join(f"`{a}` is always {str(v).lower()}" for a, v in shown)
+    why = "a formula that holds because of that may hold vacuously" \
+        if verdict in ("holds", "always") else "the verdict does not depend on them"
+    return [f"on every reachable state with at most {requests}, {said}: {why}"]

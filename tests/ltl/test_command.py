@@ -208,3 +208,16 @@ def test_spins_notation_means_ours(spin: str, ours: str, tmp_path: Path,
         if cert.exists():
             assert check_certificate(cert.read_text()).status == "valid"
     assert got[0] == got[1]
+
+
+def test_a_bare_invariant_that_holds_gets_no_vacuity_note(tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """`[] (X <= 1)` holds because `X <= 1` is always true: that is the answer, not a note
+    (it read "the verdict does not depend on them", as a fault); an atom never true in a
+    formula that holds is said, since the formula may hold vacuously."""
+    out = tmp_path / "c.json"
+    assert main(["ltl", LOCK, "-k", "2", "-f", "[] (X <= 1)", "-o", str(out)]) == 0
+    assert "note:" not in capsys.readouterr().err
+    assert main(["ltl", LOCK, "-k", "2", "-f", "G (X > 5 -> F (L == 1))", "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "`X > 5` is always false" in err and "vacuously" in err
