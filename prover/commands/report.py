@@ -219,6 +219,8 @@ class Reporter:
                 lines += wrap_reason(outcome.reason, outcome.reasons)
                 lines += textwrap.wrap("try: " + "; ".join(advice(outcome)), WIDTH,
                                        initial_indent="  ", subsequent_indent="    ")
+                if outcome.deadlock is not None and outcome.deadlock[0]:
+                    lines += ["", outcome.deadlock[0]]
             self._write(self.out, "\n".join(lines) + "\n")
             return
         word = "serializable" if outcome.status == "serializable" else "NOT serializable"

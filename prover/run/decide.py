@@ -186,6 +186,7 @@ def decide(
     if fault is not None:  # docs/cli.md: "Errors next to a counterexample"
         raise fault
     run.times["engines_s"] = time.monotonic() - run.start
+    _deadlock_when_undecided(run)
     head = "no counterexample and no proof within the budget"
     undecided = run.undecided(f"{head}: " + "; ".join(run.reasons), tuple(run.reasons))
     if rejected is None:
@@ -404,6 +405,28 @@ def _deadlocks(run: _Run, cert: dict[str, Any]) -> None:
         warning = deadlock_warning(search.deadlock, search, run.path)
         run.warnings = tuple(sorted((*run.warnings, warning),
                                     key=lambda d: (d.line, d.column, d.code)))
+
+
+def _deadlock_when_undecided(run: _Run) -> None:
+    """No verdict: the deadlock search still runs (a SPIN user's cheap first check), in
+    what is left before the hard deadline, and a deadlock it finds is said among the
+    reasons, with its trace. It is not checked: no certificate is made without a verdict."""
+    from prover.certificate.deadlock import deadlock_report
+    from prover.engines.deadlock import find_deadlock
+
+    steps, t0 = run.model.steps, time.monotonic()
+    if steps is None or run.hard - t0 < 0.5:
+        return
+    try:
+        search = find_deadlock(steps, deadline=run.hard - 0.25)
+    except SerError:
+        return
+    run.times["deadlock_s"] = time.monotonic() - t0
+    if search.deadlock is not None:
+        run.deadlock = deadlock_report(steps, search, _columns())
+        run.reasons.append(f"deadlock: {len(search.deadlock.blocked)} requests can get stuck "
+                           "for ever (found by the deadlock search, unchecked: no certificate "
+                           "without a verdict; the trace is below)")
 
 
 def _diagnostics(run: _Run) -> tuple[Diagnostic, ...]:

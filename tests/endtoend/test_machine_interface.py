@@ -94,6 +94,32 @@ def test_undecided_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert rec["verdict"] == "undecided" and rec["reason"] and rec["certificate"] is None
 
 
+DEADLOCKED = """// ab and ba take A and B in opposite orders; C grows, so no engine decides it.
+request ab { while (A == 1) { yield }; A := 1; yield; while (B == 1) { yield }; B := 1;
+             C := C + 1; B := 0; A := 0; 0 }
+request ba { while (B == 1) { yield }; B := 1; yield; while (A == 1) { yield }; A := 1;
+             C := C + 1; A := 0; B := 0; 0 }
+request get { C }
+"""
+
+
+def test_an_undecided_run_still_says_its_deadlock(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """No verdict: the deadlock search still runs in the time left and says what it
+    found, with its trace (unchecked: no certificate is made without a verdict)."""
+    ser = tmp_path / "d.ser"
+    ser.write_text(DEADLOCKED)
+    assert main([str(ser), "--timeout", "6", "--json"]) == 3
+    [rec] = _records(capsys.readouterr().out)
+    _assert_valid([rec])
+    assert rec["verdict"] == "undecided" and rec["certificate"] is None
+    assert rec["deadlock"]["found"] is True and rec["times"]["deadlock_s"] is not None
+    assert "deadlock: 2 requests can get stuck" in rec["reason"]
+    assert main([str(ser), "--timeout", "6"]) == 3
+    out = capsys.readouterr().out
+    assert "deadlock: 2 requests can get stuck" in out and "wait forever" in out
+
+
 def test_records_stream_in_finishing_order_text_in_given_order() -> None:
     from prover.commands.report import InputFailure, Reporter
 
