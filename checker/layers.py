@@ -5,33 +5,13 @@ at the top layer; sections, reduced first (layer 1), macro steps at the top laye
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
 from math import prod
 from typing import Any
 
 from checker.errors import LimitError, invalid
-from checker.steps import Foot, Local, Step, Steps
+from checker.steps import Blocks, Composite, Foot, Local, Step, Steps
 
 Json = Any
-
-
-@dataclass(frozen=True)
-class Composite:
-    head: Local
-    commit: Step
-    footprint: frozenset[str]  # every global the attempt's states and its commit touch
-
-
-@dataclass
-class Blocks:
-    inner: dict[Local, int] = field(default_factory=dict)  # interior state -> block
-    heads: dict[Local, int] = field(default_factory=dict)  # attempt head -> block
-    kinds: list[str] = field(default_factory=list)
-    tried: dict[int, list[Step]] = field(default_factory=dict)  # attempt -> read-only steps
-    commits: dict[int, list[Step]] = field(default_factory=dict)
-    section: dict[int, list[Step]] = field(default_factory=dict)  # entering, inside, leaving
-    composites: list[Composite] = field(default_factory=list)
-
 
 
 def read_blocks(claim: list[Json], s: Steps, live: list[Step],

@@ -12,8 +12,7 @@ from typing import Any, TypeVar
 from checker.certificate import Limits, integer
 from checker.errors import SchemaError, invalid
 from checker.invariant import Inductive, shown
-from checker.layers import Blocks, Composite, check_attempts, read_blocks, top_view
-from checker.steps import Foot, Key, Local, Step, Steps, deferred, is_stutter, refuted
+from checker.steps import Blocks, Composite, Foot, Key, Local, Step, Steps, is_stutter, refuted
 
 Json = Any
 Thunk = Callable[[], str]
@@ -85,6 +84,9 @@ def reduction(data: Json, limits: Limits, remaining: Callable[[], float]
               ) -> Iterator[tuple[str, Thunk]]:  # fmt: skip
     model, claim = data["model"], data["reduction"]
     blocks: list[Json] = claim.get("blocks", [])
+    # A claim with blocks loads their module, a plain one that of its deferred steps (each
+    # kind of claim's trusted core is what it loads: tests/checker/test_cli_and_isolation.py)
+    own = __import__("checker.layers" if blocks else "checker.waits", fromlist=["checker"])
     ind = Inductive(model, claim["domains"], claim["invariant"], limits, remaining, False,
                     *(claim.get(k, []) for k in ("groups", "bounds", "footprints")))
     st: dict[str, Any] = {"b": Blocks(), "dead": []}
@@ -97,7 +99,7 @@ def reduction(data: Json, limits: Limits, remaining: Callable[[], float]
 
     def read() -> str:
         s = ind.steps
-        b = st["b"] = read_blocks(blocks, s, ind.live, local)
+        b = st["b"] = own.read_blocks(blocks, s, ind.live, local)
         if any(c.get("version", "") not in ind.dom for c in blocks if c["kind"] == "attempt"):
             raise invalid("E-NAME", "an attempt's version is not a global of the program")
         st["l1"] = _assign([e for c in blocks if c["kind"] == "section" for e in c["labels"]],
@@ -108,9 +110,9 @@ def reduction(data: Json, limits: Limits, remaining: Callable[[], float]
     def labels() -> str:
         s, dead = ind.steps, {m for m, _ in st["dead"]}
         gone = dead | {m for ms in st["b"].tried.values() for m in ms}  # tried: at the commit
-        top = s if not blocks else top_view(s, [m for m in s.moves if m not in gone],
-                                            st["b"], ind.dom, limits.max_valuations)
-        wait = set() if blocks else deferred(top, ind.dom, ind.bounds)
+        top = s if not blocks else own.top_view(s, [m for m in s.moves if m not in gone],
+                                                st["b"], ind.dom, limits.max_valuations)
+        wait = set() if blocks else own.deferred(top, ind.dom, ind.bounds)
         live = [m for m in top.moves if not is_stutter(m, top.foot[m.src]) and m not in wait]
         label = st["label"] = _assign(claim["labels"], top.foot, live)
         st["top"], st["live"] = top, [m for m in live if label[m] != "D"]
@@ -156,7 +158,7 @@ def reduction(data: Json, limits: Limits, remaining: Callable[[], float]
     yield "reduction-dead", lambda: ind.dead(st["dead"])
     yield "consecution", ind.consecution
     if blocks:
-        yield "reduction-attempts", lambda: check_attempts(ind, st["b"], blocks, local)
+        yield "reduction-attempts", lambda: own.check_attempts(ind, st["b"], blocks, local)
         yield "reduction-sections", sections
     yield "reduction-shape", shape
     yield "reduction-movers", movers

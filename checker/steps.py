@@ -6,8 +6,7 @@ a local state is named by its residual program and its live locals."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
-from functools import cache
+from dataclasses import dataclass, field
 from math import prod
 
 from checker.certificate import Limits
@@ -41,6 +40,24 @@ class Steps:
     final: dict[Local, int]  # every local state that answers, with its answer
     moves: tuple[Step, ...]  # outcomes inside the domains
     escapes: tuple[Step, ...]  # outcomes that leave a domain
+
+
+@dataclass(frozen=True)
+class Composite:
+    head: Local
+    commit: Step
+    footprint: frozenset[str]  # every global the attempt's states and its commit touch
+
+
+@dataclass
+class Blocks:
+    inner: dict[Local, int] = field(default_factory=dict)  # interior state -> block
+    heads: dict[Local, int] = field(default_factory=dict)  # attempt head -> block
+    kinds: list[str] = field(default_factory=list)
+    tried: dict[int, list[Step]] = field(default_factory=dict)  # attempt -> read-only steps
+    commits: dict[int, list[Step]] = field(default_factory=dict)
+    section: dict[int, list[Step]] = field(default_factory=dict)  # entering, inside, leaving
+    composites: list[Composite] = field(default_factory=list)
 
 
 # --------------------------------------------------------------------------- footprints
@@ -235,26 +252,3 @@ def enumerate_steps(blocks: list[tuple[str, Expr]], domains: dict[str, tuple[int
 def is_stutter(s: Step, fp: Foot) -> bool:
     """Changes nothing: the same local state, every touched global read and unchanged."""
     return s.dst == s.src and len(fp.touched) == len(fp.reads) and s.after == s.reads
-
-
-def deferred(s: Steps, dom: dict[str, tuple[int, ...]], bounds: list[Linear]) -> set[Step]:
-    """Steps into a wait (docs/certificates.md, "Deferred steps"): E → S changing no global,
-    where E has, at each valuation of its reads, every outcome of S there that changes
-    something."""
-    outs: dict[tuple[Local, Values], set[tuple[Local, Values]]] = {}
-    for m in s.moves + s.escapes:
-        outs.setdefault((m.src, m.reads), set()).add((m.dst, m.after))
-
-    @cache
-    def covers(src: Local, dst: Local) -> bool:
-        e, w = s.foot[src], s.foot[dst]
-        for vals in valuations(e.reads, dom, bounds) if set(w.touched) <= set(e.reads) else ():
-            at, mine = dict(zip(e.reads, vals, strict=True)), outs.get((src, vals), set())
-            for d, after in outs.get((dst, tuple(at[x] for x in w.reads)), ()):
-                end = {**at, **dict(zip(w.touched, after, strict=True))}
-                if (d, end) != (dst, at) and (d, tuple(end[x] for x in e.reads)) not in mine:
-                    return False
-        return set(w.touched) <= set(e.reads)
-
-    return {m for m in s.moves if m.dst != m.src and m.dst in s.foot and m.after == m.reads
-            and s.foot[m.src].touched == s.foot[m.src].reads and covers(m.src, m.dst)}

@@ -139,7 +139,9 @@ CLAIMS = {
     "temporal violations (lassos) and G p over globals": ENVELOPE + [
         "network.py", "semantics.py", "temporal.py", "ltl.py", "ltl.lark"],
     "serializable by reduction": ENVELOPE + ["formula.py", "steps.py", "invariant.py",
-                                           "layers.py", "reduction.py"],
+                                           "waits.py", "reduction.py"],
+    "serializable by reduction with blocks (attempts, sections)": ENVELOPE + [
+        "formula.py", "steps.py", "invariant.py", "layers.py", "reduction.py"],
     "G p with counts by an inductive invariant": ENVELOPE + ["formula.py", "steps.py",
                                                              "invariant.py", "always.py",
                                                              "ltl.py", "ltl.lark"],
@@ -170,11 +172,20 @@ def _loaded(cert: dict[str, Any]) -> set[str]:
     return {m.removeprefix("checker.") + ".py" for m in json.loads(p.stdout)}
 
 
+def _cas_proof() -> Any:
+    from bench.idioms import BY_NAME
+    from tests.checker.test_blocks import _prove
+    cert = _prove(BY_NAME["cas"].text(2))
+    assert "blocks" in cert["reduction"]
+    return cert
+
+
 @pytest.mark.parametrize("claim, cert", [
     ("serializable by an invariant of the net and a serial set", certs.proof_intro_lock),
     ("serializable by a walk-labelled invariant of the net", certs.proof_two_walk),
     ("not serializable (counterexamples)", lambda: certs.counterexamples()["intro-nonser.ser"]),
     ("serializable by reduction", certs.reduction_intro_lock),
+    ("serializable by reduction with blocks (attempts, sections)", lambda: _cas_proof()),
     ("G p with counts by an inductive invariant", certs.always_intro_lock),
 ])
 def test_a_check_imports_only_its_claims_modules(claim: str, cert: Any) -> None:

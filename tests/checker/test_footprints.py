@@ -12,7 +12,8 @@ import pytest
 from checker.api import check_certificate
 from checker.certificate import Limits
 from checker.model import parse_program
-from checker.steps import deferred, enumerate_steps
+from checker.steps import enumerate_steps
+from checker.waits import deferred
 from prover.frontend import ast
 from prover.frontend.footprint import footprint
 from prover.frontend.parser import parse
