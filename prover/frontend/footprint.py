@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from prover.errors import SerError
 from prover.frontend import ast
+from prover.frontend.parts import nodes
 
 Must = frozenset[str] | None  # globals surely written on the paths; None: there are none
 
@@ -73,17 +74,8 @@ def _forget(k: Known | None, e: ast.Expr) -> Known | None:
     """`k` with every local that `e` assigns unknown."""
     if k is None:
         return None
-    names = {n.name for n in _nodes(e) if isinstance(n, ast.Assign) and ast.is_local_name(n.name)}
+    names = {n.name for n in nodes(e) if isinstance(n, ast.Assign) and ast.is_local_name(n.name)}
     return {**k, **dict.fromkeys(names)}
-
-
-def _nodes(e: ast.Expr) -> list[ast.Expr]:
-    out, stack = [], [e]
-    while stack:
-        node = stack.pop()
-        out.append(node)
-        stack.extend(c for c in vars(node).values() if isinstance(c, ast.Expr))
-    return out
 
 
 def value(e: ast.Expr, k: Known | None) -> int | None:

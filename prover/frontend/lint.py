@@ -16,6 +16,7 @@ from __future__ import annotations
 from prover.errors import Diagnostic
 from prover.frontend import ast
 from prover.frontend.footprint import Known, truth
+from prover.frontend.parts import nodes
 
 
 def lint(program: ast.Program, path: str = "<string>") -> tuple[Diagnostic, ...]:
@@ -47,7 +48,7 @@ def lint(program: ast.Program, path: str = "<string>") -> tuple[Diagnostic, ...]
             out.append(_at(path, v, "W-UNSET-LOCAL",
                            f"request '{r.name}' reads local '{name}' before any assignment to "
                            "it on some path: it reads 0 there (a misspelt name?)"))
-        for node in _nodes(r.body):
+        for node in nodes(r.body):
             if isinstance(node, (ast.Var, ast.Assign)) and node.name in names \
                     and ast.is_local_name(node.name):
                 out.append(_at(path, node, "W-SHADOW",
@@ -61,21 +62,12 @@ def _at(path: str, node: ast.Expr, code: str, message: str) -> Diagnostic:
     return Diagnostic(code, message, path, node.line, node.col)
 
 
-def _nodes(e: ast.Expr) -> list[ast.Expr]:
-    out, stack = [], [e]
-    while stack:
-        node = stack.pop()
-        out.append(node)
-        stack.extend(c for c in vars(node).values() if isinstance(c, ast.Expr))
-    return out
-
-
 def _globals(program: ast.Program) -> tuple[dict[str, ast.Expr], dict[str, ast.Expr]]:
     """The first read and the first assignment of every global, by position."""
     reads: dict[str, ast.Expr] = {}
     writes: dict[str, ast.Expr] = {}
     for r in program.requests:
-        for node in _nodes(r.body):
+        for node in nodes(r.body):
             if isinstance(node, (ast.Var, ast.Assign)) and not ast.is_local_name(node.name):
                 seen = reads if isinstance(node, ast.Var) else writes
                 old = seen.get(node.name)
@@ -128,7 +120,7 @@ def _statement(e: ast.Expr, done: frozenset[str], unset: dict[str, ast.Var],
         after = _assigned(e.body, _assigned(e.cond, done, unset), unset)
     else:
         after = _assigned(e, done, unset)
-    known.update(dict.fromkeys(n.name for n in _nodes(e) if isinstance(n, ast.Assign)
+    known.update(dict.fromkeys(n.name for n in nodes(e) if isinstance(n, ast.Assign)
                                and ast.is_local_name(n.name)))
     if isinstance(e, ast.Assign) and isinstance(e.value, ast.Num):
         known[e.name] = e.value.value
@@ -136,5 +128,5 @@ def _statement(e: ast.Expr, done: frozenset[str], unset: dict[str, ast.Var],
 
 
 def _locals(e: ast.Expr) -> set[str]:
-    return {n.name for n in _nodes(e)
+    return {n.name for n in nodes(e)
             if isinstance(n, (ast.Var, ast.Assign)) and ast.is_local_name(n.name)}
