@@ -12,7 +12,7 @@ from checker.certificate import Limits, integer
 from checker.errors import LimitError, SchemaError, invalid
 from checker.formula import Query, Smt, Translator
 from checker.model import Expr, parse_program
-from checker.steps import Foot, Key, Linear, Local, Step, Steps, enumerate_steps, is_stutter
+from checker.steps import Foot, Key, Linear, Local, Step, Steps, enumerate_steps, is_stutter, split
 
 Json = Any
 
@@ -87,7 +87,7 @@ class Inductive:
 
     def __init__(self, model: Json, domains: Json, inv: Json, limits: Limits,
                  remaining: Callable[[], float], counts: bool, groups: Json = (),
-                 bounds: Json = (), footprints: Json = ()) -> None:
+                 bounds: Json = (), footprints: Json = (), split: Json = ()) -> None:
         self.model, self.claim_domains, self.inv, self.limits = model, domains, inv, limits
         self.remaining, self.counts, self.groups = remaining, counts, groups
         self.grouped, self.member = dict[Key, list[Key]](), dict[Key, list[Key]]()
@@ -104,6 +104,7 @@ class Inductive:
         self.steps: Steps
         self.bounds: list[Linear] = []
         self.live: list[Step] = []
+        self.split = set(split)  # requests run with a yield after their local prefix
         self.given = {(f["local"][0], f["local"][1]): Foot(  # checked as the steps run
             tuple(sorted(set(f["reads"]))), tuple(sorted({*f["reads"], *f["writes"]})),
             frozenset(f["writes"])) for f in footprints}
@@ -140,7 +141,10 @@ class Inductive:
                 raise LimitError(f"formulas of more than {self.limits.max_nodes} nodes")
             todo.extend(node.values() if isinstance(node, dict) else
                         node if isinstance(node, list) else [])
-        init_env, self.blocks = parse_program(self.model["source"])
+        init_env, blocks = parse_program(self.model["source"])
+        self.blocks = [(r, split(b) if r in self.split else b) for r, b in blocks]
+        if self.split - {r for r, _ in blocks}:
+            raise invalid("E-NAME", f"split: no request {min(self.split)!r}")
         self.init.update(init_env)
         self.names.update(self.init)
         for r, body in self.blocks:

@@ -88,7 +88,7 @@ def reduction(data: Json, limits: Limits, remaining: Callable[[], float]
     # kind of claim's trusted core is what it loads: tests/checker/test_cli_and_isolation.py)
     own = __import__("checker.layers" if blocks else "checker.waits", fromlist=["checker"])
     ind = Inductive(model, claim["domains"], claim["invariant"], limits, remaining, False,
-                    *(claim.get(k, []) for k in ("groups", "bounds", "footprints")))
+                    *(claim.get(k, []) for k in ("groups", "bounds", "footprints", "split")))
     st: dict[str, Any] = {"b": Blocks(), "dead": []}
 
     def local(p: Json) -> Local:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from math import prod
 
 from checker.certificate import Limits
-from checker.errors import CheckerError, LimitError, ModelError
+from checker.errors import CheckerError, LimitError, ModelError, invalid
 from checker.model import POISON, Env, Expr, expr_text, local_text, run
 
 Local = tuple[str, str]  # (request, canonical local text)
@@ -108,6 +108,24 @@ def footprint(e: Expr) -> Foot:
     must = _meet(ended, falls) or frozenset()
     reads = r | (w - must)
     return Foot(tuple(sorted(reads)), tuple(sorted(reads | must)), must)
+
+
+def split(body: Expr, first: bool = True) -> Expr:
+    """`s1; …; sk; rest` → `s1; …; sk; yield; rest`, s1 … sk the longest run of first
+    statements that name no global and do not yield (docs/certificates.md, "Split
+    requests"): a step that touches no global commutes with every other, so the split
+    request's executions are the original's, each prefix run apart."""
+    if body[0] == "seq" and _local_only(body[1]):
+        return ("seq", body[1], split(body[2], False))
+    if first:
+        raise invalid("E-SPLIT", "a split request must begin with a statement that names no "
+                      "global and does not yield")
+    return ("seq", ("yield",), body)
+
+
+def _local_only(e: Expr) -> bool:
+    return e[0] not in ("yield", "exit") and not (e[0] in ("var", "assign") and _glob(e[1])) \
+        and all(_local_only(c) for c in e[1:] if isinstance(c, tuple))
 
 
 # --------------------------------------------------------------------------- live locals

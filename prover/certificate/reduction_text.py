@@ -24,12 +24,13 @@ def render_reduction(data: dict[str, Any]) -> str:
         steps = ", ".join(f"{s['label']} {_span(s['lines'])}" for s in req["steps"])
         none = "answers at once" if req["answers_at_once"] else "no step that ends"
         out.append(f"  {req['request'].ljust(width)}  {steps or none}")
-    for a in data.get("attempts", []):
-        out += textwrap.wrap(
-            f"{a['request']}: {_span(a['lines'])} only read, and retry until they commit "
-            f"({_span(a['commit'])}); the commit finds {a['version']} as they last read it, "
-            f"so what they read is unchanged: they count as run at the commit, in one step "
-            f"(N)", 86, initial_indent="  ", subsequent_indent="    ")
+    tried = dict.fromkeys(  # one per head (a split request's: one per choice): said once
+        f"{a['request']}: {_span(a['lines'])} only read, and retry until they commit "
+        f"({_span(a['commit'])}); the commit finds {a['version']} as they last read it, "
+        f"so what they read is unchanged: they count as run at the commit, in one step (N)"
+        for a in data.get("attempts", []))
+    for text in tried:
+        out += textwrap.wrap(text, 86, initial_indent="  ", subsequent_indent="    ")
     said = dict.fromkeys(
         f"{sec['request']}: the critical section at {_span(sec['lines'])} is reduced first ("
         + ", ".join(f"{s['label']} {_span(s['lines'])}" for s in sec["steps"])

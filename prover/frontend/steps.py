@@ -67,6 +67,12 @@ class ProgramSteps:
             entries.append((start.request, start.text))
         self.entries: tuple[tuple[str, str], ...] = tuple(entries)
 
+    def with_program(self, program: ast.Program) -> ProgramSteps:
+        """The steps of another program of the same file (a split one: prover/frontend/
+        split.py), with the same source, path and state bound."""
+        return ProgramSteps(program, source=self._source, path=self._path,
+                            state_bound=self.state_bound)
+
     @property
     def globals(self) -> tuple[str, ...]:
         """Every global the program names or declares, sorted."""

@@ -8,7 +8,8 @@ the counter itself; an optimistic update: its version; a seqlock: its sequence n
 odd while a writer writes).
 
 Found from the table: a head is a request's first local state, or one entered by a step
-that writes, with a read-only step to another state; its interior is what read-only
+that writes or by a split request's first step (docs/certificates.md, "Split requests"),
+with a read-only step to another state; its interior is what read-only
 steps reach from it (answering states left out); the other steps of the interior (and of
 the head) are its commits."""
 
@@ -39,11 +40,12 @@ def read_only(t: Table, m: Move) -> bool:
 def find_attempts(t: Table, live: list[Move], requests: set[str]) -> list[Attempt]:
     """The attempts of the given requests with a version, their interiors disjoint."""
     out: dict[Local, list[Move]] = {}
-    entered: set[Local] = set(t.entries)
+    entries = set(t.entries)
+    entered: set[Local] = set(entries)
     for m in live:
         out.setdefault(m.src, []).append(m)
-        if not read_only(t, m):
-            entered.add(m.dst)
+        if not read_only(t, m) or m.src in entries and not t.touched[m.src]:
+            entered.add(m.dst)  # after a write, or after a split request's local first step
     taken: set[Local] = set()
     found = []
     for h in sorted(entered):

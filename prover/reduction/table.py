@@ -178,7 +178,9 @@ def build_table(steps: ProgramSteps, domains: Domains, limits: Limits,
         reads[src], touched[src], writes[src] = fp.read_names, fp.touched_names, fp.writes
         if not bounds:  # else counted as they come
             stepped += prod(len(domains[x]) for x in fp.read_names)
-        for vals in valuations(fp.read_names, domains, bounds):
+        for n, vals in enumerate(valuations(fp.read_names, domains, bounds)):
+            if n % 1024 == 1023 and deadline is not None and time.monotonic() > deadline:
+                raise TableTooLarge("out of time stepping the local states")
             stepped += 1 if bounds else 0
             if stepped > limits.max_valuations:
                 raise TableTooLarge(f"more than {limits.max_valuations} (local state, "

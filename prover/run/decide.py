@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -132,6 +132,7 @@ class _Run:
     fault: SerError | None = None  # a run-time error a stage met (RUNTIME_FAULTS)
     fallback: Callable[[], dict[str, Any]] | None = None  # a reduction proof's unpruned evidence
     table_tried: bool = False  # the reduction engine grew `table` (None: it failed to)
+    split_tried: bool = False  # the reduction of the split program ran (at most once)
     proved: bool = False  # by reduction: the table's escapes are dead
     first_states: int = 0  # the states the first explicit search explored
     state_bound: int | None = None  # --state-bound: the NS's, and the checker's
@@ -510,19 +511,20 @@ def _reduction(run: _Run, units: int) -> dict[str, Any] | None:
     if steps is None or not run.left():
         return None
     from prover.reduction.bounds import guess_bounds
-    from prover.reduction.engine import prove_by_reduction, spent
+    from prover.reduction.engine import spent
 
     t0 = time.monotonic()
     run.say(f"reduction proof (per-variable steps, budget {units:,} z3 resource units)")
     bounds = () if run.table is not None else guess_bounds(
         steps.program, run.search.genv if isinstance(run.search, ProgramTables) else ())
-    attempt = prove_by_reduction(steps, deadline=run.deadline, units=units, table=run.table,
-                                 bounds=bounds)
-    if bounds and attempt.evidence is None and not spent(attempt) and run.left():
-        run.say("reduction proof again, without the bound on the globals it guessed")
-        attempt = prove_by_reduction(steps, deadline=run.deadline, units=units)
+    # A request that chooses before its first read of a global is proved split first: its
+    # unsplit first step reads every cell it may choose (cas16's `get`: 2^16 valuations).
+    attempt = _split(run, steps, units, bounds)
+    if attempt is None:
+        attempt = _attempt(run, steps, units, run.table, bounds)
+        run.table = attempt.table
     run.times["reduction_s"] = run.times.get("reduction_s", 0.0) + time.monotonic() - t0
-    run.table, run.proved = attempt.table, attempt.evidence is not None
+    run.proved = attempt.evidence is not None
     run.table_tried = True
     run.reduction = spent(attempt) or "failed"
     run.reasons[:] = [r for r in run.reasons if not r.startswith("reduction:")]
@@ -538,6 +540,40 @@ def _reduction(run: _Run, units: int) -> dict[str, Any] | None:
     run.fallback = attempt.fallback
     return make_certificate(run.model, "serializable", "reduction", attempt.evidence,
                             producer("reduction", solver="z3", solver_version=_z3_version()))
+
+
+def _attempt(run: _Run, steps: ProgramSteps, units: int, table: Any,
+             bounds: tuple[Any, ...]) -> Any:  # fmt: skip
+    """One reduction proof, again without the guessed bound if that one fails."""
+    from prover.reduction.engine import prove_by_reduction, spent
+
+    attempt = prove_by_reduction(steps, deadline=run.deadline, units=units, table=table,
+                                 bounds=bounds)
+    if bounds and attempt.evidence is None and not spent(attempt) and run.left():
+        run.say("reduction proof again, without the bound on the globals it guessed")
+        attempt = prove_by_reduction(steps, deadline=run.deadline, units=units)
+    return attempt
+
+
+def _split(run: _Run, steps: ProgramSteps, units: int, bounds: tuple[Any, ...]) -> Any:
+    """The reduction proof of the program whose requests make their choices in a step of
+    their own (docs/certificates.md, "Split requests"), once per run: the proof, with the
+    requests it split named in its evidence, or None."""
+    from prover.frontend.split import split_program, splittable
+    from prover.reduction.engine import spent
+
+    names = tuple(sorted(r.name for r in steps.program.requests if splittable(r.body)))
+    if not names or run.split_tried or not run.left():
+        return None
+    run.say("reduction proof with each request's first choices made in a step of their own")
+    attempt = _attempt(run, steps.with_program(split_program(steps.program, frozenset(names))),
+                       units, None, bounds)
+    run.split_tried = not spent(attempt)  # a larger budget may try it again
+    if attempt.evidence is None:
+        return None
+    full = attempt.fallback
+    return replace(attempt, evidence={**attempt.evidence, "split": list(names)},
+                   fallback=None if full is None else (lambda: {**full(), "split": list(names)}))
 
 
 def _proof(run: _Run) -> dict[str, Any] | None:
