@@ -143,8 +143,8 @@ class Inductive:
                         node if isinstance(node, list) else [])
         init_env, blocks = parse_program(self.model["source"])
         self.blocks = [(r, split(b) if r in self.split else b) for r, b in blocks]
-        if self.split - {r for r, _ in blocks}:
-            raise invalid("E-NAME", f"split: no request {min(self.split)!r}")
+        if unknown := self.split - {r for r, _ in blocks}:
+            raise invalid("E-NAME", f"split: no request {min(unknown)!r}")
         self.init.update(init_env)
         self.names.update(self.init)
         for r, body in self.blocks:
