@@ -543,16 +543,20 @@ def _reduction(run: _Run, units: int) -> dict[str, Any] | None:
 
 
 def _attempt(run: _Run, steps: ProgramSteps, units: int, table: Any,
-             bounds: tuple[Any, ...]) -> Any:  # fmt: skip
+             bounds: tuple[Any, ...], limits: Any = None) -> Any:  # fmt: skip
     """One reduction proof, again without the guessed bound if that one fails."""
     from prover.reduction.engine import prove_by_reduction, spent
 
     attempt = prove_by_reduction(steps, deadline=run.deadline, units=units, table=table,
-                                 bounds=bounds)
+                                 bounds=bounds, limits=limits)
     if bounds and attempt.evidence is None and not spent(attempt) and run.left():
         run.say("reduction proof again, without the bound on the globals it guessed")
-        attempt = prove_by_reduction(steps, deadline=run.deadline, units=units)
+        attempt = prove_by_reduction(steps, deadline=run.deadline, units=units, limits=limits)
     return attempt
+
+
+SPLIT_PROBE = 50_000
+"""(local state, valuation) pairs the first, probing reduction of a split program steps."""
 
 
 def _split(run: _Run, steps: ProgramSteps, units: int, bounds: tuple[Any, ...]) -> Any:
@@ -561,14 +565,19 @@ def _split(run: _Run, steps: ProgramSteps, units: int, bounds: tuple[Any, ...]) 
     requests it split named in its evidence, or None."""
     from prover.frontend.split import split_program, splittable
     from prover.reduction.engine import spent
+    from prover.reduction.table import Limits
 
     names = tuple(sorted(r.name for r in steps.program.requests if splittable(r.body)))
     if not names or run.split_tried or not run.left():
         return None
     run.say("reduction proof with each request's first choices made in a step of their own")
+    # The probe steps few valuations (a count: the same on any machine), so that a split
+    # program too large to step quickly leaves the searches their turn (occ8rec-bug's
+    # counterexample); the later reduction stage steps it in full.
+    probe = units <= PROBE_UNITS
     attempt = _attempt(run, steps.with_program(split_program(steps.program, frozenset(names))),
-                       units, None, bounds)
-    run.split_tried = not spent(attempt)  # a larger budget may try it again
+                       units, None, bounds, Limits(max_valuations=SPLIT_PROBE) if probe else None)
+    run.split_tried = not spent(attempt) and not (probe and attempt.table is None)
     if attempt.evidence is None:
         return None
     full = attempt.fallback
