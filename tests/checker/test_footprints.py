@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from checker.api import check_certificate
 from checker.certificate import Limits
 from checker.model import parse_program
 from checker.steps import enumerate_steps
@@ -17,7 +16,7 @@ from checker.waits import deferred
 from prover.frontend import ast
 from prover.frontend.footprint import footprint
 from prover.frontend.parser import parse
-from prover.run.decide import decide
+from tests.checker.proved import proved, status
 
 Json = Any
 
@@ -75,28 +74,15 @@ def test_the_walk_keeps_only_what_it_can_know() -> None:
 
 @pytest.fixture(scope="module")
 def picked(tmp_path_factory: pytest.TempPathFactory) -> Json:
-    import json
+    return proved(tmp_path_factory.mktemp("picked"), PICKED)
 
-    d = tmp_path_factory.mktemp("picked")
-    (d / "picked.ser").write_text(PICKED)
-    got = decide(str(d / "picked.ser"), str(d / "c.json"), timeout_s=60, check_timeout_s=60,
-                 progress=None, use_proofs=True)
-    assert got.result.status == "serializable", got.result.reason
-    assert got.text is not None
-    cert: Json = json.loads(got.text)
-    return cert
-
-
-def _check(cert: Json) -> tuple[str, str | None]:
-    r = check_certificate(cert, timeout_s=120)
-    return r.status, r.code
 
 
 def test_the_proof_gives_narrow_footprints_and_is_valid(picked: Json) -> None:
     assert picked["producer"]["engine"] == "reduction"
     given = picked["reduction"]["footprints"]
     assert given and all(len(f["reads"]) < 4 for f in given)
-    assert _check(picked) == ("valid", None)
+    assert status(picked) == ("valid", None)
 
 
 def _narrowest(cert: Json) -> Json:
@@ -124,7 +110,7 @@ def test_a_forged_footprint_is_rejected(picked: Json, forge: str, code: str) -> 
         f["local"] = [f["local"][0], 1.0]
     else:
         f["reads"] = [*f["reads"], "i"]
-    assert _check(cert) == ("unusable", code)
+    assert status(cert) == ("unusable", code)
 
 
 def _steps(src: str) -> Any:

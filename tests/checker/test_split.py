@@ -7,7 +7,6 @@ not of that form, of a request that is not there, or one the proof does not matc
 from __future__ import annotations
 
 import copy
-import json
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,7 @@ from checker.model import expr_text, parse_program
 from checker.steps import split as checker_split
 from prover.frontend.parser import parse
 from prover.frontend.split import split, split_program, splittable
-from prover.run.decide import decide
+from tests.checker.proved import proved, status
 
 Json = Any
 
@@ -59,26 +58,15 @@ def test_the_local_prefix_is_split_off_alike_in_both_tools() -> None:
 
 @pytest.fixture(scope="module")
 def cas(tmp_path_factory: pytest.TempPathFactory) -> Json:
-    d = tmp_path_factory.mktemp("split")
-    (d / "cas.ser").write_text(CAS)
-    got = decide(str(d / "cas.ser"), str(d / "c.json"), timeout_s=60, check_timeout_s=60,
-                 progress=None, use_proofs=True)
-    assert got.result.status == "serializable", got.result.reason
-    assert got.text is not None
-    cert: Json = json.loads(got.text)
-    return cert
+    return proved(tmp_path_factory.mktemp("cas"), CAS)
 
-
-def _check(cert: Json) -> tuple[str, str | None]:
-    r = check_certificate(cert, timeout_s=120)
-    return r.status, r.code
 
 
 def test_an_index_chosen_by_input_is_proved_split(cas: Json) -> None:
     assert cas["producer"]["engine"] == "reduction"
     assert cas["reduction"]["split"] == ["get", "inc"]
     assert "blocks" in cas["reduction"]  # compare-and-swap attempts, one per counter
-    assert _check(cas) == ("valid", None)
+    assert status(cas) == ("valid", None)
 
 
 @pytest.mark.parametrize(("edit", "code"), [
@@ -112,4 +100,4 @@ def test_a_request_without_a_local_prefix_cannot_be_split(tmp_path: Path) -> Non
     import hashlib
 
     cert["model"]["sha256"] = hashlib.sha256(src.encode()).hexdigest()  # type: ignore[index]
-    assert _check(cert) == ("invalid", "E-SPLIT")
+    assert status(cert) == ("invalid", "E-SPLIT")
