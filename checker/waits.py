@@ -20,13 +20,15 @@ def deferred(s: Steps, dom: dict[str, tuple[int, ...]], bounds: list[Linear]) ->
     @cache
     def covers(src: Local, dst: Local) -> bool:
         e, w = s.foot[src], s.foot[dst]
-        for vals in valuations(e.reads, dom, bounds) if set(w.touched) <= set(e.reads) else ():
+        if not set(w.touched) <= set(e.reads):
+            return False
+        for vals in valuations(e.reads, dom, bounds):
             at, mine = dict(zip(e.reads, vals, strict=True)), outs.get((src, vals), set())
             for d, after in outs.get((dst, tuple(at[x] for x in w.reads)), ()):
                 end = {**at, **dict(zip(w.touched, after, strict=True))}
                 if (d, end) != (dst, at) and (d, tuple(end[x] for x in e.reads)) not in mine:
                     return False
-        return set(w.touched) <= set(e.reads)
+        return True
 
     return {m for m in s.moves if m.dst != m.src and m.dst in s.foot and m.after == m.reads
             and s.foot[m.src].touched == s.foot[m.src].reads and covers(m.src, m.dst)}

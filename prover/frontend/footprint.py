@@ -70,7 +70,7 @@ def _join(a: Known | None, b: Known | None) -> Known | None:
     return {x: a.get(x, 0) if a.get(x, 0) == b.get(x, 0) else None for x in a.keys() | b.keys()}
 
 
-def _forget(k: Known | None, e: ast.Expr) -> Known | None:
+def forget(k: Known | None, e: ast.Expr) -> Known | None:
     """`k` with every local that `e` assigns unknown."""
     if k is None:
         return None
@@ -87,17 +87,16 @@ def value(e: ast.Expr, k: Known | None) -> int | None:
         return e.value
     if isinstance(e, ast.Var):
         return k.get(e.name, 0) if ast.is_local_name(e.name) else None
-    if isinstance(e, (ast.Not, ast.Neg)):
-        a = value(e.arg, k)
-        return None if a is None else int(a == 0) if isinstance(e, ast.Not) else _i64(-a)
-    if isinstance(e, ast.Binary) and not isinstance(e, (ast.And, ast.Or)):
-        a, b = value(e.left, k), value(e.right, k)
-        if a is None or b is None:
-            return None
-        try:
-            return ast.apply_binary(type(e), a, b)
-        except SerError:  # a run-time error: the step decides, not the footprint
-            return None
+    try:
+        if isinstance(e, (ast.Not, ast.Neg)):
+            a = value(e.arg, k)
+            return None if a is None else int(a == 0) if isinstance(e, ast.Not) else \
+                ast.check_i64(-a, "value")
+        if isinstance(e, ast.Binary) and not isinstance(e, (ast.And, ast.Or)):
+            a, b = value(e.left, k), value(e.right, k)
+            return None if a is None or b is None else ast.apply_binary(type(e), a, b)
+    except SerError:  # a run-time error: the step decides, not the footprint
+        return None
     return None
 
 
@@ -110,10 +109,6 @@ def truth(e: ast.Expr, k: Known | None) -> bool | None:
         return truth(e.right, k)
     v = value(e, k)
     return None if v is None else v != 0
-
-
-def _i64(v: int) -> int | None:
-    return v if -(2**63) <= v < 2**63 else None
 
 
 def _global(name: str) -> frozenset[str]:
@@ -165,7 +160,7 @@ def _walk(e: ast.Expr, acc: frozenset[str], k: Known | None) -> _Walk:
         # Later iterations start with more surely written, so the first one bounds what
         # every path surely writes; the loop is left after a false condition. What the
         # loop assigns is not known in any round.
-        k = _forget(k, e)
+        k = forget(k, e)
         cond = _walk(e.cond, acc, k)
         if cond.falls is None:
             return cond

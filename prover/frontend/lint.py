@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from prover.errors import Diagnostic
 from prover.frontend import ast
-from prover.frontend.footprint import Known, truth
+from prover.frontend.footprint import Known, forget, truth
 from prover.frontend.parts import nodes
 
 
@@ -120,8 +120,7 @@ def _statement(e: ast.Expr, done: frozenset[str], unset: dict[str, ast.Var],
         after = _assigned(e.body, _assigned(e.cond, done, unset), unset)
     else:
         after = _assigned(e, done, unset)
-    known.update(dict.fromkeys(n.name for n in nodes(e) if isinstance(n, ast.Assign)
-                               and ast.is_local_name(n.name)))
+    known.update(forget(known, e) or {})
     if isinstance(e, ast.Assign) and isinstance(e.value, ast.Num):
         known[e.name] = e.value.value
     return after

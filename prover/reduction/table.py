@@ -173,13 +173,11 @@ def build_table(steps: ProgramSteps, domains: Domains, limits: Limits,
             final[src] = answer
             continue
         fp = steps.footprint(name)
-        if deadline is not None and time.monotonic() > deadline:
-            raise TableTooLarge("out of time stepping the local states")
         reads[src], touched[src], writes[src] = fp.read_names, fp.touched_names, fp.writes
         if not bounds:  # else counted as they come
             stepped += prod(len(domains[x]) for x in fp.read_names)
         for n, vals in enumerate(valuations(fp.read_names, domains, bounds)):
-            if n % 1024 == 1023 and deadline is not None and time.monotonic() > deadline:
+            if n % 1024 == 0 and deadline is not None and time.monotonic() > deadline:
                 raise TableTooLarge("out of time stepping the local states")
             stepped += 1 if bounds else 0
             if stepped > limits.max_valuations:

@@ -56,7 +56,8 @@ from prover.serial.ondemand import SoloTooLarge
 
 if TYPE_CHECKING:  # the front end is imported inside the child, when it runs
     from prover.frontend.load import LoadedModel
-    from prover.reduction.table import Table
+    from prover.reduction.engine import Attempt
+    from prover.reduction.table import Bound, Limits, Table
 
 from prover.run.result import (
     Decided,
@@ -542,8 +543,8 @@ def _reduction(run: _Run, units: int) -> dict[str, Any] | None:
                             producer("reduction", solver="z3", solver_version=_z3_version()))
 
 
-def _attempt(run: _Run, steps: ProgramSteps, units: int, table: Any,
-             bounds: tuple[Any, ...], limits: Any = None) -> Any:  # fmt: skip
+def _attempt(run: _Run, steps: ProgramSteps, units: int, table: Table | None,
+             bounds: tuple[Bound, ...], limits: Limits | None = None) -> Attempt:  # fmt: skip
     """One reduction proof, again without the guessed bound if that one fails."""
     from prover.reduction.engine import prove_by_reduction, spent
 
@@ -559,7 +560,8 @@ SPLIT_PROBE = 50_000
 """(local state, valuation) pairs the first, probing reduction of a split program steps."""
 
 
-def _split(run: _Run, steps: ProgramSteps, units: int, bounds: tuple[Any, ...]) -> Any:
+def _split(run: _Run, steps: ProgramSteps, units: int, bounds: tuple[Bound, ...]
+           ) -> Attempt | None:  # fmt: skip
     """The reduction proof of the program whose requests make their choices in a step of
     their own (docs/certificates.md, "Split requests"), once per run: the proof, with the
     requests it split named in its evidence, or None."""
