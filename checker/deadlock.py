@@ -30,7 +30,7 @@ def deadlock(model: dict[str, Any], section: dict[str, Any], limits: Limits,
         events = section["events"]
         if len(events) > limits.max_events:
             raise LimitError(f"more than {limits.max_events} events in the deadlock trace")
-        sem = ser_semantics(model["source"])
+        sem = ser_semantics(model["source"], model.get("constants"))
         run = Run(sem.initial, {}, {}, set())
         for i, ev in enumerate(events, 1):
             apply(sem, run, ev, i)

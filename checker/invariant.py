@@ -141,7 +141,7 @@ class Inductive:
                 raise LimitError(f"formulas of more than {self.limits.max_nodes} nodes")
             todo.extend(node.values() if isinstance(node, dict) else
                         node if isinstance(node, list) else [])
-        init_env, blocks = parse_program(self.model["source"])
+        init_env, blocks = parse_program(self.model["source"], self.model.get("constants"))
         self.blocks = [(r, split(b) if r in self.split else b) for r, b in blocks]
         if unknown := self.split - {r for r, _ in blocks}:
             raise invalid("E-NAME", f"split: no request {min(unknown)!r}")

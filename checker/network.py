@@ -17,7 +17,7 @@ def network(data: dict[str, Any], limits: Limits, remaining: Callable[[], float]
         from checker.serial_model import make_model
 
         m = data["model"]
-        state["sem"] = sem = semantics(m["kind"], m["source"])
+        state["sem"] = sem = semantics(m["kind"], m["source"], m.get("constants"))
         if "proof" not in data:
             return "one-step semantics (counterexamples and lassos are replayed on it)"
         pairs = data["proof"].get("pairs")

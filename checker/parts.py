@@ -42,7 +42,7 @@ def _restriction(data: dict[str, Any], initial: Env, whole: list[tuple[str, Expr
     for i, part in enumerate(data["parts"], 1):
         if part["verdict"] != "serializable" or part["model"]["kind"] != "ser":
             raise invalid("E-PARTS", f"part {i} does not prove a Ser program serializable")
-        init, reqs = parse_program(part["model"]["source"])
+        init, reqs = parse_program(part["model"]["source"], part["model"].get("constants"))
         kinds = [r for r, _ in reqs]
         if init != initial or not reqs or reqs != [r for r in whole if r[0] in kinds]:
             raise invalid("E-PARTS", f"part {i}'s program is not the model restricted to "
@@ -76,7 +76,7 @@ def parts(data: dict[str, Any], limits: Limits, remaining: Callable[[], float]
     def split() -> str:
         if data["model"]["kind"] != "ser":
             raise invalid("E-PARTS", "only a Ser program is split into parts")
-        initial, whole = parse_program(data["model"]["source"])
+        initial, whole = parse_program(data["model"]["source"], data["model"].get("constants"))
         st["names"] = names = _restriction(data, initial, whole)
         _independent(whole, names)
         return f"{len(names)} independent parts"

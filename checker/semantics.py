@@ -41,8 +41,8 @@ class Semantics:
     table: NS | None = None  # NS JSON: the file itself is the closure
 
 
-def ser_semantics(text: str) -> Semantics:
-    init, blocks = parse_program(text)
+def ser_semantics(text: str, constants: dict[str, int] | None = None) -> Semantics:
+    init, blocks = parse_program(text, constants)
     states: dict[str, Any] = {}  # "L"/"G" + text -> state: distinct states never share a name
     cache: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}
 
@@ -187,9 +187,9 @@ def load_ns_json(text: str) -> NS:
     return NS(data["initial_global"], rows["requests"], rows["responses"], rows["transitions"])
 
 
-def semantics(kind: str, text: str) -> Semantics:
+def semantics(kind: str, text: str, constants: dict[str, int] | None = None) -> Semantics:
     try:
-        return ser_semantics(text) if kind == "ser" else ns_semantics(load_ns_json(text))
+        return ser_semantics(text, constants) if kind == "ser" else ns_semantics(load_ns_json(text))
     except RecursionError:
         raise ModelError("model nested too deeply") from None
 

@@ -106,6 +106,12 @@ class ExitReachedError(CompileError):
     code = "E-EXIT"
 
 
+class IndexRangeError(ExitReachedError):
+    """An index outside its array, where an execution reaches it (`A[e]`, e not in 0..K-1)."""
+
+    code = "E-INDEX"
+
+
 class StateBoundError(CompileError):
     """Compilation produced more states than the configured bound."""
 
@@ -125,7 +131,7 @@ class DivisionByZeroError(CompileError):
 
 
 RUNTIME_FAULTS: tuple[type[CompileError], ...] = (
-    DivisionByZeroError, IntegerRangeError, ExitReachedError)
+    DivisionByZeroError, IntegerRangeError, ExitReachedError, IndexRangeError)
 """Errors an execution runs into in a state it reaches (not the text's): which one wins
 next to a counterexample is docs/cli.md's rule, "Errors next to a counterexample"."""
 

@@ -43,21 +43,28 @@ class ModelLike(Protocol):
     @property
     def source(self) -> str: ...
 
+    @property
+    def constants(self) -> tuple[tuple[str, int], ...]: ...
+
 
 def sha256_text(source: str) -> str:
     return hashlib.sha256(source.encode("utf-8")).hexdigest()
 
 
-def model_section(kind: str, path: str | None, source: str) -> dict[str, str]:
-    """`{"kind", "path", "source", "sha256"}`; `path` is reduced to its file name so that
-    the bytes do not depend on the working directory."""
+def model_section(kind: str, path: str | None, source: str,
+                  constants: Any = ()) -> dict[str, Any]:
+    """`{"kind", "path", "source", "sha256"}` and the `constants` the program was written
+    out with, if it has any; `path` is reduced to its file name so that the bytes do not
+    depend on the working directory."""
     if kind not in ("ser", "ns-json"):
         raise CertificateError(f"unknown model kind {kind!r}")
-    out: dict[str, str] = {"kind": kind}
+    out: dict[str, Any] = {"kind": kind}
     if path:
         out["path"] = os.path.basename(path)
     out["source"] = source
     out["sha256"] = sha256_text(source)
+    if constants:
+        out["constants"] = dict(constants)
     return out
 
 
@@ -77,7 +84,7 @@ def producer(
 
 
 def make_certificate(
-    model: ModelLike | Mapping[str, str],
+    model: ModelLike | Mapping[str, Any],
     verdict: Verdict,
     evidence_name: EvidenceName,
     evidence: Mapping[str, Any],
@@ -88,9 +95,10 @@ def make_certificate(
     if evidence_name not in expected:
         raise CertificateError(f"verdict {verdict} needs evidence {' or '.join(expected)}")
     if isinstance(model, Mapping):
-        section = model_section(model["kind"], model.get("path"), model["source"])
+        section = model_section(model["kind"], model.get("path"), model["source"],
+                                model.get("constants", ()))
     else:
-        section = model_section(model.kind, model.path, model.source)
+        section = model_section(model.kind, model.path, model.source, model.constants)
     return {
         "format": FORMAT,
         "model": section,
@@ -103,7 +111,8 @@ def make_certificate(
 def parts_certificate(model: ModelLike, parts: list[dict[str, Any]]) -> dict[str, Any]:
     """A Ser program serializable in independent parts (prover/frontend/parts.py): each
     part a whole certificate of the program restricted to its request kinds."""
-    return {"format": FORMAT, "model": model_section(model.kind, model.path, model.source),
+    return {"format": FORMAT, "model": model_section(model.kind, model.path, model.source,
+                                                     model.constants),
             "verdict": "serializable", "producer": producer("parts"), "parts": parts}
 
 

@@ -23,7 +23,7 @@ import json
 import sys
 from typing import Any
 
-from prover.commands.options import add_deadline_option, add_model_options
+from prover.commands.options import add_deadline_option, add_model_options, defines
 from prover.commands.slice import find_place as find_ptnet_place
 from prover.errors import UsageError
 from prover.frontend.load import load_model
@@ -115,7 +115,8 @@ def _human(info: dict[str, Any]) -> str:
 def run(args: argparse.Namespace) -> int:
     if args.max_states < 1:
         raise UsageError("--max-states must be a positive integer")
-    model = load_model(args.model, state_bound=args.state_bound, ns=args.ns)
+    model = load_model(args.model, state_bound=args.state_bound, ns=args.ns,
+                       defines=dict(defines(args)))
     for w in model.warnings:
         print(w.render(), file=sys.stderr)
     net = build_interleaving_net(model.ns)

@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 
 from prover.commands.inspect import emit
-from prover.commands.options import add_deadline_option, add_model_options
+from prover.commands.options import add_deadline_option, add_model_options, defines
 from prover.errors import SerError, UsageError
 from prover.frontend.load import load_model
 from prover.ns import NetworkSystem
@@ -82,7 +82,8 @@ def _promela(args: argparse.Namespace) -> str:
     if k is None or not 1 <= k <= MAX_PROMELA_REQUESTS:
         raise UsageError(f"--format promela needs --requests K with 1 <= K <= "
                          f"{MAX_PROMELA_REQUESTS}" + ("" if k is None else f" (got {k})"))
-    ns = load_model(args.model, state_bound=args.state_bound, ns=args.ns).ns
+    ns = load_model(args.model, state_bound=args.state_bound, ns=args.ns,
+                       defines=dict(defines(args))).ns
     formula = None
     if args.formula is not None:
         try:
@@ -103,7 +104,8 @@ def _pdnet(args: argparse.Namespace) -> str:
     if k is None or not 1 <= k <= MAX_PROMELA_REQUESTS:
         raise UsageError(f"--what pdnet needs --requests K with 1 <= K <= "
                          f"{MAX_PROMELA_REQUESTS}" + ("" if k is None else f" (got {k})"))
-    ns = load_model(args.model, state_bound=args.state_bound, ns=args.ns).ns
+    ns = load_model(args.model, state_bound=args.state_bound, ns=args.ns,
+                       defines=dict(defines(args))).ns
     net = pdnet_to_ptnet(PDNet(ns, k), Path(args.model).stem)
     return ptnet_to_tina(net) if args.format == "net" else ptnet_to_pnml(net)
 
@@ -116,7 +118,8 @@ def _export_mcc(args: argparse.Namespace) -> int:
     if args.output is None:
         raise UsageError("--format mcc writes a folder: give it with -o DIR")
     check_folder(args.output, [args.model], "net files")
-    model = load_model(args.model, state_bound=args.state_bound, ns=args.ns)
+    model = load_model(args.model, state_bound=args.state_bound, ns=args.ns,
+                       defines=dict(defines(args)))
     try:
         written = write_mcc(model, args.output)
     except OSError as exc:
@@ -154,7 +157,8 @@ def render(args: argparse.Namespace) -> str:
     what = args.what or "petri"
     if args.format in ("net", "pnml") and what != "petri":
         raise UsageError(f"--format {args.format} exports the Petri net; use --what petri")
-    model = load_model(args.model, state_bound=args.state_bound, ns=args.ns)
+    model = load_model(args.model, state_bound=args.state_bound, ns=args.ns,
+                       defines=dict(defines(args)))
     for w in model.warnings:
         print(w.render(), file=sys.stderr)
     name = Path(args.model).stem

@@ -13,7 +13,7 @@ import json
 import sys
 from typing import Any
 
-from prover.commands.options import add_deadline_option, add_model_options
+from prover.commands.options import add_deadline_option, add_model_options, defines
 from prover.errors import StateBoundError, UsageError
 from prover.frontend.load import LoadedModel, load_model
 from prover.petri.build import build_interleaving_net
@@ -117,7 +117,8 @@ def _human(model: LoadedModel, info: dict[str, Any]) -> str:
 def run(args: argparse.Namespace) -> int:
     if args.state_bound < 1:
         raise UsageError("--state-bound must be a positive integer")
-    model = load_model(args.model, state_bound=args.state_bound, ns=args.ns, lazy=True)
+    model = load_model(args.model, state_bound=args.state_bound, ns=args.ns,
+                       defines=dict(defines(args)), lazy=True)
     for w in model.warnings:
         print(w.render(), file=sys.stderr)
     info: dict[str, Any] = {}

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from prover.commands.options import add_model_options, seconds
+from prover.commands.options import add_model_options, defines, seconds
 from prover.commands.progress import Progress
 from prover.errors import FormulaError, SerError, StateBoundError, UsageError
 from prover.run.deadline import run_isolated
@@ -92,7 +92,8 @@ def _search(args: argparse.Namespace) -> Searched:
     from prover.ltl.inductive import invariant_certificate
     from prover.ltl.lasso import ser_globals
 
-    model = load_model(args.model, state_bound=args.state_bound, ns=args.ns, lazy=True)
+    model = load_model(args.model, state_bound=args.state_bound, ns=args.ns,
+                       defines=dict(defines(args)), lazy=True)
     if model.steps is not None:  # a Ser program: its names without a network system
         names = frozenset(model.steps.globals), frozenset(r for r, _ in model.steps.entries)
     else:

@@ -24,6 +24,60 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
         help="stop compiling a Ser program beyond N local x global states "
         f"(default {DEFAULT_STATE_BOUND})",
     )
+    add_define_option(parser, sweep=parser.prog.split()[-1] == "ser-prove")
+
+
+MAX_SIZES = 256  # values of one `-D NAME=LO..HI` sweep
+
+
+def define(text: str) -> tuple[str, tuple[int, ...]]:
+    """An argparse type for `-D NAME=VALUE`, `NAME=LO..HI` or `NAME=V1,V2,...`."""
+    name, eq, spec = text.partition("=")
+    name = name.strip()
+    if not eq or not name.isidentifier() or not name.isascii():
+        raise argparse.ArgumentTypeError(f"{text!r}: write NAME=VALUE (e.g. -D K=8), "
+                                         "NAME=LO..HI or NAME=V1,V2,...")
+    try:
+        if ".." in spec:
+            lo, hi = (_integer(x) for x in spec.split("..", 1))
+            values = tuple(range(lo, hi + 1))
+        else:
+            values = tuple(_integer(x) for x in spec.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: {name}'s values must be integers (VALUE, LO..HI or V1,V2,...)") from None
+    if not 1 <= len(values) <= MAX_SIZES:
+        raise argparse.ArgumentTypeError(f"{text!r}: give 1 to {MAX_SIZES} values of {name}")
+    return name, values
+
+
+def _integer(text: str) -> int:
+    text = text.strip()
+    if not text.lstrip("-").isdigit() or not text.isascii() or len(text) > 20:
+        raise ValueError(text)
+    value = int(text)
+    if not -(2**63) <= value < 2**63:
+        raise ValueError(text)
+    return value
+
+
+def defines(args: argparse.Namespace) -> tuple[tuple[str, int], ...]:
+    """The constants given by `-D`, one value each (a sweep is the prover's alone)."""
+    given = dict(getattr(args, "define", None) or [])
+    swept = [n for n, vs in given.items() if len(vs) > 1]
+    if swept:
+        raise UsageError(f"-D {swept[0]}: this command takes one value per constant; "
+                         "`ser-prove MODEL -D K=LO..HI` decides a model at several sizes")
+    return tuple((n, vs[0]) for n, vs in given.items())
+
+
+def add_define_option(parser: argparse.ArgumentParser, sweep: bool = False) -> None:
+    more = (" (or NAME=LO..HI, NAME=V1,V2,...: decide the model at each value and print "
+            "a table of sizes)") if sweep else ""
+    parser.add_argument(
+        "-D", "--define", type=define, action="append", metavar="NAME=VALUE",
+        help=f"give the program's constant NAME (`const NAME := ...;`) the value VALUE{more}; "
+        "repeat for several constants")
 
 
 def add_scheduler_option(parser: argparse.ArgumentParser) -> None:

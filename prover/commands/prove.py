@@ -24,6 +24,7 @@ from prover.commands.options import (
     add_model_options,
     add_scheduler_option,
     check_parallelism,
+    defines,
     seconds,
 )
 from prover.commands.progress import Progress
@@ -152,6 +153,7 @@ def run(args: argparse.Namespace) -> int:
             check_timeout_s=args.check_timeout, parallel=args.jobs, progress=progress,
             spent_s=float(getattr(args, "spent_s", 0.0)), state_bound=args.state_bound,
             on_result=settled, ns_choice=args.ns, scheduler=args.scheduler,
+            defines=defines(args),
         )
     finally:
         progress.clear()

@@ -87,6 +87,15 @@ class Exit(Expr):
 
 
 @dataclass(frozen=True)
+class IndexFault(Exit):
+    """An index outside its array (`E-INDEX`), where the program reaches it: written as
+    `exit`, which it is, but with the array it indexes for the message."""
+
+    array: str = ""
+    cells: int = 0
+
+
+@dataclass(frozen=True)
 class If(Expr):
     cond: Expr
     then: Expr
@@ -238,6 +247,9 @@ class Program:
     initial: tuple[tuple[str, int], ...] = ()
     # Every global named in a `global` declaration, including those set to 0.
     declared: frozenset[str] = frozenset()
+    # The constants the program was written out with (`const K := 4;`, `-D K=8`), in
+    # the order declared: certificates record them.
+    constants: tuple[tuple[str, int], ...] = ()
 
 
 # ---- smart constructors (§1.4) -----------------------------------------------------

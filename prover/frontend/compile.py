@@ -24,6 +24,7 @@ from prover.errors import (
     CompileError,
     DivisionByZeroError,
     ExitReachedError,
+    IndexRangeError,
     IntegerRangeError,
     SourceLocation,
     StateBoundError,
@@ -345,6 +346,12 @@ def step_local(
     except _Bound as exc:
         raise bound_error(cur.request, exc.what, exc.states, runner.bound) from None
     except _ExitHit as exc:
+        if isinstance(exc.node, ast.IndexFault):
+            node = exc.node
+            raise IndexRangeError(
+                f"request '{cur.request}': an index of {node.array} is outside 0..{node.cells - 1}",
+                location(source, path, node.line, node.col) if node.line else None,
+            ) from None
         raise ExitReachedError(
             f"request '{cur.request}' reaches 'exit', whose meaning is undefined",
             location(source, path, exc.node.line, exc.node.col) if exc.node.line else None,

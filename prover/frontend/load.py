@@ -14,13 +14,13 @@ Every bad input raises a `prover.errors.SerError` subclass with one clear messag
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 from pathlib import Path
 from typing import Literal
 
-from prover.errors import Diagnostic, InputFileError
+from prover.errors import Diagnostic, InputFileError, UsageError
 from prover.frontend.choices import DEFAULT_NS, DEFAULT_STATE_BOUND, NS_CHOICES, NsChoice
 from prover.frontend.closure import compile_program
 from prover.frontend.files import read_model_bytes
@@ -57,6 +57,8 @@ class LoadedModel:
     # Non-fatal remarks about the input (prover/frontend/lint.py; NS JSON: unknown keys).
     warnings: tuple[Diagnostic, ...] = ()
     steps: ProgramSteps | None = field(default=None, repr=False, compare=False)
+    # The constants a Ser program was written out with (`const K := 4;`, `-D K=8`).
+    constants: tuple[tuple[str, int], ...] = ()
 
     @cached_property
     def ns(self) -> NetworkSystem:
@@ -75,22 +77,27 @@ def load_source(
     state_bound: int = DEFAULT_STATE_BOUND,
     ns: NsChoice = DEFAULT_NS,
     lazy: bool = False,
+    defines: Mapping[str, int] | None = None,
 ) -> LoadedModel:
     """Read a model given as text. `kind` is "ser" or "ns-json"; `ns` is "reachable" (the
-    restricted NS, default) or "closure"; `lazy`: build the NS only when first read."""
+    restricted NS, default) or "closure"; `lazy`: build the NS only when first read;
+    `defines`: values of the program's constants (`-D NAME=VALUE`), each one it declares."""
     if ns not in NS_CHOICES:
         raise InputFileError(f"unknown network-system construction {ns!r} (reachable, closure)")
     if not source.strip():
         raise InputFileError(f"{path}: the model is empty")
     if kind == "ser":
-        program = parse(source, path)
+        program = parse(source, path, defines)
         compile_ns = compile_reachable if ns == "reachable" else compile_program
         steps = ProgramSteps(program, source=source, path=path, state_bound=state_bound)
         model = LoadedModel(path, "ser", source,
                             partial(compile_ns, program, source=source, path=path,
                                     state_bound=state_bound, steps=steps),
-                            lint(program, path), steps)  # fmt: skip
+                            lint(program, path), steps, program.constants)  # fmt: skip
     elif kind == "ns-json":
+        if defines:
+            raise UsageError(f"{path}: -D gives constants of a Ser program; a network system "
+                             "has none")
         reject_certificate(source, path)
         net_sys, warnings = load_ns_json(source, path)
         build = (partial(restrict_ns, net_sys, state_bound=state_bound) if ns == "reachable"
@@ -109,7 +116,7 @@ def _given(ns: NetworkSystem) -> NetworkSystem:
 
 def load_model(
     path: str | Path, *, state_bound: int = DEFAULT_STATE_BOUND, ns: NsChoice = DEFAULT_NS,
-    data: bytes | None = None, lazy: bool = False,
+    data: bytes | None = None, lazy: bool = False, defines: Mapping[str, int] | None = None,
 ) -> LoadedModel:
     """Read and build a model file; `.ser` is a Ser program, `.json` a network system.
 
@@ -130,4 +137,5 @@ def load_model(
         raise InputFileError(f"{name}: not UTF-8 text (byte {exc.start})") from None
     if source.startswith("\ufeff"):  # a byte-order mark is not part of the model
         source = source[1:]
-    return load_source(source, kind, name, state_bound=state_bound, ns=ns, lazy=lazy)
+    return load_source(source, kind, name, state_bound=state_bound, ns=ns, lazy=lazy,
+                       defines=defines)

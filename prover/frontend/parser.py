@@ -8,7 +8,7 @@ the offending token, with the line and a caret.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 
 from lark import Lark, Token, Transformer
@@ -27,7 +27,8 @@ from prover.errors import (
     SerSyntaxError,
     SourceLocation,
 )
-from prover.frontend import ast
+from prover.frontend import ast, surface
+from prover.frontend.expand import core_program, expand, needs_expansion
 from prover.frontend.tables import grammar_text, load_parser
 
 # Nesting deeper than this is rejected: the compiler and printer recurse over the tree
@@ -48,25 +49,41 @@ class _Build(Transformer[Token, object]):
     # expressions ---------------------------------------------------------------
     def num(self, c: list[Token]) -> ast.Expr:
         tok = c[0]
-        return ast.Num(_literal(tok), line=tok.line or 0, col=tok.column or 0)
+        value = ast.I64_MIN if tok.type == "MIN_LITERAL" else _literal(tok)
+        return ast.Num(value, line=tok.line or 0, col=tok.column or 0)
 
     def var(self, c: list[Token]) -> ast.Expr:
         tok = _not_boolean(c[0])
         return ast.Var(str(tok), line=tok.line or 0, col=tok.column or 0)
 
-    def nondet(self, c: list[Token]) -> ast.Expr:
+    def nondet(self, c: list[object]) -> ast.Expr:
         tok = c[0]
+        assert isinstance(tok, Token)
         line, col = tok.line or 0, tok.column or 0
         if len(c) == 1:
             return ast.Nondet(line=line, col=col)
-        lo, hi = _literal(c[1]), _literal(c[3])
-        if not 0 <= hi - lo < ast.MAX_CHOICE_VALUES:
-            raise _Located(
-                line, col, f"?({lo}..{hi}) is not a range of 1 to {ast.MAX_CHOICE_VALUES} "
-                "values: write the smaller bound first, and at most "
-                f"{ast.MAX_CHOICE_VALUES} values (docs/limits.md)"
-            )
-        return ast.Nondet(lo, hi, line=line, col=col)
+        lo, hi = _e(c[1]), _e(c[3])
+        if isinstance(lo, ast.Num) and isinstance(hi, ast.Num):
+            return choice(lo.value, hi.value, line, col)
+        return surface.Choose(lo, hi, line=line, col=col)
+
+    def index(self, c: list[object]) -> ast.Expr:
+        name, _lsqb, index, _rsqb = c
+        assert isinstance(name, Token)
+        return surface.Index(str(_not_boolean(name)), _e(index), line=name.line or 0,
+                             col=name.column or 0)
+
+    def index_assign(self, c: list[object]) -> ast.Expr:
+        name, _lsqb, index, _rsqb, _op, value = c
+        assert isinstance(name, Token)
+        return surface.IndexAssign(str(_not_boolean(name)), _e(index), _e(value),
+                                   line=name.line or 0, col=name.column or 0)
+
+    def for_(self, c: list[object]) -> ast.Expr:
+        tok, var, _in, lo, _dots, hi, body = c
+        assert isinstance(tok, Token) and isinstance(var, Token)
+        return surface.For(str(_not_boolean(var)), _e(lo), _e(hi), _e(body),
+                           line=tok.line or 0, col=tok.column or 0)
 
     def yield_(self, c: list[Token]) -> ast.Expr:
         return ast.Yield(line=c[0].line or 0, col=c[0].column or 0)
@@ -130,32 +147,67 @@ class _Build(Transformer[Token, object]):
         assert isinstance(kw, Token) and isinstance(name, Token)
         return ast.Request(str(name), _e(body), line=kw.line or 0)
 
-    def global_init(self, c: list[Token]) -> _GlobalInit:
-        name, _op, num = c
-        return _global_init(name, int(num), num)
+    def family(self, c: list[object]) -> surface.Family:
+        kw, name, _lsqb, var, _in, lo, _dots, hi, _rsqb, body = c
+        assert isinstance(kw, Token) and isinstance(name, Token) and isinstance(var, Token)
+        return surface.Family(str(name), str(_not_boolean(var)), _e(lo), _e(hi), _e(body),
+                              kw.line or 0, var.column or 0)
 
-    def global_init_neg(self, c: list[Token]) -> _GlobalInit:
-        name, _op, _minus, num = c
-        return _global_init(name, -int(num), num)
+    def const_decl(self, c: list[object]) -> surface.Const:
+        _kw, name, _op, value, _semi = c
+        assert isinstance(name, Token)
+        _not_boolean(name)
+        return surface.Const(str(name), _e(value), name.line or 0, name.column or 0)
 
-    def global_decl(self, c: list[object]) -> list[_GlobalInit]:
-        return [x for x in c if isinstance(x, _GlobalInit)]
+    def cells(self, c: list[object]) -> tuple[str, ast.Expr]:
+        return ("cells", _e(c[1]))
 
-    def program(self, c: list[object]) -> ast.Program:
-        reqs = tuple(r for r in c if isinstance(r, ast.Request))
-        seen: dict[str, ast.Request] = {}
-        for r in reqs:
-            if r.name in seen:
-                raise _Located(
-                    r.line, 1, f"request '{r.name}' is defined twice (first on line "
-                    f"{seen[r.name].line}); give each request its own name"
-                )
-            seen[r.name] = r
-        return ast.Program(reqs, *_initial(c))
+    def initial(self, c: list[object]) -> tuple[str, ast.Expr]:
+        return ("value", _e(c[1]))
 
-    def bare(self, c: list[object]) -> ast.Program:
+    def global_init(self, c: list[object]) -> surface.Global:
+        name, *parts = c
+        assert isinstance(name, Token)
+        _not_boolean(name)
+        line, col = name.line or 0, name.column or 0
+        if ast.is_local_name(str(name)):
+            raise _Located(
+                line, col, f"'{name}' is a local name (lower-case first letter); only globals "
+                "(upper-case or '_' first) are declared, locals start at 0"
+            )
+        given = dict(parts)  # type: ignore[arg-type]
+        return surface.Global(str(name), given.get("cells"), given.get("value"), line, col)
+
+    def global_decl(self, c: list[object]) -> list[surface.Global]:
+        return [x for x in c if isinstance(x, surface.Global)]
+
+    def program(self, c: list[object]) -> surface.Source:
+        return _source(c, [r for r in c if isinstance(r, (ast.Request, surface.Family))])
+
+    def bare(self, c: list[object]) -> surface.Source:
         body = _e(c[-1])
-        return ast.Program((ast.Request(BARE_REQUEST_NAME, body, line=body.line),), *_initial(c))
+        return _source(c[:-1], [ast.Request(BARE_REQUEST_NAME, body, line=body.line)])
+
+
+def _source(c: list[object], requests: list[ast.Request | surface.Family]) -> surface.Source:
+    decls: list[surface.Const | surface.Global] = []
+    for d in c:
+        if isinstance(d, surface.Const):
+            decls.append(d)
+        elif isinstance(d, list):
+            decls.extend(d)
+    return surface.Source(tuple(decls), tuple(requests))
+
+
+def choice(lo: int, hi: int, line: int, col: int) -> ast.Nondet:
+    """`?(lo..hi)` over literal bounds, or a located error."""
+    if not 0 <= hi - lo < ast.MAX_CHOICE_VALUES:
+        raise _Located(
+            line, col, f"?({lo}..{hi}) is not a range of 1 to {ast.MAX_CHOICE_VALUES} "
+            "values: write the smaller bound first, and at most "
+            f"{ast.MAX_CHOICE_VALUES} values (docs/limits.md)"
+        )
+    return ast.Nondet(lo, hi, line=line, col=col)
 
 
 def _literal(tok: Token) -> int:
@@ -163,45 +215,6 @@ def _literal(tok: Token) -> int:
     if len(tok.lstrip("0")) > 19 or int(tok) > ast.I64_MAX:
         raise _LiteralRange(tok)
     return int(tok)
-
-
-@dataclass(frozen=True)
-class _GlobalInit:
-    name: str
-    value: int
-    line: int
-    col: int
-
-
-def _global_init(name: Token, value: int, num: Token) -> _GlobalInit:
-    _not_boolean(name)
-    line, col = name.line or 0, name.column or 0
-    if ast.is_local_name(str(name)):
-        raise _Located(
-            line, col, f"'{name}' is a local name (lower-case first letter); only globals "
-            "(upper-case or '_' first) have initial values, locals start at 0"
-        )
-    if not ast.I64_MIN <= value <= ast.I64_MAX:
-        raise _LiteralRange(num)
-    return _GlobalInit(str(name), value, line, col)
-
-
-def _initial(c: list[object]) -> tuple[tuple[tuple[str, int], ...], frozenset[str]]:
-    """The initial global state of the `global` declarations (a name at most once), and
-    the declared names."""
-    seen: dict[str, _GlobalInit] = {}
-    for decl in c:
-        if not isinstance(decl, list):
-            continue
-        for g in decl:
-            if g.name in seen:
-                raise _Located(
-                    g.line, g.col, f"global '{g.name}' is given an initial value twice "
-                    f"(first on line {seen[g.name].line})"
-                )
-            seen[g.name] = g
-    initial = tuple(sorted((g.name, g.value) for g in seen.values() if g.value != 0))
-    return initial, frozenset(seen)
 
 
 def _not_boolean(tok: Token) -> Token:
@@ -327,7 +340,6 @@ _CHAR_HINTS = {
     "|": "Ser has no '|': write '||' (on 0/1 values)",
     '"': "Ser has no strings: values are integers",
     "'": "Ser has no characters or strings: values are integers",
-    "[": "Ser has no arrays: use one variable per element",
 }
 
 
@@ -342,7 +354,6 @@ def _char_hint(ch: str, before: str) -> str | None:
 
 _NOT_SER_WORDS = {
     "return": "Ser has no 'return': a request answers the value of its last expression",
-    "for": "Ser has no 'for': write 'i := 0; while (i < n) { ...; i := i + 1 }'",
     "int": "Ser has no declarations: a local starts at 0, write 'x := e'",
     "var": "Ser has no declarations: a local starts at 0, write 'x := e'",
     "let": "Ser has no declarations: a local starts at 0, write 'x := e'",
@@ -372,6 +383,8 @@ def _token_hint(tok: Token, before: str, accepted: set[str]) -> str | None:
                 f"comparison in parentheses before '{tok}'")
     if accepted == {"ELSE"}:
         return "Ser's 'if' needs an 'else': write 'else { 0 }' when there is nothing to do"
+    if accepted == {"IN"}:
+        return "Ser's `for` runs over a constant range: write 'for (i in LO..HI) { ... }'"
     if tok.type == "GLOBAL":
         return "the 'global' declarations come first, before the first request"
     if tok.type == "LBRACE":
@@ -426,8 +439,11 @@ def source_has_code(source: str) -> bool:
     return False
 
 
-def parse(source: str, path: str = "<string>") -> ast.Program:
-    """Parse a Ser file: request blocks, or one bare expression named `request`."""
+def parse(source: str, path: str = "<string>",
+          defines: Mapping[str, int] | None = None) -> ast.Program:
+    """Parse a Ser file: request blocks, or one bare expression named `request`; constants,
+    arrays, families and `for`s written out (prover/frontend/expand.py), the constants
+    named in `defines` (`-D NAME=VALUE`) given those values."""
     try:
         tree = _lark().parse(source)
     except _LiteralRange as exc:
@@ -449,11 +465,53 @@ def parse(source: str, path: str = "<string>") -> ast.Program:
         raise _syntax_error(exc, source, path) from None
     except LarkError as exc:  # defensive: any other lark failure is still a syntax error
         raise SerSyntaxError(f"cannot parse: {str(exc).splitlines()[0]}") from None
-    assert isinstance(tree, ast.Program)
-    for req in tree.requests:
-        if ast.nesting_depth(req.body) > MAX_NESTING:
-            raise SerSyntaxError(
-                f"request '{req.name}' is nested more than {MAX_NESTING} levels deep",
-                location(source, path, req.line or 1, 1),
-            )
-    return tree
+    assert isinstance(tree, surface.Source)
+    bodies = [(r.name, r.body, r.line) for r in tree.requests]
+    for name, body, line in bodies:
+        if surface_depth(body) > MAX_NESTING:
+            raise SerSyntaxError(f"request '{name}' is nested more than {MAX_NESTING} levels deep",
+                                 location(source, path, line or 1, 1))
+
+    def where(line: int, col: int) -> SourceLocation | None:
+        return location(source, path, line, col) if line else None
+
+    if defines or needs_expansion(tree):
+        program = expand(tree, defines or {}, where)
+        for req in program.requests:
+            if ast.nesting_depth(req.body) > MAX_NESTING:
+                raise SerSyntaxError(
+                    f"request '{req.name}' written out is nested more than {MAX_NESTING} levels "
+                    "deep (an index into a long array by a value not known while reading "
+                    "nests one `if` per cell)", location(source, path, req.line or 1, 1))
+        return program
+    requests = [r for r in tree.requests if isinstance(r, ast.Request)]
+    initial = {d.name: d.value.value for d in tree.decls
+               if isinstance(d, surface.Global) and isinstance(d.value, ast.Num)}
+    initial.update((d.name, 0) for d in tree.decls if isinstance(d, surface.Global)
+                   and d.value is None)
+    _no_repeated_global(tree, where)
+    return core_program(requests, initial, where)
+
+
+def _no_repeated_global(tree: surface.Source, where: Callable[[int, int], SourceLocation | None]
+                        ) -> None:
+    seen: dict[str, int] = {}
+    for d in tree.decls:
+        if d.name in seen:
+            raise SerSyntaxError(f"global '{d.name}' is given an initial value twice (first on "
+                                 f"line {seen[d.name]})", where(d.line, d.col))
+        seen[d.name] = d.line
+
+
+def surface_depth(e: ast.Expr) -> int:
+    """Nesting depth, not counting the right spine of sequences (those are iterated)."""
+    best = 0
+    stack: list[tuple[ast.Expr, int]] = [(e, 1)]
+    while stack:
+        node, d = stack.pop()
+        best = max(best, d)
+        if isinstance(node, ast.Seq):
+            stack.extend([(node.first, d + 1), (node.rest, d)])
+        else:
+            stack.extend((c, d + 1) for c in surface.children(node))
+    return best

@@ -168,13 +168,14 @@ def decide(
     state_bound: int | None = None,
     ns_choice: str = "reachable",
     data: bytes | None = None,
+    defines: tuple[tuple[str, int], ...] = (),
 ) -> Decided:
     """One model, in its child process: never writes a file (`data`: the model file's
     bytes, read by the caller, e.g. on another machine). Stages: load, a first
     explicit search, a reduction attempt, then the stages of `schedule.plan` (the
     reduction again, the wide search, the proof portfolio, a second explicit search,
     BMC), then the certificate and its check."""
-    run = _load(path, timeout_s, progress, state_bound, ns_choice, data)
+    run = _load(path, timeout_s, progress, state_bound, ns_choice, data, defines)
     if timeout_s <= 0:  # docs/cli.md: the model is read and checked, no engine runs
         return run.undecided("--timeout 0: the model was read, no engine ran")
     rejected: Decided | None = None  # the last certificate the checker refused
@@ -285,7 +286,8 @@ def _stage(run: _Run, stage: Stage) -> tuple[Counterexample | None, dict[str, An
 
 
 def _load(path: str, timeout_s: float, progress: Callable[[str], None] | None,
-          state_bound: int | None, ns_choice: str, data: bytes | None) -> _Run:
+          state_bound: int | None, ns_choice: str, data: bytes | None,
+          defines: tuple[tuple[str, int], ...] = ()) -> _Run:
     """Read and parse the model, refuse what the checker could not read, and make the
     run's context. A Ser program's network system is built only when an engine reads it
     (the explicit search and the reduction engine read its per-variable steps)."""
@@ -294,9 +296,11 @@ def _load(path: str, timeout_s: float, progress: Callable[[str], None] | None,
 
     start = time.monotonic()
     ns_kind: NsChoice = "closure" if ns_choice == "closure" else "reachable"
-    model = (load_model(path, ns=ns_kind, data=data, lazy=True) if state_bound is None
-             else load_model(path, state_bound=state_bound, ns=ns_kind, data=data, lazy=True))
-    preflight(model.kind, model.source, path)
+    model = (load_model(path, ns=ns_kind, data=data, lazy=True, defines=dict(defines))
+             if state_bound is None else
+             load_model(path, state_bound=state_bound, ns=ns_kind, data=data, lazy=True,
+                        defines=dict(defines)))
+    preflight(model.kind, model.source, path, model.constants)
     loaded = time.monotonic() - start
     ctx = RunContext(lambda: model.ns)
     run = _Run(path, model, ctx, start, start + max(0.0, timeout_s),
@@ -318,7 +322,9 @@ def _parts(run: _Run) -> tuple[Counterexample | None, dict[str, Any] | None]:
     from prover.frontend.parts import part_source, partition
 
     steps = run.model.steps
-    groups = () if steps is None else partition(steps.program)
+    # A part is its blocks of the source: a family's members are one block (not yet split)
+    groups = () if steps is None or any("[" in r.name for r in steps.program.requests) \
+        else partition(steps.program)
     if len(groups) < 2:
         return None, None
     t0 = time.monotonic()
@@ -327,7 +333,7 @@ def _parts(run: _Run) -> tuple[Counterexample | None, dict[str, Any] | None]:
         named = f"part {k} of {len(groups)} ({', '.join(kinds)})"
         sub = _load(run.path, max(0.0, run.hard - time.monotonic()), _prefixed(run.say, named),
                     run.state_bound, run.ns_choice,
-                    part_source(run.model.source, kinds).encode("utf-8"))
+                    part_source(run.model.source, kinds).encode("utf-8"), run.model.constants)
         share = (run.deadline - time.monotonic()) / (len(groups) - k + 1)
         sub.hard, sub.deadline = run.hard, time.monotonic() + max(0.0, share)
         cex, cert = _part(sub, named)
@@ -377,7 +383,7 @@ def _network_system(run: _Run) -> NetworkSystem | None:
         restriction = ns.restriction
         preflight_ns(run.model.kind, run.model.source, run.path,
                      None if restriction is None else frozenset(restriction.pairs),
-                     run.state_bound)
+                     run.state_bound, run.model.constants)
     except SerError as exc:
         run.stats["ns_error"] = exc.message
         run.reasons.append(f"network system: {exc.message}")

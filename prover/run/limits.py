@@ -59,23 +59,27 @@ def check_source_fits(source: str, path: str) -> None:
         )
 
 
-def preflight(kind: str, source: str, path: str) -> None:
+def preflight(kind: str, source: str, path: str,
+              constants: tuple[tuple[str, int], ...] = ()) -> None:
     """Refuse a model the checker's own front end would refuse to read
     (`CheckerLimitError`): its size, and the checker's parser (or NS JSON loader)."""
     check_source_fits(source, path)
-    _as_checker(path, lambda semantics, explore: semantics(kind, source))
+    _as_checker(path, lambda semantics, explore: semantics(kind, source, dict(constants)))
 
 
 def preflight_ns(
     kind: str, source: str, path: str, pairs: frozenset[tuple[str, str]] | None = None,
-    bound: int | None = None,
+    bound: int | None = None, constants: tuple[tuple[str, int], ...] = (),
 ) -> None:
     """Refuse a network system the checker could not explore (`CheckerLimitError`): the
     checker's exploration of the NS a proof certificate will name, the closure or the
     restricted NS of `pairs` (cheap next to the engines: 0.04 s for all 47 paper models
     together). Reduction proofs and counterexamples need no NS."""
-    _as_checker(path, lambda semantics, explore: explore(semantics(kind, source), pairs)
-                if bound is None else explore(semantics(kind, source), pairs, bound))
+    def work(semantics: Any, explore: Any) -> object:
+        sem = semantics(kind, source, dict(constants))
+        return explore(sem, pairs) if bound is None else explore(sem, pairs, bound)
+
+    _as_checker(path, work)
 
 
 def _as_checker(path: str, work: Callable[[Any, Any], object]) -> None:

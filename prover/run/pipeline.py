@@ -68,12 +68,14 @@ def prove_model(
     use_proofs: bool = True,
     state_bound: int | None = None,
     ns_choice: str = "reachable",
+    defines: tuple[tuple[str, int], ...] = (),
 ) -> ProveResult:
     """Decide one model file under a hard deadline (`ns_choice`: "reachable" or "closure",
     see `prover.frontend.load`). Input errors raise `prover.errors.SerError`."""
     out = prove_models(
         [(path, cert_path)], timeout_s=timeout_s, check_timeout_s=check_timeout_s,
         progress=progress, use_proofs=use_proofs, state_bound=state_bound, ns_choice=ns_choice,
+        defines=defines,
     )[0]
     if isinstance(out, SerError):
         raise out
@@ -94,6 +96,7 @@ def prove_models(
     on_result: Callable[[int, ProveResult | SerError], None] | None = None,
     ns_choice: str = "reachable",
     scheduler: str | None = None,
+    defines: tuple[tuple[str, int], ...] = (),
 ) -> list[ProveResult | SerError]:
     """Decide each (model, certificate path or None) in its own child process, at most
     `parallel` at a time, each under its own deadline of `timeout_s`; the parent writes
@@ -128,7 +131,8 @@ def prove_models(
         said = progress if scheduler is None else None  # a worker cannot print here
         return partial(decide, jobs[i][0], dests[i], timeout_s=own,
                        check_timeout_s=check_timeout_s, progress=said, use_proofs=use_proofs,
-                       state_bound=state_bound, ns_choice=ns_choice, data=data.get(i))
+                       state_bound=state_bound, ns_choice=ns_choice, data=data.get(i),
+                       defines=defines)
 
     results: list[ProveResult | SerError | None] = [None] * len(jobs)
     for i, problem in sorted(early.items()):

@@ -75,13 +75,19 @@ def test_literals_beyond_64_bits_are_refused(src: str) -> None:
         cm.parse_program(src)
 
 
-@pytest.mark.parametrize("src", ["X := ?(-1..2)", "X := ?()", "X := ?(1...3)", "X := ?(1..)",
+@pytest.mark.parametrize("src", ["X := ?()", "X := ?(1...3)", "X := ?(1..)",
                                  "X := ?(x..3)", "X := ?(1,3)"])
 def test_other_forms_are_syntax_errors_on_both_sides(src: str) -> None:
     with pytest.raises(SerSyntaxError):
         parse(src)
     with pytest.raises(cm.ModelError):
         cm.parse_program(src)
+
+
+def test_negative_and_constant_bounds_are_read_alike_on_both_sides() -> None:
+    src = "const N := 2; request r { X := ?(-1..N) }"
+    assert parse(src).requests[0].body.text == "X := ?(-1..2)"
+    assert cm.expr_text(cm.parse_program(src, {"N": 2})[1][0][1]) == "X := ?(-1..2)"
 
 
 def test_the_limits_agree() -> None:
