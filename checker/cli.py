@@ -47,6 +47,9 @@ def _parser() -> argparse.ArgumentParser:
         "--all: a folder of models, where certificate NAME.cert.json must match model NAME "
         "(a missing or changed model makes the certificate stale: invalid)",
     )
+    p.add_argument("-D", "--define", action="append", type=_define, metavar="NAME=VALUE",
+                   help="with CERT: the certificate must have been made with the model's "
+                   "constant NAME at VALUE (else invalid, E-CONSTANTS); repeatable")
     p.add_argument("--json", action="store_true", help="machine-readable result on stdout")
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="with --all: check each certificate as one task on the Dask cluster "
@@ -94,6 +97,18 @@ def _count(text: str) -> int:
     return value
 
 
+def _define(text: str) -> tuple[str, int]:
+    name, _, value = text.partition("=")
+    try:
+        if not (name.isidentifier() and value.lstrip("-").isdigit() and value.isascii()
+                and len(value) <= 20 and -2**63 <= int(value) < 2**63):
+            raise ValueError(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"write NAME=VALUE with an integer VALUE: {text!r}"
+                                         ) from None
+    return name, int(value)
+
+
 def _read(path: str, limit: int) -> bytes:
     """Regular files only (a FIFO must not hang the open: non-blocking, then fstat)."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
@@ -112,7 +127,8 @@ def _check(path: str, args: argparse.Namespace, limits: Limits,
     shown = _Progress() if sys.stderr.isatty() and args.all is None else None
     try:
         return check_certificate(_read(path, limits.max_bytes), model_text=model,
-                                 timeout_s=args.timeout, limits=limits, progress=shown)
+                                 timeout_s=args.timeout, limits=limits, progress=shown,
+                                 constants=dict(args.define) if args.define else None)
     finally:
         if shown is not None:
             shown.clear()

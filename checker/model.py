@@ -154,7 +154,8 @@ def parse_program(text: str, constants: dict[str, int] | None = None
     """The initial global state and the (request name, body) list of a Ser file, its
     constants (if it has any) given the values `constants` (a certificate's)."""
     try:
-        _, decls, blocks = _PARSER.parse(text)
+        source: Any = _PARSER.parse(text)
+        _, decls, blocks = source
     except lark.exceptions.UnexpectedInput as exc:  # a character or a token (LALR: no EOF)
         tok = getattr(exc, "token", None)
         what = f"character {getattr(exc, 'char', '')!r}" if tok is None else f"token {str(tok)!r}"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from checker.errors import ModelError
+from checker.errors import ModelError, invalid
 from checker.model import Env, Expr, _choice, _name, mk_bin, mk_if, mk_seq, mk_un, mk_while
 
 MAX_CELLS, MAX_COPIES, MAX_NODES = 1_024, 4_096, 2_000_000  # the prover's, nodes doubled
@@ -35,7 +35,7 @@ class _Writer:
             raise ModelError(f"the program written out has more than {MAX_NODES} nodes")
         tag, vals, arrays = e[0], sc["values"], sc["arrays"]
         if tag == "seq":
-            parts = []
+            parts: list[Expr] = []
             while e[0] == "seq":
                 parts, e = [*parts, self.ex(e[1], sc)], e[2]
             return _sequence([*parts, self.ex(e, sc)])
@@ -118,15 +118,15 @@ def _lacks(e: Expr, tags: tuple[str, ...]) -> bool:
 def expand(decls: list[Any], blocks: list[Any], constants: dict[str, int] | None
            ) -> tuple[Env, list[tuple[str, Expr]]]:
     """The initial globals and requests of a file, its constants given `constants`."""
-    w, sc = _Writer(), {"values": {}, "arrays": {}, "facts": {}}
+    w, sc = _Writer(), dict[str, Any](values={}, arrays={}, facts={})
     initial: dict[str, int] = {}
     names = [str(d[1]) for d in decls]
     if len(set(names)) != len(names):
         raise ModelError(f"a declared name is repeated: {names}")
     declared = sorted(str(d[1]) for d in decls if d[0] == "const")
     if sorted(constants or {}) != declared:
-        raise ModelError(f"the certificate's constants {sorted(constants or {})} are not the "
-                         f"model's {declared}", code="E-CONSTANTS")
+        raise invalid("E-CONSTANTS", f"the certificate's constants {sorted(constants or {})} "
+                                     f"are not the model's {declared}")
     for d in decls:
         if d[0] == "const":
             sc = _bind(sc, str(d[1]), (constants or {})[str(d[1])])

@@ -113,6 +113,10 @@ def run(args: argparse.Namespace) -> int:
     from prover.run.pipeline import prove_models
 
     models: list[str] = args.models
+    if any(len(values) > 1 for _, values in args.define or []):
+        from prover.commands.sweep import run as sweep
+
+        return sweep(args)
     if args.output and len(models) != 1:
         raise UsageError("-o/--output needs exactly one MODEL")
     if args.output and args.out_dir:

@@ -175,7 +175,7 @@ class _Build(Transformer[Token, object]):
                 line, col, f"'{name}' is a local name (lower-case first letter); only globals "
                 "(upper-case or '_' first) are declared, locals start at 0"
             )
-        given = dict(parts)  # type: ignore[arg-type]
+        given: dict[str, ast.Expr] = dict(parts)  # type: ignore[arg-type]
         return surface.Global(str(name), given.get("cells"), given.get("value"), line, col)
 
     def global_decl(self, c: list[object]) -> list[surface.Global]:

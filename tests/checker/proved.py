@@ -13,11 +13,13 @@ from prover.run.decide import decide
 Json = Any
 
 
-def proved(folder: Path, source: str, verdict: str = "serializable") -> Json:
-    """The certificate of `source` (written into `folder`), which must have `verdict`."""
+def proved(folder: Path, source: str, verdict: str = "serializable",
+           defines: tuple[tuple[str, int], ...] = ()) -> Json:
+    """The certificate of `source` (written into `folder`), which must have `verdict`;
+    `defines`: values of its constants (`-D`)."""
     (folder / "m.ser").write_text(source)
     got = decide(str(folder / "m.ser"), str(folder / "c.json"), timeout_s=60,
-                 check_timeout_s=60, progress=None, use_proofs=True)
+                 check_timeout_s=60, progress=None, use_proofs=True, defines=defines)
     assert got.result.status == verdict, got.result.reason
     assert got.text is not None
     cert: Json = json.loads(got.text)

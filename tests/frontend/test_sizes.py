@@ -1,0 +1,243 @@
+"""Constants, arrays, request families and `for` (docs/language.md): both tools write a
+program out alike, an array model is its hand-written twin, and bad sizes are clear errors."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import checker.model as cm
+from checker.api import check_certificate
+from checker.errors import CheckerError
+from prover.errors import IndexRangeError, SerError, SerSyntaxError, UsageError
+from prover.frontend.load import load_source
+from prover.frontend.parser import parse
+
+BANK = """const K := 3;
+global A[K] := 2, L[K];
+request move[j in 0..K-1] {
+  n := (j + 1) % K;
+  while (L[j] == 1) { yield }; L[j] := 1; yield;
+  if (A[j] > 0) { A[j] := A[j] - 1; A[n] := A[n] + 1 } else { 0 };
+  L[j] := 0
+}
+request audit {
+  s := 0;
+  for (j in 0..K-1) { while (L[j] == 1) { yield }; L[j] := 1; yield; s := s + A[j] };
+  for (j in 0..K-1) { L[j] := 0 };
+  s
+}
+"""
+
+
+def _twin(k: int) -> str:
+    """BANK written out by hand at size k, cells named A0, L0, ..."""
+    out = ["global " + ", ".join(f"A{i} := 2, L{i}" for i in range(k)) + ";"]
+    for j in range(k):
+        n = (j + 1) % k
+        out.append(f"request move{j} {{ n := {n}; while (L{j} == 1) {{ yield }}; L{j} := 1; "
+                   f"yield; if (A{j} > 0) {{ A{j} := A{j} - 1; "
+                   + " else ".join(f"if (n == {i}) {{ A{i} := A{i} + 1 }}" for i in range(k))
+                   + " else { exit } } else { 0 }; " + f"L{j} := 0 }}")
+    audit = "".join(f"while (L{j} == 1) {{ yield }}; L{j} := 1; yield; s := s + A{j}; "
+                    for j in range(k))
+    out.append("request audit { s := 0; " + audit
+               + "".join(f"L{j} := 0; " for j in range(k)) + "s }")
+    return "\n".join(out)
+
+
+def _checker_texts(src: str, constants: dict[str, int] | None = None) -> list[tuple[str, str]]:
+    _, blocks = cm.parse_program(src, constants)
+    return [(r, cm.expr_text(b)) for r, b in blocks]
+
+
+def _prover_texts(src: str, defines: dict[str, int] | None = None) -> list[tuple[str, str]]:
+    return [(r.name, r.body.text) for r in parse(src, defines=defines).requests]
+
+
+def test_the_bank_is_its_hand_written_twin() -> None:
+    for k in (2, 3):
+        model = load_source(BANK, "ser", defines={"K": k})
+        twin = load_source(_twin(k), "ser")
+        assert model.constants == (("K", k),)
+        assert model.ns.sizes() == twin.ns.sizes()
+        rename = {f"move[{j}]": f"move{j}" for j in range(k)}
+        body = {rename.get(r.name, r.name): r.body.text for r in model.steps.program.requests}
+        for r in twin.steps.program.requests:
+            text = body[r.name]
+            for j in range(k):
+                text = text.replace(f"A[{j}]", f"A{j}").replace(f"L[{j}]", f"L{j}")
+            assert text == r.body.text
+
+
+def test_both_tools_write_the_bank_out_alike() -> None:
+    for k in (1, 2, 5):
+        assert _prover_texts(BANK, {"K": k}) == _checker_texts(BANK, {"K": k})
+
+
+FORMS = [
+    "global A[4]; request r { i := ?(0..3); A[i] := A[i] + 1; yield; A[i] }",
+    "global A[3]; request r { A[(yield; 1)] := 2; A[?(0..2)] }",
+    "global A[2], B[2]; request r { A[B[X]] := B[A[0]] + 1 }",
+    "global A[2]; request r { i := 5; if (X) { A[i] } else { A[1] := 1 } }",
+    "const N := 3; request r[k in 0..N-1] { for (j in 0..k) { X := X + j; yield }; k }",
+    "const N := 2; request r { for (j in 1..0) { X := 1 }; for (j in 0..N) { 3; Y := j } }",
+    "const M := -9223372036854775808; global Z := M + 1; request r { Z := ?(M..M+2) }",
+    "global A[2]; request r { A[i := 1] := A[i]; A[1 / X] }",
+    "global A[3] := 7; request r { while (A[i] > 0) { A[i] := A[i] - 1; i := (i + 1) % 3 } }",
+]
+
+
+@pytest.mark.parametrize("src", FORMS)
+def test_both_tools_write_every_form_out_alike(src: str) -> None:
+    assert _prover_texts(src) == _checker_texts(src, dict(parse(src).constants))
+
+
+_INDEX = st.sampled_from(["i", "0", "2", "i + 1", "X", "A[i]", "(i := ?(0..2); i)", "j",
+                          "(yield; 1)", "i % 3", "K - 1"])
+
+
+@st.composite
+def _programs(draw: Any) -> str:
+    stmts = []
+    for _ in range(draw(st.integers(1, 4))):
+        a, b = draw(_INDEX), draw(_INDEX)
+        stmts.append(draw(st.sampled_from([
+            f"A[{a}] := A[{b}] + 1", f"x := A[{a}]", f"for (j in 0..K-1) {{ A[{a}] := j }}",
+            f"if (A[{a}] == {b}) {{ yield }} else {{ B := A[{b}] }}", "i := ?(0..K)",
+            f"A[{a}] := (yield; A[{a}])"])))
+    family = draw(st.booleans())
+    head = "request r[j in 0..K-1]" if family else "request r"
+    return f"const K := 3; global A[K] := 1; {head} {{ {'; '.join(stmts)} }}"
+
+
+@settings(max_examples=60, deadline=None)
+@given(_programs())
+def test_both_tools_write_random_array_programs_out_alike(src: str) -> None:
+    try:
+        want = _prover_texts(src)
+    except SerError:
+        with pytest.raises(CheckerError):
+            _checker_texts(src, {"K": 3})
+        return
+    assert _checker_texts(src, {"K": 3}) == want
+
+
+@pytest.mark.parametrize("src, message", [
+    ("const K := x; request r { 1 }", "constant expression"),
+    ("global A[0]; request r { 1 }", "1 to 1,024"),
+    ("global A[2]; request r { A := 1 }", "is an array"),
+    ("global A[2]; request r { A + 1 }", "is an array"),
+    ("request r { B[1] }", "not an array"),
+    ("const K := 2; request r { K := 3 }", "is a constant"),
+    ("const K := 2; request r { for (K in 0..1) { 1 } }", "new lower-case name"),
+    ("request r { for (j in 0..x) { 1 } }", "constant expression"),
+    ("request r { for (j in 0..5000) { 1 } }", "4,096"),
+    ("request r[j in 0..5000] { 1 }", "1,024 members"),
+    ("request r[j in 1..0] { 1 }", "every request family is empty"),
+    ("request r[j in 0..1] { 1 } request r[j in 1..2] { 1 }", "defined twice"),
+    ("const K := 1; global K; request r { 1 }", "declared twice"),
+    ("request r { X := ?(0..x) }", "constant expression"),
+    ("const K := 1 / 0; request r { 1 }", "divides by zero"),
+])
+def test_bad_sizes_are_errors_at_their_place(src: str, message: str) -> None:
+    with pytest.raises(SerError, match=message) as info:
+        parse(src, "m.ser")
+    assert info.value.location is not None and info.value.location.line >= 1
+
+
+def test_defines_override_and_unknown_names_are_usage_errors() -> None:
+    src = "const K := 2; const N := K * 2; global A[N]; request r { A[N - 1] := K }"
+    assert parse(src, defines={"K": 3}).requests[0].body.text == "A[5] := 3"
+    with pytest.raises(UsageError, match="no constant Q"):
+        parse(src, defines={"Q": 1})
+    with pytest.raises(SerSyntaxError, match="1 to 1,024"):
+        parse(src, defines={"K": 1_000_000_000})
+
+
+@pytest.mark.parametrize("src", [
+    "global A[10000]; request r { 1 }",
+    "request r[j in 0..9999] { 1 }",
+    "request r { " + "for (j in 0..1) { " * 200 + "X := 1" + " }" * 200 + " }",
+    "request r { " + "for (j in 0..1) { " * 40 + "X := 1" + " }" * 40 + " }",
+    "global A[300]; request r { A[i] }",
+])
+def test_hostile_sizes_end_quickly_with_a_clear_error(src: str) -> None:
+    start = time.monotonic()
+    with pytest.raises(SerError) as info:
+        load_source(src, "ser")
+    assert info.value.code in ("E-SYNTAX", "E-COMPILE")
+    assert time.monotonic() - start < 30  # bounded, not a timing target
+    if "A[300]" not in src:  # the checker reads deeper programs than the prover writes
+        with pytest.raises(CheckerError):
+            cm.parse_program(src, {})
+
+
+def test_an_index_out_of_range_is_a_fault_only_where_reached() -> None:
+    unreached = "global A[2]; request r { if (X == 7) { A[2] } else { A[1] := 1 } }"
+    assert load_source(unreached, "ser").ns.sizes()
+    reached = "global A[2]; request r { i := ?(0..2); yield; A[i] := 1 }"
+    with pytest.raises(IndexRangeError) as info:
+        load_source(reached, "ser", path="m.ser")
+    assert info.value.code == "E-INDEX" and "outside 0..1" in info.value.message
+    assert info.value.location is not None
+    assert (info.value.location.line, info.value.location.column) == (1, reached.index("A[i]") + 1)
+
+
+FLIP = """const K := 3;
+global A[K], L[K];
+request flip[j in 0..K-1] {
+  while (L[j] == 1) { yield }; L[j] := 1; yield; A[j] := 1 - A[j]; v := A[j]; L[j] := 0; v
+}
+request get { i := ?(0..K-1); A[i] }
+"""
+
+
+@pytest.fixture(scope="module")
+def bank_cert(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    from tests.checker.proved import proved
+
+    cert: dict[str, Any] = proved(tmp_path_factory.mktemp("flip"), FLIP, "serializable",
+                                  (("K", 2),))
+    return cert
+
+
+def test_a_certificate_records_its_constants_and_checks(bank_cert: dict[str, Any]) -> None:
+    assert bank_cert["model"]["constants"] == {"K": 2}
+    assert check_certificate(bank_cert).status == "valid"
+    assert check_certificate(bank_cert, constants={"K": 2}).status == "valid"
+
+
+@pytest.mark.parametrize("change, code", [
+    (lambda m: m["constants"].update(K=3), None),  # another size: its own check decides
+    (lambda m: m.pop("constants"), "E-CONSTANTS"),
+    (lambda m: m["constants"].update(Q=1), "E-CONSTANTS"),
+    (lambda m: m["constants"].pop("K") and m["constants"].update(k=2), "E-CONSTANTS"),
+    (lambda m: m["constants"].update(K=2**63), "E-LIMIT"),
+    (lambda m: m["constants"].update(K="2"), "E-SCHEMA"),
+])
+def test_forged_constants_are_rejected(bank_cert: dict[str, Any], change: Any,
+                                       code: str | None) -> None:
+    cert = json.loads(json.dumps(bank_cert))
+    change(cert["model"])
+    result = check_certificate(cert)
+    assert result.status != "valid"
+    if code is not None:
+        assert result.code == code, result.message
+
+
+def test_a_float_spelled_constant_is_rejected(bank_cert: dict[str, Any]) -> None:
+    text = json.dumps(bank_cert).replace('"constants": {"K": 2}', '"constants": {"K": 2.0}')
+    assert '"K": 2.0' in text
+    assert check_certificate(text).code == "E-JSON"
+
+
+def test_checked_against_other_constants_is_invalid(bank_cert: dict[str, Any]) -> None:
+    result = check_certificate(bank_cert, constants={"K": 4})
+    assert result.status == "invalid" and result.code == "E-CONSTANTS"
+    assert "K=2, not K=4" in result.message
