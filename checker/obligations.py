@@ -6,44 +6,21 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator, Sequence
 from functools import partial
+from types import SimpleNamespace
 from typing import Any, cast
 
 from checker.certificate import Limits, integer
 from checker.errors import LimitError, SchemaError, invalid
 from checker.formula import Query, Resolve, Smt, Translator
 from checker.net import Place, TKey, place_text, transition_text
-from checker.semantics import Run, Semantics, apply
-from checker.serial_model import Json, Model, ascending, vector, vtext
+from checker.semantics import Semantics
+from checker.serial_model import Json, Model, ascending, vector
 
-
-class Backend:
-    """Exact evaluation over Python integers and booleans."""
-
-    def const(self, n: int) -> Any:
-        return n
-
-    def lin(self, terms: list[tuple[int, Any]]) -> Any:
-        return sum(c * t for c, t in terms)
-
-    def ite(self, c: Any, a: Any, b: Any) -> Any:
-        return a if c else b
-
-    def boolean(self, v: bool) -> Any:
-        return v
-
-    def conj(self, xs: list[Any]) -> Any:
-        return all(xs)
-
-    def disj(self, xs: list[Any]) -> Any:
-        return any(xs)
-
-    def neg(self, x: Any) -> Any:
-        return not x
-
-    def cmp(self, op: str, a: Any, b: Any) -> Any:
-        return {"<=": a <= b, "<": a < b, "=": a == b, ">=": a >= b, ">": a > b}[op]
-
-
+# Exact evaluation over Python integers and booleans: a Translator's other back end (Smt)
+EXACT = SimpleNamespace(
+    const=lambda n: n, boolean=lambda v: v, lin=lambda terms: sum(c * t for c, t in terms),
+    ite=lambda c, a, b: a if c else b, conj=all, disj=any, neg=lambda x: not x,
+    cmp=lambda op, a, b: {"<=": a <= b, "<": a < b, "=": a == b, ">=": a >= b, ">": a > b}[op])
 Thunk = Callable[[], str]
 
 
@@ -108,44 +85,6 @@ def check_structure(cert: Json, limits: Limits) -> None:
         seen = [json.dumps(u["transition"], sort_keys=True) for u in inv.get(key, [])]
         if len(set(seen)) != len(seen):
             raise SchemaError(f"invariant.{key}: a transition is listed twice")
-
-
-# --------------------------------------------------------------------------- counterexample
-
-
-def counterexample(sem: Semantics, ce: Json) -> Iterator[tuple[str, Thunk]]:
-    """Replayed on the one-step semantics itself, so no NS (and no pair list) is needed."""
-    run = Run(sem.initial, {}, {}, set())
-    inflight, done = run.inflight, run.done
-
-    def replay() -> str:
-        for i, ev in enumerate(ce["events"], 1):
-            apply(sem, run, ev, i)
-        return f"{len(ce['events'])} events replayed"
-
-    def quiescent() -> str:
-        if inflight:
-            left = ", ".join(f"{n} at {loc}" for n, (_, loc) in sorted(inflight.items()))
-            raise invalid("E-QUIESCENT", f"instances still in flight: {left}")
-        return "nothing in flight"
-
-    def completed() -> str:
-        claimed = vector(ce["completed"], "completed")
-        if claimed != done:
-            raise invalid("E-COMPLETED", f"claimed {vtext(claimed)}, replay gives {vtext(done)}")
-        return vtext(done)
-
-    def not_serial() -> str:
-        from checker.serial_search import is_serial  # counterexamples only (the line count)
-
-        if is_serial(sem, done):
-            raise invalid("E-SERIAL", f"{vtext(done)} is produced by a serial execution")
-        return f"no serial walk produces {vtext(done)}"
-
-    yield "replay", replay
-    yield "quiescent", quiescent
-    yield "completed", completed
-    yield "not-serial", not_serial
 
 
 # --------------------------------------------------------------------------- invariant
@@ -217,7 +156,7 @@ def proof(m: Model, pf: Json, remaining: Callable[[], float],
         def marking(p: Place) -> int:
             return int(p == net.initial)
 
-        if not Translator(Backend(), marking, inv["initial_aux"], resolve).form(inv["formula"]):
+        if not Translator(EXACT, marking, inv["initial_aux"], resolve).form(inv["formula"]):
             raise invalid("E-INITIATION", "the invariant is false at the initial marking")
         return "true at M0 (exact evaluation)"
 
@@ -339,7 +278,7 @@ def _shift(t: Json, a: str, resolve: Resolve) -> int | None:
     """k when the update term of `a` is `a + k` (no ite, reads only `a`), else None."""
     if not _names(t, resolve) <= {a}:
         return None
-    at = [Translator(Backend(), lambda p: 0, {a: v}, resolve).term(t) for v in (0, 1)]
+    at = [Translator(EXACT, lambda p: 0, {a: v}, resolve).term(t) for v in (0, 1)]
     return cast(int, at[0]) if at[1] - at[0] == 1 else None
 
 
@@ -351,7 +290,7 @@ def _kept(c: Json, names: set[Any], delta: dict[Any, int | None], resolve: Resol
         return False
 
     def side(val: dict[Any, Any]) -> int:
-        tr = Translator(Backend(), val.__getitem__, val, resolve)
+        tr = Translator(EXACT, val.__getitem__, val, resolve)
         return cast(int, tr.term(c["lhs"]) - tr.term(c["rhs"]))
 
     d = side({v: delta.get(v, 0) for v in names}) - side(dict.fromkeys(names, 0))
