@@ -95,16 +95,15 @@ class Inductive:
         self.lin = [x for x in map(linear, self.conj) if x is not None]
         self.smt, self.var, self.init = Smt(), dict[Key, Any](), dict[str, int]()
         self.names, self.requests = set[str](), set[str]()  # globals, request names
-        self.blocks: list[tuple[str, Expr]] = []
-        self.dom: dict[str, tuple[int, ...]] = {}
+        self.blocks, self.dom = list[tuple[str, Expr]](), dict[str, tuple[int, ...]]()
         self.bounds, self.live = list[Linear](), list[Step]()
         self.split = set(split)  # requests run with a yield after their local prefix
         self.given = {(f["local"][0], f["local"][1]): Foot(  # checked as the steps run
             tuple(sorted(set(f["reads"]))), tuple(sorted({*f["reads"], *f["writes"]})),
             frozenset(f["writes"])) for f in footprints}
         self._query: Query | None = None
-        self.named: dict[str, Any] = {}  # the atoms a counter-model shows, as made
-        self._sums: dict[int, Any] = {}  # a comparison's Σ lhs - rhs, by the JSON node
+        # the atoms a counter-model shows, as made; a comparison's Σ lhs - rhs, by JSON node
+        self.named, self._sums = dict[str, Any](), dict[int, Any]()
 
     def atom(self, key: Key) -> Any:
         if key not in self.var:

@@ -241,10 +241,8 @@ def _movers(view: Steps, orig: Steps, labels: dict[Step, str], partners: list[St
 
     pairs, asks = 0, []
     for t, lab in labels.items():
-        if t.src not in co or lab not in ("R", "L", "B"):
-            continue
         for first in (True, False):
-            if lab not in (("R", "B") if first else ("L", "B")):
+            if t.src not in co or lab not in (("R", "B") if first else ("L", "B")):
                 continue
             found = [(v0, u.src) for u in others(t, first)
                      for v0 in (failures(t, u) if first else failures(u, t))]
