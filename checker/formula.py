@@ -45,36 +45,21 @@ class Smt:
     def __init__(self) -> None:
         self.ps = solver_modules()
         self.env = self.ps.environment.Environment()
-        self.m = self.env.formula_manager
+        self.m = m = self.env.formula_manager
+        # the back end of a Translator (the other is checker/obligations.py's EXACT)
+        self.const, self.ite, self.boolean, self.neg = m.Int, m.Ite, m.Bool, m.Not
+        self.conj, self.disj = m.And, m.Or
+        self.cmps = {"<=": m.LE, "<": m.LT, "=": m.Equals, ">=": m.GE, ">": m.GT}
 
     def var(self, name: str) -> FNode:
         return self.m.Symbol(name, self.ps.typing.INT)
-
-    def const(self, n: int) -> FNode:
-        return self.m.Int(n)
 
     def lin(self, terms: list[tuple[int, Any]]) -> FNode:
         parts = [t if c == 1 else self.m.Times(self.m.Int(c), t) for c, t in terms if c != 0]
         return self.m.Plus(parts) if parts else self.m.Int(0)
 
-    def ite(self, c: Any, a: Any, b: Any) -> FNode:
-        return self.m.Ite(c, a, b)
-
-    def boolean(self, v: bool) -> FNode:
-        return self.m.Bool(v)
-
-    def conj(self, xs: list[Any]) -> FNode:
-        return self.m.And(xs)
-
-    def disj(self, xs: list[Any]) -> FNode:
-        return self.m.Or(xs)
-
-    def neg(self, x: Any) -> FNode:
-        return self.m.Not(x)
-
     def cmp(self, op: str, a: Any, b: Any) -> FNode:
-        m = self.m
-        return {"<=": m.LE, "<": m.LT, "=": m.Equals, ">=": m.GE, ">": m.GT}[op](a, b)
+        return self.cmps[op](a, b)
 
 
 class Translator:

@@ -5,6 +5,7 @@ is settled by arithmetic, the rest go to cvc5, one query per step (docs/certific
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -12,7 +13,7 @@ from checker.certificate import Limits, integer
 from checker.errors import LimitError, SchemaError, invalid
 from checker.formula import Query, Smt, Translator
 from checker.model import Expr, parse_program
-from checker.steps import Foot, Key, Linear, Local, Step, Steps, enumerate_steps, is_stutter, split
+from checker.steps import Foot, Key, Linear, Local, Step, enumerate_steps, group, is_stutter, split
 
 Json = Any
 
@@ -29,21 +30,18 @@ def linear(f: Json) -> Linear | None:
     """`lhs OP rhs` with linear sides as Σ c·atom + k OP 0; None for anything else."""
     if not isinstance(f, dict) or "cmp" not in f:
         return None
-    coeffs: dict[Key, int] = {}
-    const = 0
-    todo = [(1, f["lhs"]), (-1, f["rhs"])]
+    coeffs, const, todo = Counter[Key](), 0, [(1, f["lhs"]), (-1, f["rhs"])]
     while todo:
         c, t = todo.pop()
         if "const" in t:
             const += c * t["const"]
         elif "place" in t:
-            key = key_of(t["place"])
-            coeffs[key] = coeffs.get(key, 0) + c
+            coeffs[key_of(t["place"])] += c
         elif "sum" in t:
             todo.extend((c * k, s) for k, s in t["sum"])
         else:
             return None
-    return coeffs, const, f["cmp"]
+    return dict(coeffs), const, f["cmp"]
 
 
 def _places(f: Json) -> set[Key]:
@@ -95,22 +93,17 @@ class Inductive:
                      *bounds]  # conjuncts of I over globals: only valuations meeting them step
         self.inv, self.bound_json = ({"and": self.conj} if bounds else inv), bounds
         self.lin = [x for x in map(linear, self.conj) if x is not None]
-        self.smt = Smt()
-        self.var: dict[Key, Any] = {}
-        self.init: dict[str, int] = {}
+        self.smt, self.var, self.init = Smt(), dict[Key, Any](), dict[str, int]()
         self.names, self.requests = set[str](), set[str]()  # globals, request names
-        self.blocks: list[tuple[str, Expr]] = []
-        self.dom: dict[str, tuple[int, ...]] = {}
-        self.steps: Steps
-        self.bounds: list[Linear] = []
-        self.live: list[Step] = []
+        self.blocks, self.dom = list[tuple[str, Expr]](), dict[str, tuple[int, ...]]()
+        self.bounds, self.live = list[Linear](), list[Step]()
         self.split = set(split)  # requests run with a yield after their local prefix
         self.given = {(f["local"][0], f["local"][1]): Foot(  # checked as the steps run
             tuple(sorted(set(f["reads"]))), tuple(sorted({*f["reads"], *f["writes"]})),
             frozenset(f["writes"])) for f in footprints}
         self._query: Query | None = None
-        self.named: dict[str, Any] = {}  # the atoms a counter-model shows, as made
-        self._sums: dict[int, Any] = {}  # a comparison's Σ lhs - rhs, by the JSON node
+        # the atoms a counter-model shows, as made; a comparison's Σ lhs - rhs, by JSON node
+        self.named, self._sums = dict[str, Any](), dict[int, Any]()
 
     def atom(self, key: Key) -> Any:
         if key not in self.var:
@@ -160,9 +153,7 @@ class Inductive:
                 raise invalid("E-NAME", f"domain of {x!r}: no global of the program, or twice")
             if "range" in d:
                 lo, hi = (integer(v, f"domain of {x}") for v in d["range"])
-                size += max(0, hi - lo + 1)
-            else:
-                size += len(d["values"])
+            size += max(0, hi - lo + 1) if "range" in d else len(d["values"])
             if size > self.limits.max_valuations:
                 raise LimitError(f"domains of more than {self.limits.max_valuations} values")
             self.dom[x] = tuple(range(lo, hi + 1)) if "range" in d else tuple(sorted(d["values"]))
@@ -181,9 +172,8 @@ class Inductive:
                                              self.given)
         self.live = [m for m in s.moves if not is_stutter(m, s.foot[m.src])]
         for i, g in enumerate(self.groups):  # {"group": i}: the requests in any state of g
-            self.grouped[key_of({"group": i})] = ks = [self.resolve({"local": p}) for p in g]
-            for k in ks:
-                self.member.setdefault(k, []).append(key_of({"group": i}))
+            self.grouped[key_of({"group": i})] = [self.resolve({"local": p}) for p in g]
+        self.member = group((k, g) for g, ks in self.grouped.items() for k in ks)
         return f"{len(s.foot) + len(s.final)} local states, {len(s.moves)} transitions " \
             f"({len(s.moves) - len(self.live)} stutters), {len(s.escapes)} escapes"
 
@@ -273,10 +263,8 @@ class Inductive:
 
     def consecution(self) -> str:
         solved, found, m = 0, self.changes(), self.smt.m
-        lins, reads = [linear(c) for c in self.conj], dict[Key, list[int]]()
-        for i, c in enumerate(self.conj):
-            for k in _places(c):
-                reads.setdefault(k, []).append(i)
+        lins = [linear(c) for c in self.conj]
+        reads = group((k, i) for i, c in enumerate(self.conj) for k in _places(c))
         for what, src, d, after in found:  # a conjunct none of whose atoms change is kept
             moved = sorted({i for k, dv in d.items() if dv != 0 for i in reads.get(k, ())})
             open_ = [self.conj[i] for i in moved

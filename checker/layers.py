@@ -9,7 +9,7 @@ from math import prod
 from typing import Any
 
 from checker.errors import LimitError, invalid
-from checker.steps import Blocks, Composite, Foot, Local, Step, Steps
+from checker.steps import Blocks, Composite, Foot, Local, Step, Steps, group
 
 Json = Any
 
@@ -59,11 +59,8 @@ def top_view(s: Steps, moves: list[Step], b: Blocks, dom: dict[str, tuple[int, .
              budget: int) -> Steps:  # fmt: skip
     """The top layer from the steps neither dead nor tried: a state that enters a section
     steps through it at once on the footprints met (macro steps)."""
-    groups: dict[tuple[Local, tuple[int, ...]], list[Step]] = {}
-    succ: dict[Local, set[Local]] = {}
-    for m in moves:
-        groups.setdefault((m.src, m.reads), []).append(m)
-        succ.setdefault(m.src, set()).add(m.dst)
+    groups = group(((m.src, m.reads), m) for m in moves)
+    succ = {src: set(dst) for src, dst in group((m.src, m.dst) for m in moves).items()}
     sect = {loc for loc, i in b.inner.items() if b.kinds[i] == "section"}
     foot, out, macro = {}, [], set()
     for loc in s.foot:

@@ -117,9 +117,8 @@ def check_component(m: Model, i: int, comp: Json) -> str:
     where = f"component {i}"
     keys = {(p[1], p[2]) for p in m.net.places if p[0] == "response"}
     vecs = [vector(comp["base"], where)] + [vector(p, where) for p in comp["periods"]]
-    for k in (k for v in vecs for k in v):
-        if k not in keys:
-            raise invalid("E-NAME", f"{where}: {k[0]}/{k[1]} is not a Response place")
+    if wrong := [k for v in vecs for k in v if k not in keys]:
+        raise invalid("E-NAME", f"{where}: {wrong[0][0]}/{wrong[0][1]} is not a Response place")
     base, periods = vecs[0], vecs[1:]
     if len(_reduce(_rows(periods, sorted(keys)))) < len(periods):
         raise invalid("E-WITNESS", f"{where}: periods are linearly dependent")

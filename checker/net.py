@@ -49,10 +49,8 @@ def build_net(ns: NS) -> Net:
             skey: TKey = ("step", r, loc, g, l2, g2)
             pre = _bag(("local", r, loc), ("global", g))
             ts.setdefault(skey, Transition(skey, pre, _bag(("local", r, l2), ("global", g2))))
-    places: dict[Place, None] = {("global", ns.initial): None}
-    for t in ts.values():
-        for p, _ in t.pre + t.post:
-            places[p] = None
+    places = dict.fromkeys([("global", ns.initial),
+                            *(p for t in ts.values() for p, _ in t.pre + t.post)])
     return Net(("global", ns.initial), tuple(places), tuple(ts.values()))
 
 

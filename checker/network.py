@@ -30,7 +30,7 @@ def network(data: dict[str, Any], limits: Limits, remaining: Callable[[], float]
 
     yield "model", build
     if "counterexample" in data:
-        from checker.obligations import counterexample
+        from checker.serial_search import counterexample
 
         yield from counterexample(state["sem"], data["counterexample"])
     elif "ltl" in data or "always" in data:

@@ -4,46 +4,23 @@ thunk) pairs run in order; a thunk returns a detail or raises a CheckerError."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Container, Iterator, Sequence
 from functools import partial
+from types import SimpleNamespace
 from typing import Any, cast
 
 from checker.certificate import Limits, integer
 from checker.errors import LimitError, SchemaError, invalid
 from checker.formula import Query, Resolve, Smt, Translator
 from checker.net import Place, TKey, place_text, transition_text
-from checker.semantics import Run, Semantics, apply
-from checker.serial_model import Json, Model, ascending, vector, vtext
+from checker.semantics import Semantics
+from checker.serial_model import Json, Model, ascending, vector
 
-
-class Backend:
-    """Exact evaluation over Python integers and booleans."""
-
-    def const(self, n: int) -> Any:
-        return n
-
-    def lin(self, terms: list[tuple[int, Any]]) -> Any:
-        return sum(c * t for c, t in terms)
-
-    def ite(self, c: Any, a: Any, b: Any) -> Any:
-        return a if c else b
-
-    def boolean(self, v: bool) -> Any:
-        return v
-
-    def conj(self, xs: list[Any]) -> Any:
-        return all(xs)
-
-    def disj(self, xs: list[Any]) -> Any:
-        return any(xs)
-
-    def neg(self, x: Any) -> Any:
-        return not x
-
-    def cmp(self, op: str, a: Any, b: Any) -> Any:
-        return {"<=": a <= b, "<": a < b, "=": a == b, ">=": a >= b, ">": a > b}[op]
-
-
+# Exact evaluation over Python integers and booleans: a Translator's other back end (Smt)
+EXACT = SimpleNamespace(
+    const=lambda n: n, boolean=lambda v: v, lin=lambda terms: sum(c * t for c, t in terms),
+    ite=lambda c, a, b: a if c else b, conj=all, disj=any, neg=lambda x: not x,
+    cmp=lambda op, a, b: {"<=": a <= b, "<": a < b, "=": a == b, ">=": a >= b, ">": a > b}[op])
 Thunk = Callable[[], str]
 
 
@@ -57,8 +34,7 @@ def check_shape(inv: Json, declared: Sequence[str], max_nodes: int, max_vars: in
         integer(value, f"initial_aux {name!r}")
     nodes, todo = 0, [inv["formula"], *(t for u in inv["updates"] for t in u["assign"].values())]
     while todo:
-        node = todo.pop()
-        nodes += 1
+        node, nodes = todo.pop(), nodes + 1
         if nodes > max_nodes:
             raise LimitError(f"invariant has more than {max_nodes} nodes")
         if isinstance(node, dict):
@@ -68,10 +44,8 @@ def check_shape(inv: Json, declared: Sequence[str], max_nodes: int, max_vars: in
                 todo.extend(node.values())
         elif isinstance(node, list):
             todo.extend(node)
-    for u in inv["updates"]:
-        for name in u["assign"]:
-            if name not in declared:
-                raise SchemaError(f"update assigns undeclared aux variable {name!r}")
+    if wrong := [name for u in inv["updates"] for name in u["assign"] if name not in declared]:
+        raise SchemaError(f"update assigns undeclared aux variable {wrong[0]!r}")
 
 
 def check_structure(cert: Json, limits: Limits) -> None:
@@ -110,44 +84,6 @@ def check_structure(cert: Json, limits: Limits) -> None:
             raise SchemaError(f"invariant.{key}: a transition is listed twice")
 
 
-# --------------------------------------------------------------------------- counterexample
-
-
-def counterexample(sem: Semantics, ce: Json) -> Iterator[tuple[str, Thunk]]:
-    """Replayed on the one-step semantics itself, so no NS (and no pair list) is needed."""
-    run = Run(sem.initial, {}, {}, set())
-    inflight, done = run.inflight, run.done
-
-    def replay() -> str:
-        for i, ev in enumerate(ce["events"], 1):
-            apply(sem, run, ev, i)
-        return f"{len(ce['events'])} events replayed"
-
-    def quiescent() -> str:
-        if inflight:
-            left = ", ".join(f"{n} at {loc}" for n, (_, loc) in sorted(inflight.items()))
-            raise invalid("E-QUIESCENT", f"instances still in flight: {left}")
-        return "nothing in flight"
-
-    def completed() -> str:
-        claimed = vector(ce["completed"], "completed")
-        if claimed != done:
-            raise invalid("E-COMPLETED", f"claimed {vtext(claimed)}, replay gives {vtext(done)}")
-        return vtext(done)
-
-    def not_serial() -> str:
-        from checker.serial_search import is_serial  # counterexamples only (the line count)
-
-        if is_serial(sem, done):
-            raise invalid("E-SERIAL", f"{vtext(done)} is produced by a serial execution")
-        return f"no serial walk produces {vtext(done)}"
-
-    yield "replay", replay
-    yield "quiescent", quiescent
-    yield "completed", completed
-    yield "not-serial", not_serial
-
-
 # --------------------------------------------------------------------------- invariant
 
 
@@ -159,12 +95,15 @@ def _resolve(places: frozenset[Place], p: Json) -> Place:
     return place
 
 
-def _transition_key(t: Json) -> TKey:
-    if t["kind"] == "spawn":
-        return ("spawn", t["request"], t["local"])
-    if t["kind"] == "respond":
-        return ("respond", t["request"], t["local"], t["response"])
-    return ("step", t["request"], *t["from"], *t["to"])
+def _transition_key(u: Json, keys: Container[TKey], what: str) -> TKey:
+    """The transition an update or a hint names (E-NAME if the net has no such one)."""
+    t = u["transition"]
+    key: TKey = (("spawn", t["request"], t["local"]) if t["kind"] == "spawn" else
+                 ("respond", t["request"], t["local"], t["response"]) if t["kind"] == "respond"
+                 else ("step", t["request"], *t["from"], *t["to"]))
+    if key not in keys:
+        raise invalid("E-NAME", f"{what} for {transition_text(key)}: no such transition")
+    return key
 
 
 def proof(m: Model, pf: Json, remaining: Callable[[], float],
@@ -172,8 +111,7 @@ def proof(m: Model, pf: Json, remaining: Callable[[], float],
     net, inv = m.net, pf["invariant"]
     comps = pf["serial_set"]["components"] if "serial_set" in pf else []
     resolve = partial(_resolve, frozenset(net.places))
-    updates: dict[TKey, dict[str, Json]] = {}
-    hints: dict[TKey, list[Json]] = {}
+    updates, hints = dict[TKey, dict[str, Json]](), dict[TKey, list[Json]]()
     parts: list[tuple[Json, set[Any]]] = []
     zeros: set[Place] = set()  # places a conjunct `place = 0` (exactly that shape) sets to 0
     smt = Smt()
@@ -185,11 +123,7 @@ def proof(m: Model, pf: Json, remaining: Callable[[], float],
 
     def names() -> str:
         keys = net.by_key()
-        for u in inv["updates"]:
-            key = _transition_key(u["transition"])
-            if key not in keys:
-                raise invalid("E-NAME", f"update for {transition_text(key)}: no such transition")
-            updates[key] = u["assign"]
+        updates.update((_transition_key(u, keys, "update"), u["assign"]) for u in inv["updates"])
         f = inv["formula"]  # the top-level conjuncts with the places and aux each reads
         parts.extend((c, _names(c, resolve)) for c in (f["and"] if isinstance(f, dict) and
                                                         "and" in f else [f]))
@@ -197,13 +131,10 @@ def proof(m: Model, pf: Json, remaining: Callable[[], float],
         # translating once resolves every place name and gives I(M, x), conjunct by conjunct
         state["Ic"] = [base.form(c) for c, _ in parts]
         state["I"] = smt.conj(state["Ic"])
-        for assign in updates.values():
-            for t in assign.values():
-                base.term(t)
+        for t in (t for assign in updates.values() for t in assign.values()):
+            base.term(t)
         for h in inv.get("hints", []):
-            key = _transition_key(h["transition"])
-            if key not in keys:
-                raise invalid("E-NAME", f"hint for {transition_text(key)}: no such transition")
+            key = _transition_key(h, keys, "hint")
             if any(i >= len(state["Ic"]) for c in h["checks"] for i in c["prove"] + c["from"]):
                 raise invalid("E-HINT", f"hint for {transition_text(key)}: no such conjunct")
             hints[key] = h["checks"]
@@ -214,10 +145,8 @@ def proof(m: Model, pf: Json, remaining: Callable[[], float],
         return f"{len(net.places)} places, {len(updates)} updates, {len(hints)} hints resolved"
 
     def initiation() -> str:
-        def marking(p: Place) -> int:
-            return int(p == net.initial)
-
-        if not Translator(Backend(), marking, inv["initial_aux"], resolve).form(inv["formula"]):
+        marking = Translator(EXACT, lambda p: int(p == net.initial), inv["initial_aux"], resolve)
+        if not marking.form(inv["formula"]):
             raise invalid("E-INITIATION", "the invariant is false at the initial marking")
         return "true at M0 (exact evaluation)"
 
@@ -246,8 +175,7 @@ def proof(m: Model, pf: Json, remaining: Callable[[], float],
             # I ∧ M ≥ pre(t) is unsat when I sets an input place of t to 0, as it does for
             # the steps of a request in another request's locals: no query (ring-24: 95%
             # of its 14,424 transitions, 10 s of its 13 s check).
-            dead = [p for p, c in t.pre if c >= 1 and p in zeros]
-            if dead:
+            if dead := [p for p, c in t.pre if c >= 1 and p in zeros]:
                 return f"disabled: I sets {place_text(dead[0])} to 0"
             pre, post = dict(t.pre), dict(t.post)
             delta: dict[Any, int | None] = {p: post.get(p, 0) - pre.get(p, 0) for p in
@@ -286,8 +214,7 @@ def proof(m: Model, pf: Json, remaining: Callable[[], float],
             resp = [p for p in net.places if p[0] == "response"]
             claims = [not_member(smt, mvar, resp, comps, i) for i in range(len(comps))]
             where = f"{len(comps)} linear sets S"
-        model = query(fresh=True).unsat(smt.conj(zero + claims), shown)
-        if model is not None:
+        if (model := query(fresh=True).unsat(smt.conj(zero + claims), shown)) is not None:
             raise invalid("E-REFUTATION", f"a quiescent invariant marking lies outside {where}: "
                                           f"{model}")
         return f"unsat against {where}"
@@ -296,9 +223,8 @@ def proof(m: Model, pf: Json, remaining: Callable[[], float],
         def run() -> str:
             marked = smt.disj([smt.cmp(">=", smt.lin(held[loc]), smt.const(1)) for loc in locs
                                if loc in held])
-            model = query().unsat(smt.conj([smt.cmp(">=", mvar[("global", g)], smt.const(1)),
-                                            marked]), shown)  # fmt: skip
-            if model is not None:
+            busy = smt.cmp(">=", mvar[("global", g)], smt.const(1))
+            if (model := query().unsat(smt.conj([busy, marked]), shown)) is not None:
                 raise invalid("E-EXCLUSION", f"an unlisted local co-occurs with {g}: {model}")
             return f"{len(locs)} unlisted locals excluded"
 
@@ -329,8 +255,7 @@ def proof(m: Model, pf: Json, remaining: Callable[[], float],
 def _consecutive(q: Query, smt: Smt, key: TKey, assumed: list[Any], after: list[Any],
                  shown: dict[str, Any]) -> None:
     """`assumed ∧ ¬(∧ after)` must be unsat on top of what `q` holds."""
-    model = q.unsat(smt.conj([*assumed, smt.neg(smt.conj(after))]), shown)
-    if model is not None:
+    if (model := q.unsat(smt.conj([*assumed, smt.neg(smt.conj(after))]), shown)) is not None:
         raise invalid("E-CONSECUTION", f"{transition_text(key)} leaves the invariant; "
                                        f"pre-state: {model}")
 
@@ -339,7 +264,7 @@ def _shift(t: Json, a: str, resolve: Resolve) -> int | None:
     """k when the update term of `a` is `a + k` (no ite, reads only `a`), else None."""
     if not _names(t, resolve) <= {a}:
         return None
-    at = [Translator(Backend(), lambda p: 0, {a: v}, resolve).term(t) for v in (0, 1)]
+    at = [Translator(EXACT, lambda p: 0, {a: v}, resolve).term(t) for v in (0, 1)]
     return cast(int, at[0]) if at[1] - at[0] == 1 else None
 
 
@@ -351,7 +276,7 @@ def _kept(c: Json, names: set[Any], delta: dict[Any, int | None], resolve: Resol
         return False
 
     def side(val: dict[Any, Any]) -> int:
-        tr = Translator(Backend(), val.__getitem__, val, resolve)
+        tr = Translator(EXACT, val.__getitem__, val, resolve)
         return cast(int, tr.term(c["lhs"]) - tr.term(c["rhs"]))
 
     d = side({v: delta.get(v, 0) for v in names}) - side(dict.fromkeys(names, 0))
@@ -379,10 +304,8 @@ def _names(f: Json, resolve: Callable[[Json], Place]) -> set[Any]:
 
 def _is_zero(c: Json) -> bool:
     """`{"cmp": "=", "lhs": {"place": …}, "rhs": {"const": 0}}` and nothing else."""
-    if not (isinstance(c, dict) and set(c) == {"cmp", "lhs", "rhs"} and c["cmp"] == "="):
-        return False
-    lhs, rhs = c["lhs"], c["rhs"]
-    return (isinstance(lhs, dict) and set(lhs) == {"place"} and isinstance(rhs, dict)
-            and set(rhs) == {"const"} and type(rhs["const"]) is int and rhs["const"] == 0)
+    lhs = c.get("lhs") if isinstance(c, dict) else None
+    return isinstance(lhs, dict) and set(lhs) == {"place"} and c == {
+        "cmp": "=", "lhs": lhs, "rhs": {"const": 0}} and type(c["rhs"]["const"]) is int
 
 

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 from checker.certificate import Limits, integer
 from checker.errors import SchemaError, invalid
 from checker.invariant import Inductive, shown
-from checker.steps import Blocks, Composite, Foot, Key, Local, Step, Steps, is_stutter, refuted
+from checker.steps import Blocks, Composite, Foot, Local, Step, Steps, group, is_stutter, refuted
 
 Json = Any
 Thunk = Callable[[], str]
@@ -57,19 +57,14 @@ def _reach(starts: Iterable[Node], succ: Callable[[Node], Iterable[Node]]) -> se
 
 def _co(final: dict[Local, int], edges: list[tuple[Local, Local, str]]) -> set[Local]:
     """Local states from which an answer can be reached."""
-    back: dict[Local, set[Local]] = {}
-    for src, dst, _ in edges:
-        back.setdefault(dst, set()).add(src)
+    back = group((dst, src) for src, dst, _ in edges)
     return _reach(final, lambda loc: back.get(loc, ()))
 
 
 def _phases(starts: list[tuple[Local, int]], edges: list[tuple[Local, Local, str]],
             co: set[Local], code: str) -> None:  # fmt: skip
     """Every path from the starts, in their phases, reads (R|B)* N? (L|B)* to its end."""
-    out: dict[Local, list[tuple[Local, str]]] = {}
-    for src, dst, lab in edges:
-        if dst in co:
-            out.setdefault(src, []).append((dst, lab))
+    out = group((src, (dst, lab)) for src, dst, lab in edges if dst in co)
 
     def succ(n: tuple[Local, int]) -> Iterator[tuple[Local, int]]:
         for dst, lab in out.get(n[0], ()):
@@ -194,15 +189,11 @@ def _movers(view: Steps, orig: Steps, labels: dict[Step, str], partners: list[St
     attempt's composite: neither touches what the other writes, or I excludes them)."""
     foot, dom = view.foot, ind.dom
     live = [m for m in partners if m.src in co]
-    outcomes: dict[tuple[Local, tuple[int, ...]], list[Step]] = {}
-    for m in view.moves + view.escapes:
-        outcomes.setdefault((m.src, m.reads), []).append(m)
-    near: dict[str, dict[Local, list[Step]]] = {}  # who touches each global, by local state
-    for m in live:
-        for x in foot[m.src].touched:
-            near.setdefault(x, {}).setdefault(m.src, []).append(m)
+    outcomes = group(((m.src, m.reads), m) for m in view.moves + view.escapes)
+    by_global = group((x, m) for m in live for x in foot[m.src].touched)
+    near = {x: group((m.src, m) for m in ms) for x, ms in by_global.items()}  # by local state
     index: dict[tuple[Local, tuple[str, ...], bool], dict[tuple[int, ...], list[Step]]] = {}
-    zeros: set[Key] = {("local", *z) for z in zero}
+    zeros = {("local", *z) for z in zero}
     m_ = ind.smt.m
     none = m_.And([m_.Equals(ind.atom(k), m_.Int(0)) for k in sorted(zeros)])
 
@@ -250,10 +241,8 @@ def _movers(view: Steps, orig: Steps, labels: dict[Step, str], partners: list[St
 
     pairs, asks = 0, []
     for t, lab in labels.items():
-        if t.src not in co or lab not in ("R", "L", "B"):
-            continue
         for first in (True, False):
-            if lab not in (("R", "B") if first else ("L", "B")):
+            if t.src not in co or lab not in (("R", "B") if first else ("L", "B")):
                 continue
             found = [(v0, u.src) for u in others(t, first)
                      for v0 in (failures(t, u) if first else failures(u, t))]

@@ -96,16 +96,13 @@ def explore(sem: Semantics, pairs: frozenset[tuple[str, str]] | None = None,
     `pairs`, each local stepped only at the globals listed with it (DESIGN.md)."""
     if pairs is None and sem.table is not None:
         return sem.table
-    by_l: dict[str, list[str]] = {}
-    by_g: dict[str, list[str]] = {}
+    by_l, by_g = dict[str, list[str]](), dict[str, list[str]]()
     for loc, g in pairs or ():
         by_l.setdefault(loc, []).append(g)
         by_g.setdefault(g, []).append(loc)
-    locs: dict[str, None] = {}
-    globs: dict[str, None] = {sem.initial: None}
-    responses: dict[tuple[str, str], None] = {}
+    locs, globs = dict[str, None](), {sem.initial: None}
+    responses, todo = dict[tuple[str, str], None](), list[tuple[str, str]]()
     transitions: dict[tuple[str, str, str, str], None] = {}
-    todo: list[tuple[str, str]] = []
 
     def found(new_l: list[str], new_g: list[str]) -> None:
         for loc in new_l:
@@ -150,10 +147,9 @@ def explore(sem: Semantics, pairs: frozenset[tuple[str, str]] | None = None,
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    keys = [k for k, _ in pairs]
-    if len(set(keys)) != len(keys):
+    if len(out := dict(pairs)) != len(pairs):
         raise ModelError("NS JSON: an object repeats a key")
-    return dict(pairs)
+    return out
 
 
 def load_ns_json(text: str) -> NS:
@@ -164,19 +160,15 @@ def load_ns_json(text: str) -> NS:
     if not isinstance(data, dict):
         raise ModelError("NS JSON: top level is not an object")
     shapes = {"requests": 2, "responses": 2, "transitions": 4}
-    for key in ("initial_global", *shapes):
-        if key not in data:
-            raise ModelError(f"NS JSON: missing member {key!r}")
+    if missing := [key for key in ("initial_global", *shapes) if key not in data]:
+        raise ModelError(f"NS JSON: missing member {missing[0]!r}")
     if not isinstance(data["initial_global"], str):
         raise ModelError("NS JSON: initial_global is not a string")
     rows: dict[str, tuple[Any, ...]] = {}
     for key, width in shapes.items():
         items = data[key]
-        ok = isinstance(items, list) and all(
-            isinstance(r, list) and len(r) == width and all(isinstance(s, str) for s in r)
-            for r in items
-        )
-        if not ok:
+        if not isinstance(items, list) or not all(isinstance(r, list) and len(r) == width and all(
+                isinstance(s, str) for s in r) for r in items):  # fmt: skip
             raise ModelError(f"NS JSON: {key} must be a list of {width}-string lists")
         if len(items) > PAIR_BOUND:
             raise ModelError(f"NS JSON: more than {PAIR_BOUND} {key}")

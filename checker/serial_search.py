@@ -1,14 +1,48 @@
-"""The exact serial-multiset search of a counterexample check (ser-reference §4.3), on
-the one-step semantics: only a counterexample's check imports it."""
+"""A counterexample's obligations, replayed on the one-step semantics, and the exact
+serial-multiset search (ser-reference §4.3): only a counterexample's check imports it."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 
-from checker.errors import ModelError, Undecided
-from checker.semantics import Semantics
+from checker.errors import ModelError, Undecided, invalid
+from checker.semantics import Run, Semantics, apply
+from checker.serial_model import Json, vector, vtext
 
 SEARCH_LIMIT = 2_000_000
+
+
+def counterexample(sem: Semantics, ce: Json) -> Iterator[tuple[str, Callable[[], str]]]:
+    """Replayed on the one-step semantics itself, so no NS (and no pair list) is needed."""
+    run = Run(sem.initial, {}, {}, set())
+    inflight, done = run.inflight, run.done
+
+    def replay() -> str:
+        for i, ev in enumerate(ce["events"], 1):
+            apply(sem, run, ev, i)
+        return f"{len(ce['events'])} events replayed"
+
+    def quiescent() -> str:
+        if inflight:
+            left = ", ".join(f"{n} at {loc}" for n, (_, loc) in sorted(inflight.items()))
+            raise invalid("E-QUIESCENT", f"instances still in flight: {left}")
+        return "nothing in flight"
+
+    def completed() -> str:
+        claimed = vector(ce["completed"], "completed")
+        if claimed != done:
+            raise invalid("E-COMPLETED", f"claimed {vtext(claimed)}, replay gives {vtext(done)}")
+        return vtext(done)
+
+    def not_serial() -> str:
+        if is_serial(sem, done):
+            raise invalid("E-SERIAL", f"{vtext(done)} is produced by a serial execution")
+        return f"no serial walk produces {vtext(done)}"
+
+    yield "replay", replay
+    yield "quiescent", quiescent
+    yield "completed", completed
+    yield "not-serial", not_serial
 
 
 def _steps(sem: Semantics, loc: str, g: str) -> list[tuple[str, str]]:

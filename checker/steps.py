@@ -5,9 +5,10 @@ a local state is named by its residual program and its live locals."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from math import prod
+from typing import TypeVar
 
 from checker.certificate import Limits
 from checker.errors import CheckerError, LimitError, ModelError, invalid
@@ -16,6 +17,16 @@ from checker.model import POISON, Env, Expr, expr_text, local_text, run
 Local = tuple[str, str]  # (request, canonical local text)
 Values = tuple[int, ...]
 Must = frozenset[str] | None  # globals surely written on the paths; None: no such path
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+def group(pairs: Iterable[tuple[K, V]]) -> dict[K, list[V]]:
+    """The values paired with each key, in order."""
+    out: dict[K, list[V]] = {}
+    for k, v in pairs:
+        out.setdefault(k, []).append(v)
+    return out
 
 
 @dataclass(frozen=True)
@@ -76,10 +87,8 @@ def _walk(e: Expr, acc: frozenset[str]) -> tuple[frozenset[str], frozenset[str],
     run to the end of `e`), `e` entered with `acc` surely written."""
     none: frozenset[str] = frozenset()
     tag = e[0]
-    if tag == "yield":
-        return none, none, acc, None
-    if tag == "exit":
-        return none, none, None, None
+    if tag in ("yield", "exit"):
+        return none, none, acc if tag == "yield" else None, None
     if tag in ("int", "nd", "var"):
         return (_glob(e[1]) if tag == "var" else none), none, None, acc
     if tag == "assign":
@@ -165,7 +174,7 @@ Linear = tuple[dict[Key, int], int, str]  # Σ c·atom + k  OP  0
 
 
 def refuted(lin: list[Linear], low: dict[Key, int], fixed: dict[str, int],
-            dom: dict[str, tuple[int, ...]], zero: set[Key]) -> bool:  # fmt: skip
+            dom: dict[str, tuple[int, ...]], zero: Collection[Key]) -> bool:  # fmt: skip
     """Intervals: a linear conjunct is false wherever the globals of `fixed` are so, the
     others in their domains, M(l) ≥ low[l] (else ≥ 0), M(l) = 0 for the keys in `zero`."""
     for coeffs, k, op in lin:
@@ -222,10 +231,8 @@ def enumerate_steps(blocks: list[tuple[str, Expr]], domains: dict[str, tuple[int
     todo: list[Local] = []
     entries = tuple(state(r, (), body) for r, body in blocks)
     allowed = {x: frozenset(d) for x, d in domains.items()}
-    foot: dict[Local, Foot] = {}
-    final: dict[Local, int] = {}
-    moves: list[Step] = []
-    escapes: list[Step] = []
+    foot, final = dict[Local, Foot](), dict[Local, int]()
+    moves, escapes = list[Step](), list[Step]()
     evaluated = 0
     while todo:
         loc = todo.pop()
