@@ -37,11 +37,9 @@ class CheckResult:
 
 def check_certificate(cert: dict[str, Any] | str | bytes, *, model_text: str | bytes | None = None,
                       timeout_s: float = 60.0, limits: Limits | None = None,
-                      progress: Callable[[str, int], None] | None = None,
-                      constants: dict[str, int] | None = None) -> CheckResult:
+                      progress: Callable[[str, int], None] | None = None) -> CheckResult:
     """Check a certificate within `timeout_s` seconds (else undecided); never raises.
-    `model_text`: the model file (SHA-256 checked); `progress(name, done)`: each start;
-    `constants`: values the certificate's model constants must have (`-D`)."""
+    `model_text`: the model file (SHA-256 checked); `progress(name, done)`: each start."""
     limits = limits or Limits()
     done: list[ObligationResult] = []
     verdict: str | None = None
@@ -51,7 +49,7 @@ def check_certificate(cert: dict[str, Any] | str | bytes, *, model_text: str | b
         # nested JSON is walked recursively by the validator (~10 frames a level)
         sys.setrecursionlimit(max(limit, 40 * limits.max_depth + 1000))
         with _alarm(timeout_s):
-            for name, thunk in _obligations(cert, model_text, deadline, limits, constants):
+            for name, thunk in _obligations(cert, model_text, deadline, limits):
                 deadline.check(name)
                 if progress is not None:
                     progress(name, len(done))
@@ -125,8 +123,7 @@ def _alarm(seconds: float) -> Iterator[None]:
 
 
 def _obligations(cert: dict[str, Any] | str | bytes, model_text: str | bytes | None,
-                 deadline: Deadline, limits: Limits, constants: dict[str, int] | None
-                 ) -> Iterator[tuple[str, Callable[[], str]]]:
+                 deadline: Deadline, limits: Limits) -> Iterator[tuple[str, Callable[[], str]]]:
     state: dict[str, Any] = {}
 
     def read() -> str:
@@ -152,11 +149,6 @@ def _obligations(cert: dict[str, Any] | str | bytes, model_text: str | bytes | N
         raw = model_text.encode("utf-8") if isinstance(model_text, str) else model_text
         if raw is not None and hashlib.sha256(raw).hexdigest() != digest:
             raise invalid("E-MODEL-FILE", "the model file differs from the embedded model")
-        made = m.get("constants", {})
-        if bad := sorted(k for k, v in (constants or {}).items() if made.get(k) != v):
-            raise invalid("E-CONSTANTS", f"the certificate was made with {bad[0]}="
-                                         f"{made.get(bad[0], '(no such constant)')}, not "
-                                         f"{bad[0]}={(constants or {})[bad[0]]}")
         return digest
 
     yield "certificate", _guard(read)

@@ -6,6 +6,8 @@ Exit codes: 0 valid, 1 invalid, 2 unusable input, 3 undecided. Never a traceback
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
 import os
 import signal
 import stat
@@ -97,6 +99,20 @@ def _count(text: str) -> int:
     return value
 
 
+def _other_constants(result: CheckResult, raw: bytes, given: dict[str, int]) -> CheckResult:
+    """A certificate checked against constants (`-D`) it was not made with is invalid
+    (E-CONSTANTS); asked only of a certificate the checker accepted, so it parses."""
+    if result.status != "valid" or not given:
+        return result
+    made = json.loads(raw)["model"].get("constants", {})
+    for name, value in sorted(given.items()):
+        if made.get(name) != value:
+            was = f"{name}={made[name]}" if name in made else f"no constant {name}"
+            return dataclasses.replace(result, status="invalid", code="E-CONSTANTS", message=(
+                f"-D {name}={value}: the certificate was made with {was}"))
+    return result
+
+
 def _define(text: str) -> tuple[str, int]:
     name, _, value = text.partition("=")
     try:
@@ -126,9 +142,10 @@ def _check(path: str, args: argparse.Namespace, limits: Limits,
     model = _read(model_path, limits.max_bytes) if model_path else None
     shown = _Progress() if sys.stderr.isatty() and args.all is None else None
     try:
-        return check_certificate(_read(path, limits.max_bytes), model_text=model,
-                                 timeout_s=args.timeout, limits=limits, progress=shown,
-                                 constants=dict(args.define) if args.define else None)
+        raw = _read(path, limits.max_bytes)
+        result = check_certificate(raw, model_text=model, timeout_s=args.timeout, limits=limits,
+                                   progress=shown)
+        return _other_constants(result, raw, dict(args.define or []))
     finally:
         if shown is not None:
             shown.clear()

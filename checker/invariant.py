@@ -12,7 +12,8 @@ from typing import Any
 from checker.certificate import Limits, integer
 from checker.errors import LimitError, SchemaError, invalid
 from checker.formula import Query, Smt, Translator
-from checker.model import Expr, parse_program
+from checker.model import Expr
+from checker.program import parse_program
 from checker.steps import Foot, Key, Linear, Local, Step, enumerate_steps, group, is_stutter, split
 
 Json = Any

@@ -14,8 +14,7 @@ from checker.steps import Blocks, Composite, Foot, Local, Step, Steps, group
 Json = Any
 
 
-def read_blocks(claim: list[Json], s: Steps, live: list[Step],
-                local: Any) -> Blocks:  # fmt: skip
+def read_blocks(claim: list[Json], s: Steps, live: list[Step], local: Any) -> Blocks:
     """The blocks' states and steps (E-BLOCK if not of their form)."""
     b = Blocks(kinds=[c["kind"] for c in claim])
     for i, c in enumerate(claim):

@@ -92,31 +92,24 @@ def _name(tok: Any, init: bool = False) -> str:
 
 
 def _program(c: list[Any]) -> tuple[Any, ...]:
-    decls = [i for d in c if d[0] == "global" for i in d[1:]] + [d for d in c if d[0] == "const"]
-    return ("source", sorted(decls, key=lambda d: (d[1].line, d[1].column)),
-            [b for b in c if b[0] not in ("global", "const")])
-
-
-def _plain(decls: list[Any], blocks: list[Any]) -> tuple[Env, list[tuple[str, Expr]]]:
+    """Core Ser: ("core", the initial globals, the blocks); a file with constants, arrays,
+    families or `for`: ("sizes", its declarations in order, its blocks), for checker/sizes.py."""
+    decls = [i for d in c if d[0] in ("global", "const") for i in (d[1:] if d[0] == "global"
+                                                                  else [d])]
+    blocks, todo = [b for b in c if b[0] not in ("global", "const")], [b[-1] for b in c]
+    sizes = any(len(b) > 2 for b in blocks) or any(  # a family: (family, name, var, lo, hi, body)
+        d[0] == "const" or d[2] or d[3] and d[3][0] != "int" for d in decls)
+    while todo and not sizes:
+        e = todo.pop()
+        sizes = e[0] in ("idx", "idxset", "for", "choose")
+        todo.extend(x for x in e[1:] if isinstance(x, tuple))
+    if sizes:
+        return "sizes", decls, blocks
     inits = [(_name(d[1], True), d[3][1] if d[3] else 0) for d in decls]
     for what, names in (("global", [k for k, _ in inits]), ("request", [r for r, _ in blocks])):
         if len(set(names)) != len(names):
             raise ModelError(f"a {what} name is repeated: {names}")
-    return tuple(sorted((k, v) for k, v in inits if v != 0)), blocks
-
-
-def _surface(decls: list[Any], blocks: list[Any]) -> bool:
-    """Whether the file uses constants, arrays, families or `for` (checker/sizes.py)."""
-    todo = [b[-1] for b in blocks]
-    if any(d[0] == "const" or d[2] or d[3] and d[3][0] != "int" for d in decls) or any(
-            b[0] == "family" for b in blocks):
-        return True
-    while todo:
-        e = todo.pop()
-        if e[0] in ("idx", "idxset", "for", "choose"):
-            return True
-        todo.extend(x for x in e[1:] if isinstance(x, tuple))
-    return False
+    return "core", tuple(sorted((k, v) for k, v in inits if v != 0)), blocks
 
 
 _NODE: dict[str, Callable[[list[Any]], Any]] = {
@@ -125,14 +118,12 @@ _NODE: dict[str, Callable[[list[Any]], Any]] = {
     "bin": lambda c: mk_bin(str(c[1]), c[0], c[2]), "neg": lambda c: mk_un("neg", c[1]),
     "seq": lambda c: mk_seq(c[0], c[1]), "if_": lambda c: mk_if(c[0], c[1], c[2]),
     "while_": lambda c: mk_while(c[0], c[1]), "request_block": lambda c: (str(c[0]), c[1]),
-    "init": lambda c: ("init", c[0], *[dict(c[1:]).get(k) for k in ("cells", "value")]),
-    "cells": lambda c: ("cells", c[0]), "value": lambda c: ("value", c[0]),
+    "init": lambda c: ("init", *c),
     "global_decl": lambda c: ("global", *c), "nd": lambda c: ("nd", 0, 1),
-    "const_decl": lambda c: ("const", c[0], c[1]), "int_min": lambda c: ("int", I64_MIN),
-    "choose": lambda c: _choice(c[0][1], c[1][1]) if c[0][0] == c[1][0] == "int" else (
-        "choose", *c), "idx": lambda c: ("idx", c[0], c[1]), "idxset": lambda c: (
-        "idxset", c[0], c[1], c[2]), "for_": lambda c: ("for", c[0], *c[1:]),
-    "family": lambda c: ("family", *c),
+    "int_min": lambda c: ("int", I64_MIN), "choose": lambda c: _choice(c[0][1], c[1][1])
+    if c[0][0] == c[1][0] == "int" else ("choose", *c),
+    **{k: (lambda t: lambda c: (t, *c))(k.removesuffix("_").removesuffix("_decl"))
+       for k in ("const_decl", "idx", "idxset", "for_", "family")},
     "program": _program, "bare": lambda c: _program([*c[:-1], ("request", c[-1])])}
 
 
@@ -145,26 +136,20 @@ class _Build(lark.Transformer[Any, Any]):
 
 
 _GRAMMAR = (importlib.resources.files("checker") / "ser.lark").read_text(encoding="utf-8")
-_PARSER = lark.Lark(_GRAMMAR, parser="lalr", lexer="basic", maybe_placeholders=False,
+_PARSER = lark.Lark(_GRAMMAR, parser="lalr", lexer="basic", maybe_placeholders=True,
                     transformer=_Build())
 
 
-def parse_program(text: str, constants: dict[str, int] | None = None
-                  ) -> tuple[Env, list[tuple[str, Expr]]]:
-    """The initial global state and the (request name, body) list of a Ser file, its
-    constants (if it has any) given the values `constants` (a certificate's)."""
+def parse_source(text: str) -> tuple[Any, ...]:
+    """A Ser file as `_program` reads it: ("core", initial globals, blocks) or ("sizes",
+    declarations, blocks)."""
     try:
-        source: Any = _PARSER.parse(text)
-        _, decls, blocks = source
+        source: tuple[Any, ...] = _PARSER.parse(text)  # type: ignore[assignment]
     except lark.exceptions.UnexpectedInput as exc:  # a character or a token (LALR: no EOF)
         tok = getattr(exc, "token", None)
         what = f"character {getattr(exc, 'char', '')!r}" if tok is None else f"token {str(tok)!r}"
         raise ModelError(f"line {exc.line} column {exc.column}: unexpected {what}") from None
-    if not constants and not _surface(decls, blocks):
-        return _plain(decls, blocks)
-    from checker.sizes import expand  # only a model with constants, arrays or families
-
-    return expand(decls, blocks, constants or {})
+    return source
 
 
 # ------------------------------------------------------------------ printer (docs/naming.md)

@@ -18,7 +18,8 @@ from typing import Any
 
 from checker.certificate import Limits
 from checker.errors import CheckerError, Invalid, Undecided, invalid
-from checker.model import Env, Expr, parse_program
+from checker.model import Env, Expr
+from checker.program import parse_program
 
 
 def _access(e: Expr) -> tuple[set[str], set[str]]:

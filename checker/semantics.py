@@ -9,7 +9,8 @@ from typing import Any
 
 from checker.certificate import integer
 from checker.errors import Invalid, ModelError, invalid
-from checker.model import STATE_BOUND, env_text, local_text, parse_program, run
+from checker.model import STATE_BOUND, env_text, local_text, run
+from checker.program import parse_program
 
 NS_BOUND = 20_000  # locals + globals an exploration may find (--state-bound)
 PAIR_BOUND = 1_000_000  # (local, global) pairs explored by the closure of §2.4

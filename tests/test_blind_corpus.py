@@ -28,7 +28,7 @@ def test_every_model_has_its_verdict(folder: Path) -> None:
 
 @pytest.mark.parametrize("folder", CORPORA, ids=lambda p: p.name)
 def test_both_front_ends_read_every_model(folder: Path) -> None:
-    from checker.model import parse_program
+    from checker.program import parse_program
 
     for path in sorted(folder.glob("*.ser")):
         text = path.read_text(encoding="utf-8")

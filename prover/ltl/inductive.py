@@ -32,7 +32,13 @@ from prover.ltl.formula import (
     is_safety,
     is_state_formula,
 )
-from prover.reduction.engine import RLIMIT, _domains_json, _escaping, _invariant_json
+from prover.reduction.engine import (
+    RLIMIT,
+    _domains_json,
+    _escaping,
+    _invariant_json,
+    unnamed,
+)
 from prover.reduction.houdini import houdini
 from prover.reduction.invariant import Key, Linear, Solver, candidates, linear
 from prover.reduction.table import Limits, Table, TableTooLarge, grow_domains
@@ -66,7 +72,8 @@ def invariant_certificate(path: str, text: str, formula: Formula,
     s.add(z3.Not(goal))
     if solver.check(s) != z3.unsat:
         return None
-    evidence = {"formula": text, "invariant": {"domains": _domains_json(t),
+    domains = _domains_json(t, unnamed(model.steps))
+    evidence = {"formula": text, "invariant": {"domains": domains,
                                                "formula": _invariant_json(inv)}}
     return make_certificate(model, "ltl_holds", "always", evidence,
                             producer("ltl-invariant", solver="z3"))

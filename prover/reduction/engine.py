@@ -220,18 +220,20 @@ def _round(steps: ProgramSteps, t: Table, live: list[Move], cands: list[Conjunct
     stats["conjuncts_kept"], stats["prune_queries"] = len(small.invariant), small.queries
     stats["prune_units"] = small.units
     narrow = _footprints_json(steps, t)
-    evidence = _evidence(t, layered, labels, merged(small.invariant), narrow)
+    skip = unnamed(steps)
+    evidence = _evidence(t, layered, labels, merged(small.invariant), narrow, skip)
     full = None if len(small.invariant) == len(inv) else partial(  # made only if needed
-        _evidence, t, layered, labels, merged(inv), narrow)
+        _evidence, t, layered, labels, merged(inv), narrow, skip)
     return attempt(evidence, "", fallback=full,
                    explanation=_explain(steps, t, top, layered, merged(small.invariant)))
 
 
 def _evidence(t: Table, layered: Layered, labels: dict[Group, str],
-              conjuncts: list[Conjunct], narrow: list[dict[str, Any]]) -> dict[str, Any]:
+              conjuncts: list[Conjunct], narrow: list[dict[str, Any]],
+              skip: frozenset[str]) -> dict[str, Any]:
     """The certificate's `reduction` member for an invariant of these conjuncts."""
     invariant, groups = grouped(_invariant_json(conjuncts))
-    evidence: dict[str, Any] = {"domains": _domains_json(t), "invariant": invariant,
+    evidence: dict[str, Any] = {"domains": _domains_json(t, skip), "invariant": invariant,
                                 "labels": _labels_json(layered.top, layered.live, labels)}
     if narrow:
         evidence["footprints"] = narrow
@@ -489,9 +491,23 @@ def _distances(entries: tuple[Local, ...], succ: dict[Local, list[Local]]) -> di
     return out
 
 
-def _domains_json(t: Table) -> list[dict[str, Any]]:
+def unnamed(steps: ProgramSteps) -> frozenset[str]:
+    """The globals only declared (`global B;`, a cell of an array no request touches): no
+    request names them and they start at 0, so they are no globals of the checker's
+    program, and a domain for one is refused."""
+    from prover.frontend.parts import names
+
+    named = frozenset().union(*(n.reads | n.writes for n in map(
+        names, (r.body for r in steps.program.requests))))
+    start = dict(steps.initial)
+    return frozenset(x for x in steps.globals if x not in named and start.get(x, 0) == 0)
+
+
+def _domains_json(t: Table, skip: frozenset[str]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for x, d in sorted(t.domains.items()):
+        if x in skip:
+            continue
         dense = len(d) == d[-1] - d[0] + 1
         out.append({"global": x, "range": [d[0], d[-1]]} if dense
                    else {"global": x, "values": list(d)})  # fmt: skip

@@ -205,7 +205,8 @@ def grow_domains(steps: ProgramSteps, limits: Limits, bounds: tuple[Bound, ...] 
     domain when it lies within the program's constants, or when the step reads the global
     and the request's own earlier steps read or wrote the value it reads here (a guard:
     `if (A <= 1) { ...; yield; A := A + 1 }` writes 2, never 3; `guarded_values`)."""
-    lo, hi = constants(steps.program)
+    lo, top = constants(steps.program)
+    highest = _highest(bounds, lo, top)
     initial = dict(steps.initial)
     domains: dict[str, set[int]] = {x: {initial.get(x, 0)} for x in steps.globals}
     beyond: dict[str, int] = {}  # rounds in which a guarded write took x past the constants
@@ -218,6 +219,7 @@ def grow_domains(steps: ProgramSteps, limits: Limits, bounds: tuple[Bound, ...] 
         changed = False
         for m in table.escapes:
             for x, v in zip(table.touched[m.src], m.after, strict=True):
+                hi = highest.get(x, top)
                 if v in domains[x] or not (lo <= v <= hi or _guarded(table, live, m, x, guards)):
                     continue
                 domains[x].add(v)
@@ -233,6 +235,18 @@ def grow_domains(steps: ProgramSteps, limits: Limits, bounds: tuple[Bound, ...] 
                 raise TableTooLarge(_unbounded(steps, table, x, m))
         if not changed:
             return table
+
+
+def _highest(bounds: tuple[Bound, ...], lo: int, top: int) -> dict[str, int]:
+    """The largest value each global of a sum bound `x1 + ... + xn <= c` takes when the
+    others hold at least the least constant `lo`: balances moved among accounts reach the
+    whole sum (three accounts of 1 each: one of them holds 3), which no literal says."""
+    out: dict[str, int] = {}
+    for terms, c in bounds:
+        if all(k == 1 for _, k in terms):
+            cap = -c - (len(terms) - 1) * lo
+            out.update((x, max(out.get(x, top), cap)) for x, _ in terms)
+    return out
 
 
 GROWTH_ROUNDS = 24

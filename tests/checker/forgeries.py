@@ -138,7 +138,7 @@ def reduction_forgeries(valid: Json, twin: str) -> list[Json]:
     have), with the invariant kept or dropped. None may be accepted."""
     from checker.certificate import Limits
     from checker.invariant import globals_of
-    from checker.model import parse_program
+    from checker.program import parse_program
     from checker.steps import enumerate_steps
 
     out = [moved(valid, twin)]

@@ -15,7 +15,7 @@ import pytest
 from bench.idioms import BY_NAME
 from checker.api import check_certificate
 from checker.certificate import Limits
-from checker.model import parse_program
+from checker.program import parse_program
 from checker.steps import enumerate_steps
 from prover.certificate.write import make_certificate, producer
 from prover.frontend.load import load_source

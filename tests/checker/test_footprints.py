@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from checker.certificate import Limits
-from checker.model import parse_program
+from checker.program import parse_program
 from checker.steps import enumerate_steps
 from checker.waits import deferred
 from prover.frontend import ast

@@ -7,8 +7,9 @@ import json
 import pytest
 
 from checker.errors import LimitError, ModelError
-from checker.model import expr_text, parse_program
+from checker.model import expr_text
 from checker.net import build_net
+from checker.program import parse_program
 from checker.semantics import NS, explore, load_ns_json, ser_semantics
 from checker.serial import build_serial
 from checker.serial_search import is_serial

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from checker.api import check_certificate
-from checker.model import CHOICE_BOUND, parse_program, run
+from checker.model import CHOICE_BOUND, run
+from checker.program import parse_program
 
 from .forgeries import rehash
 

@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 from checker.api import check_certificate
-from checker.model import local_text, parse_program
+from checker.model import local_text
+from checker.program import parse_program
 from checker.report import EXIT_CODES
 from tests.benchmarks import SCALE, needs_scale
 from tests.checker import certs

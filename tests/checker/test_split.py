@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from checker.api import check_certificate
-from checker.model import expr_text, parse_program
+from checker.model import expr_text
+from checker.program import parse_program
 from checker.steps import split as checker_split
 from prover.frontend.parser import parse
 from prover.frontend.split import split, split_program, splittable

@@ -10,6 +10,7 @@ import pytest
 from checker import model as checker_model
 from checker import semantics as checker_semantics
 from checker.errors import ModelError
+from checker.program import parse_program
 from prover.errors import DivisionByZeroError, IntegerRangeError, SerError, SerSyntaxError
 from prover.frontend.load import load_source
 from prover.frontend.parser import parse
@@ -25,7 +26,7 @@ def text(src: str) -> str:
 
 
 def checker_text(src: str) -> str:
-    return checker_model.expr_text(checker_model.parse_program(f"request r {{ {src} }}")[1][0][1])
+    return checker_model.expr_text(parse_program(f"request r {{ {src} }}")[1][0][1])
 
 
 # ---- precedence (C's) and canonical text with minimal parentheses ---------------------

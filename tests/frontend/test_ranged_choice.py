@@ -21,6 +21,7 @@ from .test_against_checker import _checker_ns, _prover_ns
 
 ROOT = Path(__file__).resolve().parents[2]
 cm = pytest.importorskip("checker.model")
+parse_program = pytest.importorskip("checker.program").parse_program
 
 
 def _body(src: str) -> ast.Expr:
@@ -39,12 +40,12 @@ def _body(src: str) -> ast.Expr:
 ])
 def test_both_parsers_accept_and_print_alike(src: str, text: str) -> None:
     assert _body(src).text == text
-    assert cm.expr_text(cm.parse_program(src)[1][0][1]) == text
+    assert cm.expr_text(parse_program(src)[1][0][1]) == text
 
 
 def test_plain_choice_is_the_zero_one_range() -> None:
     assert _body("?") == _body("?(0..1)") == ast.Nondet()
-    assert cm.parse_program("?")[1] == cm.parse_program("?(0..1)")[1]
+    assert parse_program("?")[1] == parse_program("?(0..1)")[1]
 
 
 @pytest.mark.parametrize(("src", "col"), [
@@ -63,7 +64,7 @@ def test_prover_rejects_bad_ranges_at_the_choice(src: str, col: int) -> None:
                                  "X := ?(0..99999999999999999999)"])
 def test_checker_rejects_the_same_ranges(src: str) -> None:
     with pytest.raises(cm.CheckerError):
-        cm.parse_program(src)
+        parse_program(src)
 
 
 @pytest.mark.parametrize("src", ["X := ?(1..99999999999999999999)",
@@ -72,7 +73,7 @@ def test_literals_beyond_64_bits_are_refused(src: str) -> None:
     with pytest.raises(IntegerRangeError):
         parse(src)
     with pytest.raises(cm.CheckerError):
-        cm.parse_program(src)
+        parse_program(src)
 
 
 @pytest.mark.parametrize("src", ["X := ?()", "X := ?(1...3)", "X := ?(1..)",
@@ -81,13 +82,13 @@ def test_other_forms_are_syntax_errors_on_both_sides(src: str) -> None:
     with pytest.raises(SerSyntaxError):
         parse(src)
     with pytest.raises(cm.ModelError):
-        cm.parse_program(src)
+        parse_program(src)
 
 
 def test_negative_and_constant_bounds_are_read_alike_on_both_sides() -> None:
     src = "const N := 2; request r { X := ?(-1..N) }"
     assert parse(src).requests[0].body.text == "X := ?(-1..2)"
-    assert cm.expr_text(cm.parse_program(src, {"N": 2})[1][0][1]) == "X := ?(-1..2)"
+    assert cm.expr_text(parse_program(src, {"N": 2})[1][0][1]) == "X := ?(-1..2)"
 
 
 def test_the_limits_agree() -> None:

@@ -4,7 +4,10 @@ program out alike, an array model is its hand-written twin, and bad sizes are cl
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,6 +17,7 @@ from hypothesis import strategies as st
 import checker.model as cm
 from checker.api import check_certificate
 from checker.errors import CheckerError
+from checker.program import parse_program
 from prover.errors import IndexRangeError, SerError, SerSyntaxError, UsageError
 from prover.frontend.load import load_source
 from prover.frontend.parser import parse
@@ -52,7 +56,7 @@ def _twin(k: int) -> str:
 
 
 def _checker_texts(src: str, constants: dict[str, int] | None = None) -> list[tuple[str, str]]:
-    _, blocks = cm.parse_program(src, constants)
+    _, blocks = parse_program(src, constants)
     return [(r, cm.expr_text(b)) for r, b in blocks]
 
 
@@ -175,7 +179,7 @@ def test_hostile_sizes_end_quickly_with_a_clear_error(src: str) -> None:
     assert time.monotonic() - start < 30  # bounded, not a timing target
     if "A[300]" not in src:  # the checker reads deeper programs than the prover writes
         with pytest.raises(CheckerError):
-            cm.parse_program(src, {})
+            parse_program(src, {})
 
 
 def test_an_index_out_of_range_is_a_fault_only_where_reached() -> None:
@@ -210,7 +214,6 @@ def bank_cert(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 def test_a_certificate_records_its_constants_and_checks(bank_cert: dict[str, Any]) -> None:
     assert bank_cert["model"]["constants"] == {"K": 2}
     assert check_certificate(bank_cert).status == "valid"
-    assert check_certificate(bank_cert, constants={"K": 2}).status == "valid"
 
 
 @pytest.mark.parametrize("change, code", [
@@ -237,7 +240,40 @@ def test_a_float_spelled_constant_is_rejected(bank_cert: dict[str, Any]) -> None
     assert check_certificate(text).code == "E-JSON"
 
 
-def test_checked_against_other_constants_is_invalid(bank_cert: dict[str, Any]) -> None:
-    result = check_certificate(bank_cert, constants={"K": 4})
-    assert result.status == "invalid" and result.code == "E-CONSTANTS"
-    assert "K=2, not K=4" in result.message
+def test_checked_against_other_constants_is_invalid(bank_cert: dict[str, Any],
+                                                    tmp_path: Path) -> None:
+    cert = tmp_path / "c.json"
+    cert.write_text(json.dumps(bank_cert))
+    run = [sys.executable, "-m", "checker.cli", str(cert), "--json"]
+    same = subprocess.run([*run, "-D", "K=2"], capture_output=True, text=True)
+    assert same.returncode == 0, same.stdout + same.stderr
+    other = subprocess.run([*run, "-D", "K=4"], capture_output=True, text=True)
+    assert other.returncode == 1 and json.loads(other.stdout)["code"] == "E-CONSTANTS"
+    assert "made with K=2" in other.stdout
+    absent = subprocess.run([*run, "-D", "Q=4"], capture_output=True, text=True)
+    assert absent.returncode == 1 and "no constant Q" in absent.stdout
+
+
+def test_a_core_program_given_constants_is_rejected(tmp_path: Path) -> None:
+    from tests.checker.proved import proved
+
+    cert = proved(tmp_path, "request r { X := 1; yield; X }", "not_serializable")
+    assert "constants" not in cert["model"]
+    cert["model"]["constants"] = {"K": 2}
+    assert check_certificate(cert).code == "E-CONSTANTS"
+
+
+def test_only_a_model_with_sizes_loads_the_checkers_writer(bank_cert: dict[str, Any]) -> None:
+    """A claim on a core program does not trust checker/sizes.py: it is not even loaded."""
+    code = ("import sys, json; from checker.api import check_certificate\n"
+            "r = check_certificate(sys.stdin.read()); assert r.status == 'valid', r.message\n"
+            "print('checker.sizes' in sys.modules)\n")
+    core = json.loads(json.dumps(bank_cert))
+    loaded = subprocess.run([sys.executable, "-c", code], input=json.dumps(core), text=True,
+                            capture_output=True)
+    assert loaded.stdout.strip() == "True", loaded.stderr
+    from tests.checker import certs
+
+    plain = subprocess.run([sys.executable, "-c", code], text=True, capture_output=True,
+                           input=json.dumps(certs.reduction_intro_lock()))
+    assert plain.stdout.strip() == "False", plain.stderr

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from checker import model as cm
+from checker.program import parse_program
 from prover.errors import ExitReachedError, SerError, StateBoundError
 from prover.frontend.load import load_model, load_source
 from prover.ns import NetworkSystem
@@ -133,7 +134,7 @@ def _checker_step(state: dict[str, Any]) -> Any:
 
 def _n_p_by_checker(source: str, listed: tuple[tuple[str, str], ...]) -> tuple[set[Any], ...]:
     """N_P exactly as the contract words it, written against the checker's semantics."""
-    init, blocks = cm.parse_program(source)
+    init, blocks = parse_program(source)
     g0 = cm.env_text(init)
     state: dict[str, Any] = {"L": {}, "G": {g0: init}}
     reqs = set()
@@ -222,7 +223,7 @@ def test_closure_keeps_the_paper_sizes() -> None:
 
 def _random_runs(source: str, runs: int, steps: int, seed: int) -> set[tuple[str, str]]:
     """(non-final local, global) pairs seen in random executions of the full semantics."""
-    init, blocks = cm.parse_program(source)
+    init, blocks = parse_program(source)
     state: dict[str, Any] = {"L": {}, "G": {cm.env_text(init): init}}
     starts = []
     for _, body in blocks:

@@ -95,7 +95,7 @@ def test_the_checker_reads_a_long_sequence_without_recursion() -> None:
     prover's preflight (the checker's whole front end) accepts them."""
     import sys
 
-    from checker.model import parse_program
+    from checker.program import parse_program
 
     body = " ".join(f"X := {i}; yield;" for i in range(5000))
     source = f"request main {{ {body} X }}"
@@ -107,7 +107,7 @@ def test_the_checker_reads_a_long_sequence_without_recursion() -> None:
 
 def test_errors_inside_the_checkers_parser_stay_model_errors() -> None:
     from checker.errors import ModelError
-    from checker.model import parse_program
+    from checker.program import parse_program
 
     for text, why in [("request a { 1 / 0 }", "division by zero"),
                       ("request a { true }", "write 1 or 0"),
