@@ -1,7 +1,7 @@
-"""benchmarks/others-arrays: the 26 models of others/large written with constants, arrays,
+"""bench/others-arrays: the 26 models of others/large written with constants, arrays,
 request families and `for` (its README.md). Every model parses, expected.json names
 exactly the models, and the folder is at most a quarter of the originals' lines. Parsing
-only: deciding them is `ser-prove benchmarks/others-arrays/*.ser`."""
+only: deciding them is `ser-prove bench/others-arrays/*.ser`."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 from prover.frontend.parser import parse
 
 ROOT = Path(__file__).resolve().parents[2]
-FOLDER = ROOT / "benchmarks" / "others-arrays"
+FOLDER = ROOT / "bench" / "others-arrays"
 ORIGINALS = ROOT.parent / "shared" / "benchmarks" / "others" / "large"
 
 
