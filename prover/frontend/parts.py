@@ -82,21 +82,35 @@ def partition(program: ast.Program) -> tuple[tuple[str, ...], ...]:
     return tuple(sorted((tuple(g) for g in groups.values()), key=lambda g: kinds.index(g[0])))
 
 
-def part_source(source: str, keep: tuple[str, ...]) -> str:
+def part_source(source: str, keep: tuple[str, ...]) -> str | None:
     """`source` with every request block whose name is not in `keep` blanked out (each
     character but a newline becomes a space: lines and columns stay the whole file's).
-    A block runs from its `request` keyword to the next one, or to the end of the file."""
+    A block runs from its `request` keyword to the next one, or to the end of the file.
+    A family keeps the members in `keep` by its range rewritten `k1..k2`; None when they
+    are not consecutive (the part is no program of its own then)."""
     from prover.frontend.parser import _lark
 
-    tokens = [t for t in _lark().lex(source) if t.type in ("REQUEST", "NAME")]
-    starts = [(t.start_pos or 0, str(tokens[i + 1])) for i, t in enumerate(tokens)
+    tokens = [t for t in _lark().lex(source) if t.type in ("REQUEST", "NAME", "IN", "RSQB")]
+    starts = [(i, t.start_pos or 0, str(tokens[i + 1])) for i, t in enumerate(tokens)
               if t.type == "REQUEST" and i + 1 < len(tokens)]
     out = list(source)
-    for k, (start, name) in enumerate(starts):
-        if name in keep:
+    for k, (i, start, name) in reversed(list(enumerate(starts))):  # a range may grow
+        end = starts[k + 1][1] if k + 1 < len(starts) else len(source)
+        members = sorted(int(r[len(name) + 1:-1]) for r in keep
+                         if r.startswith(name + "[") and r[len(name) + 1:-1].lstrip("-").isdigit())
+        family = i + 3 < len(tokens) and tokens[i + 3].type == "IN" and (tokens[i + 3].start_pos
+                                                                          or 0) < end
+        if name in keep and not family:
             continue
-        end = starts[k + 1][0] if k + 1 < len(starts) else len(source)
-        for i in range(start, end):
-            if out[i] != "\n":
-                out[i] = " "
+        if family and members:
+            if members != list(range(members[0], members[-1] + 1)):
+                return None
+            lo, hi = tokens[i + 3].end_pos or 0, next(
+                t.start_pos or 0 for t in tokens[i + 4:] if t.type == "RSQB")
+            span = f" {members[0]}..{members[-1]}".ljust(hi - lo)
+            out[lo:hi] = list(span)
+            continue
+        for j in range(start, end):
+            if out[j] != "\n":
+                out[j] = " "
     return "".join(out)

@@ -322,10 +322,9 @@ def _parts(run: _Run) -> tuple[Counterexample | None, dict[str, Any] | None]:
     from prover.frontend.parts import part_source, partition
 
     steps = run.model.steps
-    # A part is its blocks of the source: a family's members are one block (not yet split)
-    groups = () if steps is None or any("[" in r.name for r in steps.program.requests) \
-        else partition(steps.program)
-    if len(groups) < 2:
+    groups = () if steps is None else partition(steps.program)
+    sources = [part_source(run.model.source, kinds) for kinds in groups]
+    if len(groups) < 2 or None in sources:  # a family whose members part leaves gaps
         return None, None
     t0 = time.monotonic()
     certs: list[dict[str, Any]] = []
@@ -333,7 +332,7 @@ def _parts(run: _Run) -> tuple[Counterexample | None, dict[str, Any] | None]:
         named = f"part {k} of {len(groups)} ({', '.join(kinds)})"
         sub = _load(run.path, max(0.0, run.hard - time.monotonic()), _prefixed(run.say, named),
                     run.state_bound, run.ns_choice,
-                    part_source(run.model.source, kinds).encode("utf-8"), run.model.constants)
+                    str(sources[k - 1]).encode("utf-8"), run.model.constants)
         share = (run.deadline - time.monotonic()) / (len(groups) - k + 1)
         sub.hard, sub.deadline = run.hard, time.monotonic() + max(0.0, share)
         cex, cert = _part(sub, named)

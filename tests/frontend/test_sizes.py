@@ -257,7 +257,7 @@ def test_checked_against_other_constants_is_invalid(bank_cert: dict[str, Any],
 def test_a_core_program_given_constants_is_rejected(tmp_path: Path) -> None:
     from tests.checker.proved import proved
 
-    cert = proved(tmp_path, "request r { X := 1; yield; X }", "not_serializable")
+    cert = proved(tmp_path, "request r { X := 1; yield; X }", "serializable")
     assert "constants" not in cert["model"]
     cert["model"]["constants"] = {"K": 2}
     assert check_certificate(cert).code == "E-CONSTANTS"
@@ -277,3 +277,15 @@ def test_only_a_model_with_sizes_loads_the_checkers_writer(bank_cert: dict[str, 
     plain = subprocess.run([sys.executable, "-c", code], text=True, capture_output=True,
                            input=json.dumps(certs.reduction_intro_lock()))
     assert plain.stdout.strip() == "False", plain.stderr
+
+
+def test_a_part_of_a_family_is_its_members_range() -> None:
+    from prover.frontend.parts import part_source
+
+    src = "const K := 4;\nrequest get[i in 0..K-1] { X := i }\nrequest put { Y := 1 }\n"
+    one = part_source(src, ("get[1]", "get[2]"))
+    assert one is not None and [r.name for r in parse(one).requests] == ["get[1]", "get[2]"]
+    assert one.count("\n") == src.count("\n")  # the lines stay the whole file's
+    two = part_source(src, ("put",))
+    assert two is not None and [r.name for r in parse(two).requests] == ["put"]
+    assert part_source(src, ("get[0]", "get[2]")) is None  # a gap: no program of its own
