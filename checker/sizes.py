@@ -37,7 +37,8 @@ class _Writer:
         if tag == "seq":
             parts: list[Expr] = []
             while e[0] == "seq":
-                parts, e = [*parts, self.ex(e[1], sc)], e[2]
+                parts.append(self.ex(e[1], sc))
+                e = e[2]
             return _sequence([*parts, self.ex(e, sc)])
         if tag in ("var", "assign") and e[1] in arrays or tag == "assign" and e[1] in vals:
             raise ModelError(f"{e[1]} is an array or a constant here")
@@ -98,7 +99,8 @@ def _sequence(parts: list[Expr]) -> Expr:
     flat: list[Expr] = []
     for p in parts:
         while p[0] == "seq":
-            flat, p = [*flat, p[1]], p[2]
+            flat.append(p[1])
+            p = p[2]
         flat.append(p)
     out = flat[-1]
     for p in reversed(flat[:-1]):
@@ -142,7 +144,7 @@ def expand(decls: list[Any], blocks: list[Any], constants: dict[str, int] | None
         sc = {**sc, "arrays": {**sc["arrays"], str(d[1]): cells}}
     requests: list[tuple[str, Expr]] = []
     for b in blocks:
-        if b[0] != "family":
+        if len(b) == 2:  # (name, body); a family is (family, name, var, lo, hi, body)
             requests.append((b[0], w.ex(b[1], sc)))
             continue
         lo, hi = (w.constant(x, sc, "a bound of a request family") for x in b[3:5])

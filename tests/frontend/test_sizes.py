@@ -289,3 +289,15 @@ def test_a_part_of_a_family_is_its_members_range() -> None:
     two = part_source(src, ("put",))
     assert two is not None and [r.name for r in parse(two).requests] == ["put"]
     assert part_source(src, ("get[0]", "get[2]")) is None  # a gap: no program of its own
+
+
+def test_a_request_named_family_is_no_family() -> None:
+    src = "const K := 2; global A[K]; request family { A[1] := 1 } request f[j in 0..1] { j }"
+    assert _prover_texts(src) == _checker_texts(src, {"K": 2})
+    assert [r for r, _ in _prover_texts(src)] == ["family", "f[0]", "f[1]"]
+
+
+def test_a_long_array_program_is_written_out_in_linear_time() -> None:
+    body = "; ".join(f"A[{i % 4}] := A[{(i + 1) % 4}] + 1" for i in range(600))
+    src = f"global A[4]; request r {{ {body} }}"
+    assert _prover_texts(src) == _checker_texts(src, {})
