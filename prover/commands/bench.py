@@ -31,6 +31,7 @@ from pathlib import Path
 import jsonschema
 
 from prover.commands.options import add_scheduler_option, check_parallelism, seconds
+from prover.commands.progress import LOG_EVERY
 from prover.errors import UsageError
 from prover.frontend.load import DEFAULT_NS, MODEL_SUFFIXES, NS_CHOICES
 from prover.run.output import check_destination, check_folder, write_atomically
@@ -299,7 +300,7 @@ def run(args: argparse.Namespace) -> int:
         out_dir = Path(tmp.name)
     tty = sys.stderr.isatty()
     rows: list[BenchRow] = []
-    wall = time.monotonic()
+    wall = logged = time.monotonic()
     try:
         found = (_local_rows(models, out_dir, args) if args.scheduler is None
                  else _cluster_rows(models, out_dir, args))
@@ -307,9 +308,14 @@ def run(args: argparse.Namespace) -> int:
             expected = table.get(row.model)
             rows.append(replace(row, expected=expected,
                                 agrees=agreement(expected, row.verdict, row.check_status)))
+            now = time.monotonic()
             if tty:
-                print(f"\r[{i}/{len(models)}] {time.monotonic() - wall:6.1f} s",
+                print(f"\r[{i}/{len(models)}] {now - wall:6.1f} s",
                       end="", file=sys.stderr, flush=True)
+            elif now - logged >= LOG_EVERY or i == len(models):  # a log: a line now and then
+                logged = now
+                print(f"[{i}/{len(models)}] {now - wall:.0f} s: {row.model} {row.verdict}",
+                      file=sys.stderr, flush=True)
         order = {m.name: k for k, m in enumerate(models)}
         rows.sort(key=lambda r: order[r.model])
     finally:
