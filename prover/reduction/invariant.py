@@ -350,6 +350,13 @@ def candidates(t: Table, live: list[Move]) -> list[Conjunct]:
                                               for loc, v in pending.items()}
                     coeffs[("value", x)] = 1
                     out.append(linear(coeffs, -bound, "<=" if sign > 0 else ">="))
+    for terms, _ in t.bounds:  # the sum a bound guesses, with what requests hold in flight
+        xs = frozenset(x for x, _ in terms)
+        w = _weights(t, live, xs) or _weights(t, live, xs, tolerant=True)
+        if w:
+            law = {("local", *loc): -c for loc, c in w.items()}
+            law.update((("value", x), 1) for x in xs)
+            out.append(linear(law, -sum(initial.get(x, 0) for x in xs), "="))
     return sorted(set(out))
 
 
@@ -365,11 +372,13 @@ def _pending(t: Table, live: list[Move], x: str, sign: int,
     return {loc: v for loc, vs in found.items() if (v := pick(vs)) > 0}
 
 
-def _weights(t: Table, live: list[Move], x: str, tolerant: bool = False
+def _weights(t: Table, live: list[Move], x: str | frozenset[str], tolerant: bool = False
              ) -> dict[Local, int] | None:  # fmt: skip
     """w(l) with X - Σ w·M conserved by every step (None if there is none but 0); with
     `tolerant`, where two steps disagree the weight nearer 0 is kept: conserved by the
-    steps that the law leaves possible, if Houdini finds it inductive."""
+    steps that the law leaves possible, if Houdini finds it inductive. For a set of
+    globals, X is their sum (money moved among accounts, what a transfer holds in flight
+    weighed in), and a step that writes one without reading it has no weight."""
     w: dict[Local, int] = dict.fromkeys(t.entries, 0)
     out: dict[Local, list[Move]] = {}
     for m in [*live, *t.escapes]:  # escapes too: states only they reach have steps as well
@@ -379,7 +388,12 @@ def _weights(t: Table, live: list[Move], x: str, tolerant: bool = False
         src = todo.pop()
         for m in out.get(src, ()):
             touched = t.touched[src]
-            if x not in touched:
+            if isinstance(x, frozenset):
+                if any(y in touched and y not in t.reads[src] for y in x):
+                    return None
+                new = w[src] + sum(m.after[touched.index(y)] - m.reads[t.reads[src].index(y)]
+                                   for y in x if y in touched)
+            elif x not in touched:
                 new = w[src]
             else:
                 v = m.after[touched.index(x)]
