@@ -86,7 +86,7 @@ request transfer {
 
 # ----------------------------------------------------------------------------- bank ring, family
 RING_AUDIT = BANK_AUDIT.replace("Lock", "L").replace("Bal", "A")
-model("bankring", [2, 3, 4], "bank-family",
+model("bankring", [3, 4], "bank-family",
       "family pay[j] moves one unit from account j to account (j+1)%K, locking the lower index first; audit locks all and sums",
       HEAD + "global A[K] := 1, L[K];\n" + r"""
 request pay[j in 0..K-1] {
@@ -161,7 +161,7 @@ request incr[c in 0..K-1] {
   old
 }
 """ + CAS_READ)
-model("cas-split", [2, 4], "cas",
+model("cas-split", [2], "cas",
       "BUG: the 'CAS' compares, yields, then writes: two increments pass the compare and one is lost",
       HEAD + "global Cnt[K];\n" + r"""
 request incr[c in 0..K-1] {
@@ -406,7 +406,7 @@ request put {
   ok
 }
 """ + RING_GET)
-model("ring-publish", [2, 4], "ring",
+model("ring-publish", [2], "ring",
       "BUG: put reserves the slot and bumps the count under the mutex, but writes the value after unlocking; a get reads the empty slot (answers 0)",
       HEAD + "global Buf[K], Head, Tail, Count, M;\n" + r"""
 request put {
@@ -427,8 +427,8 @@ request put {
   ok
 }
 """ + RING_GET)
-model("ring-reuse", [2], "ring",
-      "BUG: get frees its slot under the mutex but copies the value out after unlocking; a put can overwrite the slot first, so two gets answer the same value",
+model("ring-getnolock", [2], "ring",
+      "BUG: get skips the mutex (\"only one consumer\"): it reads the head slot, yields, then advances; two gets answer the same item",
       HEAD + "global Buf[K], Head, Tail, Count, M;\n" + r"""
 request put {
   v := ?(1..2);
@@ -445,17 +445,15 @@ request put {
   ok
 }
 request get {
-  while (M == 1) { yield }; M := 1;
-  yield;
-  h := -1;
+  r := -1;
   if (Count > 0) {
-    h := Head;
+    r := Buf[Head];
+    yield;
+    Buf[Head] := 0;
     Head := (Head + 1) % K;
     Count := Count - 1
   } else { 0 };
-  M := 0;
-  yield;
-  if (h >= 0) { Buf[h] } else { -1 }
+  r
 }
 """)
 
@@ -481,7 +479,7 @@ request read {
 model("rwlock", [2, 3, 4, 8], "rwlock",
       "readers-writer lock (reader count, writer flag) over K cells; write stores one value into every cell with yields between, read checks every cell and answers whether it saw a torn state",
       HEAD + "global D[K], Readers, Writer;\n" + RW_WRITE + RW_READ)
-model("rwlock-noreaders", [2, 4], "rwlock",
+model("rwlock-noreaders", [2], "rwlock",
       "BUG: the writer only waits for other writers, not for readers in progress; a reader sees a torn state",
       HEAD + "global D[K], Readers, Writer;\n" + RW_WRITE.replace("Writer == 1 || Readers > 0", "Writer == 1") + RW_READ)
 model("rwlock-readsplit", [2], "rwlock",
@@ -564,7 +562,7 @@ request bump {
   1
 }
 """ + COUPLING_SCAN)
-model("coupling-early", [3, 4], "coupling",
+model("coupling-early", [3], "coupling",
       "BUG: bump releases a node before locking the next; a scan overtakes it and sees a mix of flipped and unflipped nodes",
       HEAD + "global V[K], L[K];\n" + r"""
 request bump {
