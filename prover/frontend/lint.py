@@ -13,6 +13,9 @@ program's steps instead: prover/frontend/coverage.py.
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
+
 from prover.errors import Diagnostic
 from prover.frontend import ast
 from prover.frontend.footprint import Known, forget, truth
@@ -55,7 +58,30 @@ def lint(program: ast.Program, path: str = "<string>") -> tuple[Diagnostic, ...]
                                f"request '{r.name}' has a local named '{node.name}', the "
                                "name of a request"))
                 break
-    return tuple(sorted(out, key=lambda d: (d.line, d.column, d.code)))
+    return tuple(sorted(_cells(out), key=lambda d: (d.line, d.column, d.code)))
+
+
+_CELL = re.compile(r"^global '([A-Z_]\w*)\[(\d+)\]'(.*)$", re.DOTALL)
+
+
+def _cells(out: list[Diagnostic]) -> list[Diagnostic]:
+    """The same remark on several cells of one array, said once (`A[0..7]`, `A[1], A[3]`):
+    an array of 16 constants is one warning, not 16."""
+    groups: dict[tuple[str, str, str], list[tuple[int, Diagnostic]]] = {}
+    kept: list[Diagnostic] = []
+    for d in out:
+        m = _CELL.match(d.message)
+        if m is None:
+            kept.append(d)
+        else:
+            groups.setdefault((d.code, m[1], m[3]), []).append((int(m[2]), d))
+    for (_, array, rest), cells in groups.items():
+        ks = sorted(k for k, _ in cells)
+        shown = f"{array}[{ks[0]}..{ks[-1]}]" if len(ks) > 2 and ks == list(
+            range(ks[0], ks[-1] + 1)) else ", ".join(f"{array}[{k}]" for k in ks)
+        first = min((d for _, d in cells), key=lambda d: (d.line, d.column))
+        kept.append(replace(first, message=f"global '{shown}'{rest}"))
+    return kept
 
 
 def _at(path: str, node: ast.Expr, code: str, message: str) -> Diagnostic:

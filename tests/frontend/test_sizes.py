@@ -301,3 +301,14 @@ def test_a_long_array_program_is_written_out_in_linear_time() -> None:
     body = "; ".join(f"A[{i % 4}] := A[{(i + 1) % 4}] + 1" for i in range(600))
     src = f"global A[4]; request r {{ {body} }}"
     assert _prover_texts(src) == _checker_texts(src, {})
+
+
+def test_a_remark_on_many_cells_is_said_once() -> None:
+    from prover.frontend.lint import lint
+
+    program = parse("const K := 8; global A[K] := 1, B[3]; request r { i := ?(0..K-1); "
+                    "x := B[0] + B[2]; A[i] }")
+    said = sorted(d.message for d in lint(program) if d.code == "W-CONSTANT")
+    assert said == ["global 'A[0..7]' is never assigned: it keeps its initial value 1 "
+                    "(a constant)", "global 'B[0], B[2]' is never assigned: it keeps its "
+                    "initial value 0 (a constant)"]
