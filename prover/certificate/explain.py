@@ -322,6 +322,24 @@ def _tail(expl: Explanation, out: list[str], columns: int | None) -> str:
     return "\n".join(out)
 
 
+def typed_env(text: str) -> dict[str, int] | None:
+    """`{A[0]=1,X=2}` as {"A[0]": 1, "X": 2}; None for a state that is a name (NS JSON)."""
+    if not (text.startswith("{") and text.endswith("}")):
+        return None
+    out: dict[str, int] = {}
+    for item in filter(None, text[1:-1].split(",")):
+        name, eq, value = item.rpartition("=")
+        if not eq or typed_value(value) is None:
+            return None
+        out[name] = int(value)
+    return out
+
+
+def typed_value(text: str | None) -> int | None:
+    """A response as the integer it is (a Ser program's), else None."""
+    return int(text) if text is not None and text.lstrip("-").isdigit() else None
+
+
 def rows_json(rows: tuple[Row, ...]) -> list[dict[str, Any]]:
     return [
         {
@@ -329,7 +347,8 @@ def rows_json(rows: tuple[Row, ...]) -> list[dict[str, Any]]:
             "arrives": r.arrives, "action": r.action,
             "from": r.local_before, "to": r.local_after, "lines": list(r.lines),
             "global_before": r.global_before, "global_after": r.global_after,
-            "response": r.response,
+            "response": r.response, "globals_before": typed_env(r.global_before),
+            "globals_after": typed_env(r.global_after), "value": typed_value(r.response),
         }
         for r in rows
     ]
@@ -338,7 +357,7 @@ def rows_json(rows: tuple[Row, ...]) -> list[dict[str, Any]]:
 def explanation_json(expl: Explanation) -> dict[str, Any]:
     return {
         "steps": rows_json(expl.rows),
-        "completed": [{"request": r, "response": v, "count": n}
+        "completed": [{"request": r, "response": v, "value": typed_value(v), "count": n}
                       for (r, v), n in _by_pair(expl.completed)],
         "requests": expl.requests,
         "minimal": expl.minimal,
