@@ -40,8 +40,16 @@ def render_reduction(data: dict[str, Any]) -> str:
         out += textwrap.wrap(text, 86, initial_indent="  ", subsequent_indent="    ")
     if data["invariant"]:
         out.append("Invariant (#r«p»: the requests r whose rest of the program is p):")
-        out += [f"  {c['text']}" for c in data["invariant"]]
+        shown = dict.fromkeys(c["text"] for c in data["invariant"])  # one line per text
+        out += [f"  {text}" for text in list(shown)[:SHOWN]]
+        if len(shown) > SHOWN:
+            out.append(f"  ... and {len(shown) - SHOWN} more conjuncts (every one in `--json` "
+                       "and in the certificate)")
     return "\n".join(out)
+
+
+SHOWN = 12
+"""Conjuncts of the invariant printed: a proof of 110 is read in `--json`, not scrolled."""
 
 
 def _span(numbers: list[int]) -> str:

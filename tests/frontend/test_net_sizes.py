@@ -16,8 +16,9 @@ MODELS = sorted(p for p in (ROOT / "examples").iterdir()
                 if p.suffix in (".ser", ".json") and not p.name.endswith(".cert.json")
                 and p.name != "expected.json")
 # Its closure pairs the release `S := S + 1` with every value of S seen, S = 2 included,
-# and grows S without end (the example says so itself).
-NO_FINITE_CLOSURE = {"semaphore-plain.ser"}
+# and grows S without end (the example says so itself); bank-array's pairs a credit with
+# balances no reachable state has, and grows them without end too.
+NO_FINITE_CLOSURE = {"semaphore-plain.ser", "bank-array.ser"}
 
 
 @pytest.mark.parametrize("path", MODELS, ids=lambda p: p.name)
