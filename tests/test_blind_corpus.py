@@ -32,9 +32,10 @@ def test_both_front_ends_read_every_model(folder: Path) -> None:
 
     for path in sorted(folder.glob("*.ser")):
         text = path.read_text(encoding="utf-8")
-        program = load_source(text, "ser", str(path), lazy=True).steps
+        model = load_source(text, "ser", str(path), lazy=True)
+        program = model.steps
         assert program is not None, path.name
-        assert [r for r, _ in parse_program(text)[1]] == [
+        assert [r for r, _ in parse_program(text, dict(model.constants))[1]] == [
             r.name for r in program.program.requests], path.name
 
 
