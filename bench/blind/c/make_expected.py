@@ -27,6 +27,8 @@ def checked(rows):
     s = f"no counterexample up to {n} requests ({clean[-1]['states']} states)" if clean else "no result"
     if last["result"] in ("incomplete", "timeout"):
         s += f"; {last['requests']} requests: {last['result']} ({last['seconds']} s)"
+        if last.get("note"):
+            s += f" ({last['note']})"
     return s
 
 
