@@ -63,6 +63,9 @@ class Limits:
     max_locals: int = 20_000
     max_valuations: int = 400_000  # (local state, valuation of its reads) pairs stepped
     max_domain: int = 4_096  # values of one global
+    # (local state, valuation) pairs stepped over all the rounds that grow the domains
+    # (each round steps a table again): None, no bound but the rounds'.
+    max_total: int | None = None
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,7 @@ class Table:
     # Bounds Σ c·X + k ≤ 0 over globals that the invariant must keep: only valuations
     # that the domains can extend to one meeting them are stepped (`valuations`).
     bounds: tuple[Bound, ...] = ()
+    stepped: int = 0  # (local state, valuation) pairs stepped to build it
 
     def lines(self, steps: ProgramSteps, m: Move) -> frozenset[int]:
         """The source lines of the outcomes of `m`'s step that end where `m` ends."""
@@ -196,7 +200,7 @@ def build_table(steps: ProgramSteps, domains: Domains, limits: Limits,
                     seen[dst] = None
                     todo.append(dst)
     return Table(dict(domains), dict(steps.initial), entries, final, reads, touched, writes,
-                 tuple(moves), tuple(escapes), program, canonical, bounds)
+                 tuple(moves), tuple(escapes), program, canonical, bounds, stepped)
 
 
 def grow_domains(steps: ProgramSteps, limits: Limits, bounds: tuple[Bound, ...] = (),
@@ -210,9 +214,14 @@ def grow_domains(steps: ProgramSteps, limits: Limits, bounds: tuple[Bound, ...] 
     initial = dict(steps.initial)
     domains: dict[str, set[int]] = {x: {initial.get(x, 0)} for x in steps.globals}
     beyond: dict[str, int] = {}  # rounds in which a guarded write took x past the constants
+    spent = 0
     while True:
         table = build_table(steps, {x: tuple(sorted(d)) for x, d in domains.items()}, limits,
                             bounds, deadline)
+        spent += table.stepped
+        if limits.max_total is not None and spent > limits.max_total:
+            raise TableTooLarge(f"more than {limits.max_total} (local state, valuation) pairs "
+                                "over the rounds that grow the domains")
         live = [m for m in table.moves if not table.is_stutter(m)]
         guards: dict[str, dict[Local, Guarded]] = {}
         grown: dict[str, Move] = {}  # the globals grown past the constants, by whom

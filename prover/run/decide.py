@@ -81,8 +81,10 @@ WIDE_SEARCH_STATES = 500_000
 
 DIAGNOSTIC_VALUATIONS = 20_000
 """(local state, valuation) pairs the table that the model's warnings are read off may step
-when no engine grew one: a work queue over four slots after a counterexample found in
-0.1 s took 14 s to step its 400,000; beyond this the warnings about reach are left out."""
+when no engine grew one, over all the rounds that grow its domains: a work
+queue over four slots after a counterexample found in 0.1 s took 14 s to step its 400,000,
+and a reference count's 34 rounds of 20,000 took 7.5 s; beyond this the warnings about
+reach are left out."""
 
 ENGINE_SHARE = 0.85
 """The engines stop at this fraction of the budget; the checker gets the rest (at least)."""
@@ -455,7 +457,8 @@ def _diagnostics(run: _Run) -> tuple[Diagnostic, ...]:
             if run.table_tried or not run.left():  # growing it again fails again, or is late
                 return run.model.warnings
             try:  # a bounded table: the warnings are informational, never worth a verdict
-                table = grow_domains(steps, Limits(max_valuations=DIAGNOSTIC_VALUATIONS))
+                table = grow_domains(steps, Limits(max_valuations=DIAGNOSTIC_VALUATIONS,
+                                                   max_total=DIAGNOSTIC_VALUATIONS))
             except (TableTooLarge, SerError):
                 return run.model.warnings
         if table.escapes and not run.proved:
