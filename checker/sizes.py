@@ -1,12 +1,6 @@
-"""Constants, arrays, request families and `for` loops written out as core Ser, by the
-checker's own code (docs/language.md, "Constants, arrays and request families"). Local
-states are named by the text of residual programs, so this must write a program out node
-for node as the prover does: constants and loop variables become literals and every node
-is rebuilt through its folding constructor; `A[e]` is the cell `A[k]` for a literal `e`
-(out of range: `exit`), else `if (e == 0) {A[0]} else {if (e == 1) {…} else {exit}}`, with
-an index that has an effect first stored in the hidden local `index#` (set back to 0 in
-each branch); in branch k of `A[e] := v`, an inert `v` reads `A[e]` as `A[k]`; `for` and
-families are copied per value; sequences are flattened."""
+"""Constants, arrays, families and `for` written out as core Ser by the checker's own code,
+node for node as docs/language.md ("Constants, arrays and request families") says: local
+states are named by residual text, so the prover's writer must agree with this one."""
 
 from __future__ import annotations
 
@@ -24,8 +18,7 @@ class _Writer:
         self.nodes = 0
 
     def constant(self, e: Expr, sc: dict[str, Any], what: str) -> int:
-        v = self.ex(e, sc)
-        if v[0] != "int":
+        if (v := self.ex(e, sc))[0] != "int":
             raise ModelError(f"{what} is not a constant expression")
         return int(v[1])
 
@@ -117,7 +110,7 @@ def _lacks(e: Expr, tags: tuple[str, ...]) -> bool:
     return True
 
 
-def expand(decls: list[Any], blocks: list[Any], constants: dict[str, int] | None
+def expand(decls: list[Any], blocks: list[Any], constants: dict[str, int]
            ) -> tuple[Env, list[tuple[str, Expr]]]:
     """The initial globals and requests of a file, its constants given `constants`."""
     w, sc = _Writer(), dict[str, Any](values={}, arrays={}, facts={})
@@ -126,12 +119,12 @@ def expand(decls: list[Any], blocks: list[Any], constants: dict[str, int] | None
     if len(set(names)) != len(names):
         raise ModelError(f"a declared name is repeated: {names}")
     declared = sorted(str(d[1]) for d in decls if d[0] == "const")
-    if sorted(constants or {}) != declared:
-        raise invalid("E-CONSTANTS", f"the certificate's constants {sorted(constants or {})} "
-                                     f"are not the model's {declared}")
+    if sorted(constants) != declared:
+        raise invalid("E-CONSTANTS", f"the certificate's constants {sorted(constants)} are not "
+                                     f"the model's {declared}")
     for d in decls:
         if d[0] == "const":
-            sc = _bind(sc, str(d[1]), (constants or {})[str(d[1])])
+            sc = _bind(sc, str(d[1]), constants[str(d[1])])
             continue
         value = w.constant(d[3], sc, f"{d[1]}'s value") if d[3] else 0
         if d[2] is None:
