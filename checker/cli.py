@@ -101,16 +101,39 @@ def _count(text: str) -> int:
 
 def _other_constants(result: CheckResult, raw: bytes, given: dict[str, int]) -> CheckResult:
     """A certificate checked against constants (`-D`) it was not made with is invalid
-    (E-CONSTANTS); asked only of a certificate the checker accepted, so it parses."""
+    (E-CONSTANTS): every constant of the model must have the value the model gives it with
+    only `given` set (a constant computed from a given one included); asked only of a
+    certificate the checker accepted, so it parses."""
     if result.status != "valid" or not given:
         return result
-    made = json.loads(raw)["model"].get("constants", {})
-    for name, value in sorted(given.items()):
-        if made.get(name) != value:
+    model = json.loads(raw)["model"]
+    made, want = model.get("constants", {}), _constants(model, given)
+    for name in sorted(set(made) | set(want) | set(given)):
+        if name not in want or made.get(name) != want[name]:
+            asked = f"{name}={want[name]}" if name in want else f"a constant {name}"
             was = f"{name}={made[name]}" if name in made else f"no constant {name}"
             return dataclasses.replace(result, status="invalid", code="E-CONSTANTS", message=(
-                f"-D {name}={value}: the certificate was made with {was}"))
+                f"-D asks for {asked}: the certificate was made with {was}"))
     return result
+
+
+def _constants(model: dict[str, object], given: dict[str, int]) -> dict[str, int]:
+    """The model's constants in order, each `given` value or else its own expression's."""
+    from checker.model import parse_source
+    from checker.sizes import _bind, _Writer
+
+    if model["kind"] != "ser":
+        return {}
+    kind, decls, _ = parse_source(str(model["source"]))
+    values: dict[str, int] = {}
+    scope: dict[str, object] = {"values": {}, "arrays": {}, "facts": {}}
+    for d in decls if kind == "sizes" else []:
+        if d[0] == "const":
+            name = str(d[1])
+            values[name] = given[name] if name in given else _Writer().constant(
+                d[2], scope, f"the value of {name}")
+            scope = _bind(scope, name, values[name])
+    return values
 
 
 def _define(text: str) -> tuple[str, int]:
@@ -260,6 +283,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if args.scheduler is not None and args.all is None:
         print("ser-check-cert: error[E-USAGE]: --scheduler goes with --all DIR", file=sys.stderr)
+        return 2
+    if len(dict(args.define or [])) != len(set(args.define or [])):
+        print("ser-check-cert: error[E-USAGE]: -D gives one constant two values", file=sys.stderr)
         return 2
     limits = Limits(args.max_bytes, args.max_depth, args.max_nodes, args.max_vars,
                     state_bound=args.state_bound)

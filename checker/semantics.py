@@ -181,6 +181,8 @@ def load_ns_json(text: str) -> NS:
 
 
 def semantics(kind: str, text: str, constants: dict[str, int] | None = None) -> Semantics:
+    if kind != "ser" and constants:
+        raise invalid("E-CONSTANTS", "a network system has no constants")
     try:
         return ser_semantics(text, constants) if kind == "ser" else ns_semantics(load_ns_json(text))
     except RecursionError:

@@ -63,7 +63,10 @@ def _integer(text: str) -> int:
 
 def defines(args: argparse.Namespace) -> tuple[tuple[str, int], ...]:
     """The constants given by `-D`, one value each (a sweep is the prover's alone)."""
-    given = dict(getattr(args, "define", None) or [])
+    pairs = getattr(args, "define", None) or []
+    given = dict(pairs)
+    if len(given) != len(set(pairs)):
+        raise UsageError("-D gives one constant two values")
     swept = [n for n, vs in given.items() if len(vs) > 1]
     if swept:
         raise UsageError(f"-D {swept[0]}: this command takes one value per constant; "

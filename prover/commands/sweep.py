@@ -38,6 +38,8 @@ class Row:
 def swept(args: argparse.Namespace) -> tuple[str, tuple[int, ...], tuple[tuple[str, int], ...]]:
     """The one constant given several values, its values (increasing) and the others."""
     given: dict[str, tuple[int, ...]] = dict(args.define or [])
+    if len(given) != len(set(args.define or [])):
+        raise UsageError("-D gives one constant two values")
     many = [n for n, vs in given.items() if len(vs) > 1]
     if len(many) > 1:
         raise UsageError(f"-D: give several values to one constant at a time, not to "

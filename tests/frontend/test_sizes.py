@@ -250,7 +250,7 @@ def test_checked_against_other_constants_is_invalid(bank_cert: dict[str, Any],
     other = subprocess.run([*run, "-D", "K=4"], capture_output=True, text=True)
     assert other.returncode == 1 and json.loads(other.stdout)["code"] == "E-CONSTANTS"
     assert "made with K=2" in other.stdout
-    absent = subprocess.run([*run, "-D", "Q=4"], capture_output=True, text=True)
+    absent = subprocess.run([*run, "-D", "K=2", "-D", "Q=4"], capture_output=True, text=True)
     assert absent.returncode == 1 and "no constant Q" in absent.stdout
 
 
@@ -312,3 +312,36 @@ def test_a_remark_on_many_cells_is_said_once() -> None:
     assert said == ["global 'A[0..7]' is never assigned: it keeps its initial value 1 "
                     "(a constant)", "global 'B[0], B[2]' is never assigned: it keeps its "
                     "initial value 0 (a constant)"]
+
+
+DERIVED = """const N := 2;
+const K := N;
+request take { if (K > 2) { t := X; yield; X := 1 - t; 1 - t } else { X := 1 - X; X } }
+"""
+
+
+def test_d_on_the_checker_recomputes_the_constants_that_follow(tmp_path: Path) -> None:
+    """Made with N=3 but K overridden to 2 (a true claim about another program than the
+    model at N=3): `ser-check-cert -D N=3` asks for K=3 too (red team)."""
+    from tests.checker.proved import proved
+
+    cert = proved(tmp_path, DERIVED, "serializable", (("N", 3), ("K", 2)))
+    assert cert["model"]["constants"] == {"N": 3, "K": 2}
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(cert))
+    run = [sys.executable, "-m", "checker.cli", str(path), "--json"]
+    asked = subprocess.run([*run, "-D", "N=3"], capture_output=True, text=True)
+    assert asked.returncode == 1 and json.loads(asked.stdout)["code"] == "E-CONSTANTS"
+    assert "K=3" in asked.stdout
+    both = subprocess.run([*run, "-D", "N=3", "-D", "K=2"], capture_output=True, text=True)
+    assert both.returncode == 0, both.stdout
+    twice = subprocess.run([*run, "-D", "N=3", "-D", "N=2"], capture_output=True, text=True)
+    assert twice.returncode == 2 and "two values" in twice.stderr
+
+
+def test_a_network_system_has_no_constants() -> None:
+    from tests.checker.test_cli_and_isolation import ROOT as CROOT
+
+    cert = json.loads((CROOT / "certificates" / "mutex.json.cert.json").read_text())
+    cert["model"]["constants"] = {"K": 3}
+    assert check_certificate(cert).code == "E-CONSTANTS"
