@@ -425,26 +425,37 @@ def local_text(env: tuple[tuple[str, int], ...], expr: Expr) -> str:
     return f"({env_text(env)}, {expr.text})"
 
 
+def children(e: Expr) -> tuple[Expr, ...]:
+    """The direct subexpressions of any node: the core ones by their fields (the walks
+    over every node of a program run through here), any other (the parser's surface
+    nodes) by its dataclass fields."""
+    if isinstance(e, Seq):
+        return (e.first, e.rest)
+    if isinstance(e, Binary):
+        return (e.left, e.right)
+    if isinstance(e, (Not, Neg)):
+        return (e.arg,)
+    if isinstance(e, Assign):
+        return (e.value,)
+    if isinstance(e, If):
+        return (e.cond, e.then, e.orelse)
+    if isinstance(e, While):
+        return (e.cond, e.body)
+    if isinstance(e, (Num, Var, Nondet, Yield, Exit)):
+        return ()
+    return tuple(c for c in (getattr(e, n) for n in e.__dataclass_fields__)
+                 if isinstance(c, Expr))
+
+
 def nesting_depth(e: Expr) -> int:
     """Nesting depth, not counting the right spine of sequences (those are iterated)."""
     best = 0
     stack: list[tuple[Expr, int]] = [(e, 1)]
     while stack:
         node, d = stack.pop()
-        if d > best:
-            best = d
+        best = max(best, d)
         if isinstance(node, Seq):
-            stack.append((node.first, d + 1))
-            stack.append((node.rest, d))
-        elif isinstance(node, Binary):
-            stack.append((node.left, d + 1))
-            stack.append((node.right, d + 1))
-        elif isinstance(node, (Not, Neg)):
-            stack.append((node.arg, d + 1))
-        elif isinstance(node, Assign):
-            stack.append((node.value, d + 1))
-        elif isinstance(node, If):
-            stack.extend([(node.cond, d + 1), (node.then, d + 1), (node.orelse, d + 1)])
-        elif isinstance(node, While):
-            stack.extend([(node.cond, d + 1), (node.body, d + 1)])
+            stack.extend([(node.first, d + 1), (node.rest, d)])
+        else:
+            stack.extend((c, d + 1) for c in children(node))
     return best

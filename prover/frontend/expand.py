@@ -34,6 +34,7 @@ from prover.errors import (
     UsageError,
 )
 from prover.frontend import ast, surface
+from prover.frontend.parts import nodes
 
 MAX_CELLS = 1_024  # cells of one array
 MAX_MEMBERS = 1_024  # requests of one family
@@ -49,17 +50,8 @@ def needs_expansion(src: surface.Source) -> bool:
     if any(isinstance(d, surface.Const) or d.cells is not None
            or not isinstance(d.value, ast.Num | None) for d in src.decls):
         return True
-    todo: list[ast.Expr] = []
-    for r in src.requests:
-        if isinstance(r, surface.Family):
-            return True
-        todo.append(r.body)
-    while todo:
-        e = todo.pop()
-        if isinstance(e, surface.SURFACE_NODES):
-            return True
-        todo.extend(surface.children(e))
-    return False
+    return any(isinstance(r, surface.Family) or not _lacks(r.body, surface.SURFACE_NODES)
+               for r in src.requests)
 
 
 @dataclass(frozen=True)
@@ -185,9 +177,9 @@ class _Writer:
             if 0 <= k < cells:
                 return cell(k, s.facts)
             return ast.IndexFault(e.array, cells, line=e.line, col=e.col)
-        hidden = not _pure(at)
+        hidden = not _lacks(at, _EFFECTS)
         test = ast.Var(INDEX_LOCAL, line=e.line, col=e.col) if hidden else at
-        keep = not hidden and isinstance(e, surface.IndexAssign) and _inert(e.value)
+        keep = not hidden and isinstance(e, surface.IndexAssign) and _lacks(e.value, _CHANGES)
         chain: ast.Expr = ast.IndexFault(e.array, cells, line=e.line, col=e.col)
         for k in reversed(range(cells)):
             branch = cell(k, {**s.facts, at.text: k} if keep else s.facts)
@@ -216,30 +208,16 @@ def _sequence(parts: list[ast.Expr]) -> ast.Expr:
     return out
 
 
+def _lacks(e: ast.Expr, kinds: tuple[type[ast.Expr], ...]) -> bool:
+    return not any(isinstance(n, kinds) for n in nodes(e))
+
+
+# An index without these evaluates twice to the same value (or fault): it is tested in
+# place; with one, it is stored in the hidden local first.
 _EFFECTS = (ast.Assign, ast.Yield, ast.Nondet, ast.While)
-
-
-def _pure(e: ast.Expr) -> bool:
-    """No effect and no choice: evaluating `e` twice gives the same value (or fault)."""
-    todo = [e]
-    while todo:
-        n = todo.pop()
-        if isinstance(n, _EFFECTS):
-            return False
-        todo.extend(surface.children(n))
-    return True
-
-
-def _inert(e: ast.Expr) -> bool:
-    """Written code that changes no variable and does not yield: the index of the
-    assignment it is the value of keeps its value while it runs."""
-    todo = [e]
-    while todo:
-        n = todo.pop()
-        if isinstance(n, (ast.Assign, ast.Yield, ast.While, surface.IndexAssign, surface.For)):
-            return False
-        todo.extend(surface.children(n))
-    return True
+# A value without these changes no variable and does not yield, so the index of the
+# assignment it is the value of keeps its value while it runs.
+_CHANGES = (ast.Assign, ast.Yield, ast.While, surface.IndexAssign, surface.For)
 
 
 def expand(src: surface.Source, defines: Mapping[str, int], where: Where) -> ast.Program:

@@ -466,11 +466,10 @@ def parse(source: str, path: str = "<string>",
     except LarkError as exc:  # defensive: any other lark failure is still a syntax error
         raise SerSyntaxError(f"cannot parse: {str(exc).splitlines()[0]}") from None
     assert isinstance(tree, surface.Source)
-    bodies = [(r.name, r.body, r.line) for r in tree.requests]
-    for name, body, line in bodies:
-        if surface_depth(body) > MAX_NESTING:
-            raise SerSyntaxError(f"request '{name}' is nested more than {MAX_NESTING} levels deep",
-                                 location(source, path, line or 1, 1))
+    for r in tree.requests:
+        if ast.nesting_depth(r.body) > MAX_NESTING:
+            raise SerSyntaxError(f"request '{r.name}' is nested more than {MAX_NESTING} levels "
+                                 "deep", location(source, path, r.line or 1, 1))
 
     def where(line: int, col: int) -> SourceLocation | None:
         return location(source, path, line, col) if line else None
@@ -502,16 +501,3 @@ def _no_repeated_global(tree: surface.Source, where: Callable[[int, int], Source
                                  f"line {seen[d.name]})", where(d.line, d.col))
         seen[d.name] = d.line
 
-
-def surface_depth(e: ast.Expr) -> int:
-    """Nesting depth, not counting the right spine of sequences (those are iterated)."""
-    best = 0
-    stack: list[tuple[ast.Expr, int]] = [(e, 1)]
-    while stack:
-        node, d = stack.pop()
-        best = max(best, d)
-        if isinstance(node, ast.Seq):
-            stack.extend([(node.first, d + 1), (node.rest, d)])
-        else:
-            stack.extend((c, d + 1) for c in surface.children(node))
-    return best

@@ -15,7 +15,7 @@ blanked out, so that its lines and columns are the whole file's.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from prover.frontend import ast
 
@@ -38,8 +38,7 @@ def nodes(body: ast.Expr) -> Iterator[ast.Expr]:
     while todo:
         node = todo.pop()
         yield node
-        todo.extend(getattr(node, f.name) for f in fields(node)
-                    if isinstance(getattr(node, f.name), ast.Expr))
+        todo.extend(ast.children(node))
 
 
 def names(body: ast.Expr) -> Names:

@@ -93,28 +93,3 @@ class Source:
 
 
 SURFACE_NODES = (Index, IndexAssign, For, Choose)
-
-
-def children(e: ast.Expr) -> tuple[ast.Expr, ...]:
-    """The direct subexpressions of any node, core or surface."""
-    if isinstance(e, ast.Seq):
-        return (e.first, e.rest)
-    if isinstance(e, ast.Binary):
-        return (e.left, e.right)
-    if isinstance(e, (ast.Not, ast.Neg)):
-        return (e.arg,)
-    if isinstance(e, ast.Assign):
-        return (e.value,)
-    if isinstance(e, ast.If):
-        return (e.cond, e.then, e.orelse)
-    if isinstance(e, ast.While):
-        return (e.cond, e.body)
-    if isinstance(e, Index):
-        return (e.index,)
-    if isinstance(e, IndexAssign):
-        return (e.index, e.value)
-    if isinstance(e, For):
-        return (e.lo, e.hi, e.body)
-    if isinstance(e, Choose):
-        return (e.lo, e.hi)
-    return ()
