@@ -61,12 +61,19 @@ def _integer(text: str) -> int:
     return value
 
 
-def defines(args: argparse.Namespace) -> tuple[tuple[str, int], ...]:
-    """The constants given by `-D`, one value each (a sweep is the prover's alone)."""
+def given_values(args: argparse.Namespace) -> dict[str, tuple[int, ...]]:
+    """The values `-D` gives each constant; the same constant given twice, differently, is a
+    usage error."""
     pairs = getattr(args, "define", None) or []
     given = dict(pairs)
     if len(given) != len(set(pairs)):
         raise UsageError("-D gives one constant two values")
+    return given
+
+
+def defines(args: argparse.Namespace) -> tuple[tuple[str, int], ...]:
+    """The constants given by `-D`, one value each (a sweep is the prover's alone)."""
+    given = given_values(args)
     swept = [n for n, vs in given.items() if len(vs) > 1]
     if swept:
         raise UsageError(f"-D {swept[0]}: this command takes one value per constant; "

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from prover.commands.options import given_values
 from prover.errors import SerError, UsageError
 
 if TYPE_CHECKING:
@@ -37,9 +38,7 @@ class Row:
 
 def swept(args: argparse.Namespace) -> tuple[str, tuple[int, ...], tuple[tuple[str, int], ...]]:
     """The one constant given several values, its values (increasing) and the others."""
-    given: dict[str, tuple[int, ...]] = dict(args.define or [])
-    if len(given) != len(set(args.define or [])):
-        raise UsageError("-D gives one constant two values")
+    given = given_values(args)
     many = [n for n, vs in given.items() if len(vs) > 1]
     if len(many) > 1:
         raise UsageError(f"-D: give several values to one constant at a time, not to "

@@ -14,7 +14,7 @@ injective on trees: the compiler keys local states by text and never hashes tree
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import ClassVar
@@ -445,6 +445,15 @@ def children(e: Expr) -> tuple[Expr, ...]:
         return ()
     return tuple(c for c in (getattr(e, n) for n in e.__dataclass_fields__)
                  if isinstance(c, Expr))
+
+
+def nodes(body: Expr) -> Iterator[Expr]:
+    """Every node of `body`, iteratively (a body may be nested deep)."""
+    todo = [body]
+    while todo:
+        node = todo.pop()
+        yield node
+        todo.extend(children(node))
 
 
 def nesting_depth(e: Expr) -> int:

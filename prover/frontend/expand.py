@@ -34,7 +34,7 @@ from prover.errors import (
     UsageError,
 )
 from prover.frontend import ast, surface
-from prover.frontend.parts import nodes
+from prover.frontend.ast import nodes
 
 MAX_CELLS = 1_024  # cells of one array
 MAX_MEMBERS = 1_024  # requests of one family

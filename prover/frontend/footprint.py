@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from prover.errors import SerError
 from prover.frontend import ast
-from prover.frontend.parts import nodes
+from prover.frontend.ast import nodes
 
 Must = frozenset[str] | None  # globals surely written on the paths; None: there are none
 

@@ -18,8 +18,8 @@ from dataclasses import replace
 
 from prover.errors import Diagnostic
 from prover.frontend import ast
+from prover.frontend.ast import nodes
 from prover.frontend.footprint import Known, forget, truth
-from prover.frontend.parts import nodes
 
 
 def lint(program: ast.Program, path: str = "<string>") -> tuple[Diagnostic, ...]:

@@ -14,10 +14,10 @@ blanked out, so that its lines and columns are the whole file's.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from prover.frontend import ast
+from prover.frontend.ast import nodes
 
 
 @dataclass(frozen=True)
@@ -30,15 +30,6 @@ class Names:
     def conflicts(self, other: Names) -> bool:
         return bool(self.writes & (other.reads | other.writes)
                     or other.writes & (self.reads | self.writes))
-
-
-def nodes(body: ast.Expr) -> Iterator[ast.Expr]:
-    """Every node of `body`, iteratively (a body may be nested deep)."""
-    todo = [body]
-    while todo:
-        node = todo.pop()
-        yield node
-        todo.extend(ast.children(node))
 
 
 def names(body: ast.Expr) -> Names:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from prover.frontend import ast
-from prover.frontend.parts import nodes
+from prover.frontend.ast import nodes
 
 
 def splittable(body: ast.Expr) -> bool:
