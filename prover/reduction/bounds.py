@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from prover.frontend import ast
-from prover.frontend.parts import nodes
+from prover.frontend.ast import nodes
 from prover.reduction.table import Bound
 
 MIN_QUANTITIES = 2
