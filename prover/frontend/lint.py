@@ -13,9 +13,6 @@ program's steps instead: prover/frontend/coverage.py.
 
 from __future__ import annotations
 
-import re
-from dataclasses import replace
-
 from prover.errors import Diagnostic
 from prover.frontend import ast
 from prover.frontend.ast import nodes
@@ -24,25 +21,29 @@ from prover.frontend.footprint import Known, forget, truth
 
 def lint(program: ast.Program, path: str = "<string>") -> tuple[Diagnostic, ...]:
     reads, writes = _globals(program)
-    out: list[Diagnostic] = []
+    said: dict[tuple[str, str, str], list[tuple[str, ast.Expr]]] = {}
+
+    def remark(code: str, name: str, node: ast.Expr, rest: str) -> None:
+        said.setdefault((code, name.partition("[")[0], rest), []).append((name, node))
+
     for name, v in sorted(reads.items()):
         if name in writes:
             continue
         if name not in program.declared:
-            out.append(_at(path, v, "W-READ-ONLY",
-                           f"global '{name}' is read but never assigned and has no initial "
-                           f"value, so it is always 0 (a misspelt name? or declare 'global "
-                           f"{name} := N;')"))
+            remark("W-READ-ONLY", name, v, "is read but never assigned and has no initial "
+                   f"value, so it is always 0 (a misspelt name? or declare 'global {name} "
+                   ":= N;')")
         else:
             value = dict(program.initial).get(name, 0)
-            out.append(_at(path, v, "W-CONSTANT",
-                           f"global '{name}' is never assigned: it keeps its initial value "
-                           f"{value} (a constant)"))
+            remark("W-CONSTANT", name, v, f"is never assigned: it keeps its initial value "
+                   f"{value} (a constant)")
     for name, a in sorted(writes.items()):
         if name not in reads:
-            out.append(_at(path, a, "W-WRITE-ONLY",
-                           f"global '{name}' is assigned but never read: no answer and no "
-                           "step depends on it"))
+            remark("W-WRITE-ONLY", name, a, "is assigned but never read: no answer and no step "
+                   "depends on it")
+    out = [_at(path, min((n for _, n in items), key=lambda n: (n.line, n.col)), code,
+               f"global '{_shown(array, [x for x, _ in items])}' {rest}")
+           for (code, array, rest), items in said.items()]
     names = {r.name for r in program.requests}
     for r in program.requests:
         unset: dict[str, ast.Var] = {}
@@ -58,30 +59,18 @@ def lint(program: ast.Program, path: str = "<string>") -> tuple[Diagnostic, ...]
                                f"request '{r.name}' has a local named '{node.name}', the "
                                "name of a request"))
                 break
-    return tuple(sorted(_cells(out), key=lambda d: (d.line, d.column, d.code)))
+    return tuple(sorted(out, key=lambda d: (d.line, d.column, d.code)))
 
 
-_CELL = re.compile(r"^global '([A-Z_]\w*)\[(\d+)\]'(.*)$", re.DOTALL)
-
-
-def _cells(out: list[Diagnostic]) -> list[Diagnostic]:
-    """The same remark on several cells of one array, said once (`A[0..7]`, `A[1], A[3]`):
-    an array of 16 constants is one warning, not 16."""
-    groups: dict[tuple[str, str, str], list[tuple[int, Diagnostic]]] = {}
-    kept: list[Diagnostic] = []
-    for d in out:
-        m = _CELL.match(d.message)
-        if m is None:
-            kept.append(d)
-        else:
-            groups.setdefault((d.code, m[1], m[3]), []).append((int(m[2]), d))
-    for (_, array, rest), cells in groups.items():
-        ks = sorted(k for k, _ in cells)
-        shown = f"{array}[{ks[0]}..{ks[-1]}]" if len(ks) > 2 and ks == list(
-            range(ks[0], ks[-1] + 1)) else ", ".join(f"{array}[{k}]" for k in ks)
-        first = min((d for _, d in cells), key=lambda d: (d.line, d.column))
-        kept.append(replace(first, message=f"global '{shown}'{rest}"))
-    return kept
+def _shown(array: str, names: list[str]) -> str:
+    """One global by its name; several cells of one array with the same remark said once
+    (`A[0..7]`, `A[1], A[3]`): an array of 16 constants is one warning, not 16."""
+    if names == [array]:
+        return array
+    ks = sorted(int(x[len(array) + 1:-1]) for x in names)
+    if len(ks) > 2 and ks == list(range(ks[0], ks[-1] + 1)):
+        return f"{array}[{ks[0]}..{ks[-1]}]"
+    return ", ".join(f"{array}[{k}]" for k in ks)
 
 
 def _at(path: str, node: ast.Expr, code: str, message: str) -> Diagnostic:
