@@ -22,7 +22,7 @@ TIME_KEYS = ("load_s", "explicit_s", "reduction_s", "proof_s", "explicit2_s", "b
 # Search statistics; the counterexample ones are null for a proof or no verdict, the
 # solver queries are the reduction engine's (null when it did not run).
 STAT_KEYS = ("explicit_states", "exhausted_requests", "requests", "lower_bound", "events",
-             "solver_queries")
+             "solver_queries", "peak_memory_mib")
 
 # `ProveResult.status` -> the record's verdict (input errors never get a ProveResult).
 _VERDICT = {"serializable": "serializable", "not_serializable": "not_serializable",

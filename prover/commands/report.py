@@ -26,6 +26,7 @@ from prover.run.pipeline import (
     ProveResult,
     describe_times,
 )
+from prover.run.result import search_line
 
 SEVERITY = [EXIT_INTERNAL, EXIT_USAGE, EXIT_UNDECIDED, EXIT_NOT_SERIALIZABLE, EXIT_SERIALIZABLE]
 WIDTH = 88
@@ -219,6 +220,8 @@ class Reporter:
                 lines += wrap_reason(outcome.reason, outcome.reasons)
                 lines += textwrap.wrap("try: " + "; ".join(advice(outcome)), WIDTH,
                                        initial_indent="  ", subsequent_indent="    ")
+                lines += textwrap.wrap(search_line(outcome.stats, outcome.times), WIDTH,
+                                       subsequent_indent="  ")
                 if outcome.deadlock is not None and outcome.deadlock[0]:
                     lines += ["", outcome.deadlock[0]]
             self._write(self.out, "\n".join(lines) + "\n")
@@ -235,6 +238,7 @@ class Reporter:
             if deadlock:
                 lines += [deadlock, ""]
             lines.append(f"engine: {outcome.engine}; time: {describe_times(outcome.times)}")
+            lines += [x for x in [search_line(outcome.stats, outcome.times)] if x]
             lines += size_lines(sizes_of(outcome))
             lines.append(f"certificate: {outcome.certificate_path} "
                          f"(checked: {outcome.check_message})")

@@ -63,6 +63,7 @@ from prover.run.result import (
     Decided,
     ProveResult,
     Status,
+    peak_memory_mib,
     rejected_path,
 )
 
@@ -149,6 +150,7 @@ class _Run:
 
     def result(self, status: Status, reason: str = "", **kw: Any) -> ProveResult:
         self.times["total_s"] = time.monotonic() - self.start
+        self.stats["peak_memory_mib"] = peak_memory_mib()
         return ProveResult(self.path, status, reason, kw.pop("cert_path", None),
                            kw.pop("engine", None), kw.pop("cex", None), kw.pop("check", None),
                            kw.pop("message", ""), self.times, self.stats,

@@ -4,6 +4,7 @@ goes: shared by the parent (prover/run/pipeline.py) and the child that decides i
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -85,4 +86,36 @@ def rejected_path(cert_path: str) -> str:
 
 def describe_times(times: dict[str, float]) -> str:
     return ", ".join(f"{k[:-2]} {v:.2f} s" for k, v in times.items())
+
+
+def peak_memory_mib() -> int | None:
+    """The largest resident set this process has had, in MiB (None where the platform
+    does not say): the run of one model happens in a child of its own."""
+    try:
+        import resource
+    except ImportError:  # not on POSIX
+        return None
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux, bytes on macOS
+    return -(-peak // (1024 * 1024 if sys.platform == "darwin" else 1024))
+
+
+def search_line(stats: dict[str, Any], times: dict[str, float]) -> str:
+    """The search statistics a SPIN or TLC user looks for after a run: explicit states and
+    their rate, the depth in requests every run of which was searched, peak memory."""
+    parts = []
+    states, seconds = stats.get("explicit_states"), times.get("explicit_s")
+    if states:
+        rate = f", {states / seconds:,.0f} states/s" if seconds else ""
+        parts.append(f"{states:,} explicit states{rate}")
+    if n := stats.get("exhausted_requests"):
+        parts.append(f"every run of at most {n} request{'s' * (n != 1)} searched")
+    reduction = stats.get("reduction") or {}
+    if "local_states" in reduction:
+        parts.append(f"{reduction['local_states']:,} local states and "
+                     f"{reduction.get('transitions', 0):,} transitions stepped")
+    if stats.get("solver_queries"):
+        parts.append(f"{stats['solver_queries']:,} solver queries")
+    if stats.get("peak_memory_mib"):
+        parts.append(f"peak memory {stats['peak_memory_mib']:,} MiB")
+    return "search: " + "; ".join(parts) if parts else ""
 

@@ -79,6 +79,8 @@ def test_json_lines_validate_with_fixed_keys(
     assert by_model["intro-nonser.ser"]["verdict"] == "not_serializable"
     assert by_model["intro-nonser.ser"]["counterexample"]["requests"] == 2
     assert by_model["intro-lock.ser"]["verdict"] == "serializable"
+    assert by_model["intro-nonser.ser"]["stats"]["explicit_states"] > 0
+    assert by_model["intro-lock.ser"]["stats"]["peak_memory_mib"] > 0  # a POSIX machine
     bad = by_model["bad.ser"]
     assert bad["verdict"] == "input_error" and bad["error"]["code"] == "E-SYNTAX"
     warned = by_model["warn.json"]["warnings"]
