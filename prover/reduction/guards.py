@@ -56,7 +56,8 @@ def conservation_laws(t: Table, live: list[Move]) -> list[Linear]:
     request's own steps leave it one value there (`guarded_values`). Every solution a (a
     basis of them, exact) is a candidate."""
     Vec = dict[str, Fraction]
-    blind = sorted({x for m in live for x in t.touched[m.src] if x not in t.reads[m.src]})
+    blind = sorted({x for m in [*live, *t.escapes] for x in t.touched[m.src]
+                    if x not in t.reads[m.src]})  # the escapes' steps are walked too (below)
     known = {x: guarded_values(t, live, x) for x in blind}
 
     def before(m: Move, x: str) -> int | None:

@@ -27,7 +27,15 @@ from prover.reduction.invariant import Conjunct, Solver, changes, rlimit_count
 from prover.reduction.table import Move, Table
 
 PRUNE_RLIMIT = 20_000_000  # z3 resource units of one core query
-PRUNE_UNITS = 100_000_000  # z3 resource units of all of them
+PRUNE_UNITS = 100_000_000  # z3 resource units of all of them, at most
+PRUNE_FLOOR = 5_000_000
+"""Units pruning may always spend; beyond them, no more than the reduction's own queries
+took. A pruning that pays keeps a few percent of the conjuncts and costs less than the
+search (rwcount-24: 6.1 M units to the search's 11.6 M, backoff-24 2.5 M to 7.0 M,
+buffer-24 3.6 M to 7.4 M, seqlock-24 0.3 M to 1.1 M); where most conjuncts are needed it
+costs many times the search and ends keeping them all (a three-account bank whose
+transfers hold copies of the balances: 100 M units, a third of the run, to give up, where
+the search took 17 M; finishing would have taken 231 M to keep 709 of 787)."""
 PRUNE_MIN = 100
 """Conjuncts from which an invariant is pruned. A smaller one costs the checker's
 consecution little, and pruning it can cost more than the check saves: perlock-24 (a
@@ -108,12 +116,14 @@ class Cores:
 
 
 def pruned(t: Table, live: list[Move], inv: Sequence[Conjunct], needs: Needs, solver: Solver,
-           budget: int = PRUNE_UNITS, least: int = PRUNE_MIN) -> Pruned:  # fmt: skip
+           budget: int | None = None, least: int = PRUNE_MIN) -> Pruned:  # fmt: skip
     """The conjuncts of the inductive `inv` that `needs` uses, closed under consecution
     over `live` (every step, arrival and answer); `inv` itself when that fails or when it
     has fewer than `least` conjuncts."""
     if len(inv) < least:
         return Pruned(list(inv), 0, 0, f"fewer than {least} conjuncts")
+    if budget is None:
+        budget = min(PRUNE_UNITS, max(PRUNE_FLOOR, solver.units))
     cores = Cores(solver, inv, budget)
     try:
         pos = {c: i for i, c in enumerate(inv)}

@@ -198,3 +198,15 @@ def test_a_budget_of_units_is_spent_the_same_way_each_time() -> None:
     assert small[0].stats["solver_units"] >= full.stats["solver_units"] // 3
     again = prove_by_reduction(steps, units=full.stats["solver_units"], table=small[0].table)
     assert again.evidence == full.evidence and not spent(again)
+
+
+def test_laws_walk_escapes_that_write_a_global_blindly() -> None:
+    """A bound too tight for the program leaves escapes, among them steps that write the
+    mutex M without reading it where no live step does: the conservation laws walk them
+    too and must know M's values there (they raised KeyError: 'M')."""
+    from prover.reduction.bounds import guess_bounds
+
+    steps = load_source(BY_NAME["rwcount"].text(2), "ser", lazy=True).steps
+    tight = guess_bounds(steps.program, ())  # no states observed: C0 + C1 + RC <= 0
+    a = prove_by_reduction(steps, units=10**8, bounds=tight)
+    assert a.evidence is None and "is not inductive" in a.reason
