@@ -40,6 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from prover.engines import Event
+from prover.engines.deadlock import Blocked
 from prover.errors import CompileError
 from prover.frontend import ast
 from prover.frontend.ast import env_text
@@ -58,17 +59,6 @@ END_MAX_STEPS = "max_steps"  # --max-steps reached with moves still enabled
 END_ERROR = "error"  # a step ran into a run-time error
 END_TIMEOUT = "timeout"  # the command's deadline passed
 ENDS = (END_FINISHED, END_DEADLOCK, END_MAX_STEPS, END_ERROR, END_TIMEOUT)
-
-
-@dataclass(frozen=True)
-class Waiting:
-    """A request in flight when the run stopped: where it stands, and the source lines
-    its steps there run (none: it has no step, a loop without `yield` that never ends)."""
-
-    instance: int
-    request: str
-    local: str
-    lines: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -105,7 +95,7 @@ class Run:
     end: str
     steps: int
     global_: str
-    waiting: tuple[Waiting, ...] = ()
+    waiting: tuple[Blocked, ...] = ()  # in flight when it stopped, where they stand
     failure: Failure | None = None
     left: int = 0  # requests of the run that had not arrived yet
 
@@ -177,7 +167,7 @@ class Simulator:
             return True
 
         def stop(end: str, failure: Failure | None = None) -> Run:
-            waiting = tuple(Waiting(i, r, loc, self._lines(loc, glob)) for i, r, loc in inflight)
+            waiting = tuple(Blocked(i, r, loc, self._lines(loc, glob)) for i, r, loc in inflight)
             return Run(seed, order, tuple(events), tuple(answers), end, steps,
                        env_text(glob), waiting, failure, len(order) - arrived)
 
