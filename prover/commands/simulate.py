@@ -23,8 +23,14 @@ import time
 from typing import Any
 
 from prover.certificate.deadlock import who
-from prover.certificate.explain import build_rows, explain, rows_json, table_lines, typed_env
-from prover.certificate.explain import typed_value as value_of
+from prover.certificate.explain import (
+    build_rows,
+    explain,
+    rows_json,
+    table_lines,
+    typed_env,
+    typed_value,
+)
 from prover.commands.options import add_deadline_option, add_define_option, defines
 from prover.engines import Counterexample
 from prover.engines.simulation import (
@@ -43,6 +49,7 @@ from prover.errors import UsageError
 from prover.frontend.choices import DEFAULT_STATE_BOUND
 from prover.frontend.load import load_model
 from prover.frontend.steps import ProgramSteps
+from prover.serial.ondemand import SoloTooLarge
 
 DEFAULT_REQUESTS = 3
 MAX_REQUESTS = 1_000
@@ -109,7 +116,8 @@ def _requests(args: argparse.Namespace, sim: Simulator) -> tuple[int, tuple[str,
     if args.requests is not None and args.requests != len(fixed):
         raise UsageError(f"-k {args.requests} and {len(fixed)} --request: give one or the "
                          "other (--request fixes K)")
-    _positive(len(fixed), "--request (how many)", MAX_REQUESTS)
+    if len(fixed) > MAX_REQUESTS:
+        raise UsageError(f"--request given {len(fixed):,} times: at most {MAX_REQUESTS:,}")
     return len(fixed), fixed
 
 
@@ -134,7 +142,11 @@ def run(args: argparse.Namespace) -> int:
     k, fixed = _requests(args, sim)
     ends: list[str] = []
     checks: list[SerialCheck] = []
+    expired = False
     for i in range(args.runs):
+        if i and time.monotonic() > deadline:  # a run started is printed, even if cut
+            expired = True
+            break
         seed = args.seed + i
         one = sim.run(seed, k=k, requests=fixed, max_steps=args.max_steps, deadline=deadline)
         check = sim.serial(one)
@@ -147,10 +159,11 @@ def run(args: argparse.Namespace) -> int:
         else:
             _emit(_text(args, model.steps, i + 1, one, check, reasons) + "\n")
         if one.end == END_TIMEOUT:
+            expired = True
             break
-    if not args.json and (args.runs > 1 or ends[-1] == END_TIMEOUT):
-        _emit(_summary(args, ends, checks) + "\n")
-    if ends[-1] == END_TIMEOUT:
+    if not args.json and (args.runs > 1 or expired):
+        _emit(_summary(args, ends, checks, expired) + "\n")
+    if expired:
         return 3
     if any(c.serializable is False for c in checks):
         return 1
@@ -162,7 +175,10 @@ def _reasons(steps: ProgramSteps, one: Run) -> tuple[str, ...]:
     (the serial executions of the requests that share globals with the run's)."""
     n = len(one.requests)
     cex = Counterexample(one.events, one.completed, n, 0, "simulate")
-    return explain(steps, cex).reasons
+    try:
+        return explain(steps, cex).reasons
+    except SoloTooLarge:  # a request run alone visits too many states: no reasons given
+        return ()
 
 
 def _answers(one: Run) -> str:
@@ -190,7 +206,9 @@ def _text(args: argparse.Namespace, steps: ProgramSteps, index: int, one: Run,
     elif one.end == END_DEADLOCK:
         out.append(f"deadlock: every request in flight waits, at global {one.global_} "
                    "(each of their steps changes nothing):")
-        out += [f"  {who(b)} waits at {_short(b.local)}" for b in one.waiting]
+        out += [f"  {who(b)} waits at {_short(b.local)}"
+                + ("" if b.lines else " (no step: a loop without yield that never ends)")
+                for b in one.waiting]
     elif one.end == END_MAX_STEPS:
         out.append(f"cut: --max-steps {args.max_steps} reached, "
                    f"{_plural(len(one.waiting), 'request')} in flight, {one.left} yet to "
@@ -225,14 +243,15 @@ _WORDS = (("not serializable", lambda e, c: c.serializable is False),
           ("stopped at --timeout", lambda e, c: e == END_TIMEOUT))
 
 
-def _summary(args: argparse.Namespace, ends: list[str], checks: list[SerialCheck]) -> str:
+def _summary(args: argparse.Namespace, ends: list[str], checks: list[SerialCheck],
+             expired: bool) -> str:
     counts = [(word, sum(1 for e, c in zip(ends, checks, strict=True) if test(e, c)))
               for word, test in _WORDS]
     done = ", ".join(f"{n} {word}" for word, n in counts if n)
     last = args.seed + len(ends) - 1
     seeds = f"seed {args.seed}" if len(ends) == 1 else f"seeds {args.seed} to {last}"
     head = f"{_plural(len(ends), 'run')} ({seeds})"
-    if ends[-1] == END_TIMEOUT and len(ends) < args.runs:
+    if expired and len(ends) < args.runs:
         head += f" of {args.runs:,}, stopped by --timeout {args.timeout:g} s"
     return f"{head}: {done}"
 
@@ -262,7 +281,7 @@ def _record(args: argparse.Namespace, constants: tuple[tuple[str, int], ...],
         "run": index,
         "requests": list(one.requests),
         "steps": rows,
-        "responses": [{"instance": i, "request": r, "response": v, "value": value_of(v)}
+        "responses": [{"instance": i, "request": r, "response": v, "value": typed_value(v)}
                       for i, r, v in one.answers],
         "finished": one.finished,
         "end": one.end,

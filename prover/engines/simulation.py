@@ -53,6 +53,10 @@ MAX_SERIAL_CHECK = 8
 """Requests of a finished run whose serial orders are tried (K! orders); beyond, the run
 is "not checked"."""
 
+MOVES_CACHE = 200_000
+"""Steps kept for the runs that follow; past it the cache starts again empty (what it
+holds never changes a draw, only how often a step is evaluated)."""
+
 END_FINISHED = "finished"  # every request arrived and answered
 END_DEADLOCK = "deadlock"  # requests in flight, none can change anything
 END_MAX_STEPS = "max_steps"  # --max-steps reached with moves still enabled
@@ -95,7 +99,9 @@ class Run:
     end: str
     steps: int
     global_: str
-    waiting: tuple[Blocked, ...] = ()  # in flight when it stopped, where they stand
+    # in flight when it stopped, where they stand and the lines they run there (a
+    # deadlock's wait for ever; those of a cut run might still move)
+    waiting: tuple[Blocked, ...] = ()
     failure: Failure | None = None
     left: int = 0  # requests of the run that had not arrived yet
 
@@ -143,6 +149,8 @@ class Simulator:
                 got = tuple(sorted(((l2, g2, lines) for l2, g2, lines in outcomes
                                     if (l2, g2) != (local, glob)),
                                    key=lambda o: (o[0], env_text(o[1]))))
+            if len(self._moves) >= MOVES_CACHE:
+                self._moves.clear()
             self._moves[key] = got
         return got
 
