@@ -22,7 +22,7 @@ import sys
 import time
 from typing import Any
 
-from prover.certificate.deadlock import who
+from prover.certificate.deadlock import who_waits
 from prover.certificate.explain import (
     build_rows,
     explain,
@@ -199,14 +199,14 @@ def _text(args: argparse.Namespace, steps: ProgramSteps, index: int, one: Run,
     rows = build_rows(steps, one.events)
     out += table_lines(rows, columns=args.width) if rows else ["(no step)"]
     out.append(f"responses: {_answers(one)}")
-    in_flight = [f"  {who(b)} at {_short(b.local)}" for b in one.waiting]
+    in_flight = [f"  {who_waits(b)} at {_short(b.local)}" for b in one.waiting]
     if one.end == END_FINISHED:
         out.append(f"finished: {_plural(len(one.requests), 'request')} answered in "
                    f"{_plural(one.steps, 'step')}")
     elif one.end == END_DEADLOCK:
         out.append(f"deadlock: every request in flight waits, at global {one.global_} "
                    "(each of their steps changes nothing):")
-        out += [f"  {who(b)} waits at {_short(b.local)}"
+        out += [f"  {who_waits(b)} waits at {_short(b.local)}"
                 + ("" if b.lines else " (no step: a loop without yield that never ends)")
                 for b in one.waiting]
     elif one.end == END_MAX_STEPS:
