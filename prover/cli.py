@@ -1,8 +1,8 @@
 """`ser-prove`: command-line entry point.
 
 `ser-prove MODEL...` decides serializability; `ser-prove COMMAND ...` runs one of the
-other commands (inspect, export, explain, bench). Each command lives in its own module
-under `prover/commands/` exposing `configure(parser)` and `run(args) -> int`.
+other commands (inspect, export, explain, simulate, bench, ...). Each command lives in its
+own module under `prover/commands/` exposing `configure(parser)` and `run(args) -> int`.
 """
 
 from __future__ import annotations
@@ -28,13 +28,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "slice": ("prover.commands.slice", "maximal/minimal dynamic slice of a model or P/T net"),
     "bench": ("prover.commands.bench", "run models and print a benchmark table"),
     "ltl": ("prover.commands.ltl", "check an LTL-X property with at most K requests"),
+    "simulate": ("prover.commands.simulate", "random runs of a Ser program, printed as trails"),
     "server": ("prover.commands.server", "a fork server that makes small runs cheap"),
     "benchmarks": ("prover.commands.benchmarks", "get the paper's models and the scale families"),
 }
 
 # Run in a child under their --timeout and the memory limit (prove, ltl and bench bound
 # each model themselves; the server serves runs that do).
-BOUNDED = frozenset({"inspect", "export", "explain", "slice"})
+BOUNDED = frozenset({"inspect", "export", "explain", "slice", "simulate"})
 EXIT_USAGE = 2
 EXIT_INTERNAL = 4
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a writer killed by it

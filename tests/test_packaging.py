@@ -26,7 +26,7 @@ def test_schemas_are_package_data() -> None:
     from pathlib import Path
 
     names = ("certificate.schema.json", "network-system.schema.json",
-             "prove-result.schema.json")
+             "prove-result.schema.json", "simulate-run.schema.json")
     for name in names:
         assert (importlib.resources.files("schemas") / name).is_file(), name
     pyproject = tomllib.loads(

@@ -22,7 +22,8 @@ INTERNAL = {
     "issue N": re.compile(r"\bissues?\s+#?\d", re.IGNORECASE),
     "../shared": re.compile(re.escape("../shared")),
 }
-SUBCOMMANDS = ("inspect", "export", "ltl", "server", "explain", "slice", "bench", "benchmarks")
+SUBCOMMANDS = ("inspect", "export", "ltl", "server", "explain", "slice", "bench", "benchmarks",
+               "simulate")
 NOT_IN_HELP = ("docs/", ".md", "DESIGN", "../shared")
 
 

@@ -23,7 +23,8 @@ def deadlock_section(found: Deadlock) -> dict[str, Any]:
     }
 
 
-def _who(b: Blocked) -> str:
+def who_waits(b: Blocked) -> str:
+    """`ab#1 (line 10)`: a waiting request and the lines it waits on."""
     at = f" (line {b.lines[0]})" if len(b.lines) == 1 else \
         f" (lines {b.lines[0]}-{b.lines[-1]})" if b.lines else ""
     return f"{b.request}#{b.instance}{at}"
@@ -35,7 +36,7 @@ def _extent(search: DeadlockSearch) -> str:
 
 def deadlock_warning(found: Deadlock, search: DeadlockSearch, path: str) -> Diagnostic:
     """W-DEADLOCK, at the first line the first blocked request waits on."""
-    who = ", ".join(_who(b) for b in found.blocked)
+    who = ", ".join(who_waits(b) for b in found.blocked)
     n = len(found.blocked)
     verb = "waits" if n == 1 else "wait"
     line = found.blocked[0].lines[0] if found.blocked[0].lines else 0
@@ -63,6 +64,6 @@ def deadlock_report(steps: ProgramSteps, search: DeadlockSearch,
     data["global"] = found.global_
     lines = ["Deadlock (W-DEADLOCK): after this interleaving, the requests in flight wait "
              "forever:", *table_lines(rows, columns=columns)]
-    lines += [f"  {_who(b)} waits at {b.local}" for b in found.blocked]
+    lines += [f"  {who_waits(b)} waits at {b.local}" for b in found.blocked]
     lines.append(f"  global {found.global_}; requests that arrive never free them")
     return "\n".join(lines), data
