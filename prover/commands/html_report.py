@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from prover import __version__
+from prover.certificate.explain import serial_executions
 from prover.certificate.invariant_text import render_invariant
 from prover.certificate.reduction_text import render_parts, render_reduction
 from prover.commands.report import WORDS, advice_for, size_lines
@@ -224,23 +225,9 @@ def _counterexample(c: Mapping[str, Any]) -> list[str]:
                + "</ul>")
     answers = "; ".join(f"{r}: {', '.join(vs) if vs else 'never finishes'}"
                         for r, vs in (c.get("serial_answers") or {}).items())
-    out.append(f"<p>{_e(_which(c.get('reasons') or []))} from the initial state can answer: "
-               f"{_e(answers)}</p>")
+    which = serial_executions(c.get("serial_within"), tuple(c.get("serial_among") or ()))
+    out.append(f"<p>{_e(which)} from the initial state can answer: {_e(answers)}</p>")
     return out
-
-
-_WITHIN = re.compile(r"serial execution of at most (\d+) requests((?: of [^:]*?)?) answers ")
-
-
-def _which(reasons: Sequence[str]) -> str:
-    """"Serial executions", bounded as the reasons say the serial search was (a Ser
-    program's explanation explores them up to the counterexample's number of requests,
-    and names the requests it explored when it explored only some)."""
-    for reason in reasons:
-        m = _WITHIN.search(str(reason))
-        if m is not None:
-            return f"Serial executions of at most {m[1]} requests{m[2]}"
-    return "Serial executions"
 
 
 def _trail(steps: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -431,6 +418,8 @@ def check_html_destination(dest: str, inputs: Sequence[str], written: Sequence[s
     prover/run/output.py), a file another output of the run writes (`written`: the
     certificates, bench's `--json FILE`), an existing file that is not an earlier report
     (nor empty), or a folder that does not exist or cannot be written."""
+    if not os.path.basename(dest):
+        raise UsageError(f"--html {dest!r}: give a file name for the HTML report")
     check_destination(dest, inputs, "HTML report")
     for other in written:
         if os.path.realpath(other) == os.path.realpath(dest):
