@@ -111,6 +111,7 @@ def _main(argv: Sequence[str] | None, started: float | None) -> int:
     except SystemExit as exc:  # argparse already printed its message
         return 0 if exc.code == 0 else EXIT_USAGE
     args.spent_s = 0.0 if started is None else max(0.0, time.monotonic() - started)
+    args.argv = ["ser-prove", *args_list]  # the command line, as `--html` reports it
     try:
         with interruptible():  # SIGINT/SIGTERM: one line, exit 130/143, no partial file
             code: int = run_bounded(command, args._run, args) if command in BOUNDED \

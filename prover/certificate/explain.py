@@ -241,6 +241,12 @@ def explain(
     )
 
 
+def serial_executions(within: int | None, among: tuple[str, ...]) -> str:
+    """"Serial executions", bounded as the explanation explored them."""
+    return "Serial executions" if within is None else \
+        f"Serial executions of at most {within} requests{_of(among)}"
+
+
 def _of(among: tuple[str, ...]) -> str:
     return f" of {', '.join(among)}" if among else ""
 
@@ -315,9 +321,8 @@ def _tail(expl: Explanation, out: list[str], columns: int | None) -> str:
     answers = "; ".join(
         f"{r}: {', '.join(vs) if vs else 'never finishes'}" for r, vs in expl.serial_answers
     )
-    which = "Serial executions" if expl.within is None else \
-        f"Serial executions of at most {expl.within} requests{_of(expl.among)}"
-    last = f"{which} from the initial state can answer: {answers}"
+    last = f"{serial_executions(expl.within, expl.among)} from the initial state can answer: " \
+        f"{answers}"
     out += textwrap.wrap(last, columns, subsequent_indent="  ") if columns else [last]
     return "\n".join(out)
 
@@ -364,6 +369,8 @@ def explanation_json(expl: Explanation) -> dict[str, Any]:
         "lower_bound": expl.lower_bound,
         "reasons": list(expl.reasons),
         "serial_answers": {r: list(vs) for r, vs in expl.serial_answers},
+        "serial_within": expl.within,
+        "serial_among": list(expl.among),
         "longest_serial_order": [{"request": r, "response": v} for r, v in
                                  expl.best_serial_prefix],
         "stuck_at": expl.stuck_at,

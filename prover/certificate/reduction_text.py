@@ -48,6 +48,15 @@ def render_reduction(data: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
+def render_parts(parts: list[dict[str, Any]]) -> str:
+    """A model proved in independent parts: which requests each part has, and its engine."""
+    lines = [f"Serializable in {len(parts)} independent parts (no request of one part writes "
+             "a global that a request of another reads or writes), each proved alone:"]
+    lines += [f"  part {k}: {', '.join(p['requests'])} (by {p['engine']})"
+              for k, p in enumerate(parts, 1)]
+    return "\n".join(lines)
+
+
 SHOWN = 12
 """Conjuncts of the invariant printed: a proof of 110 is read in `--json`, not scrolled."""
 

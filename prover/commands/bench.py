@@ -1,5 +1,5 @@
-"""`ser-prove bench PATH... [--jobs N] [--timeout S] [--ns KIND] [--json FILE]`: the
-performance harness.
+"""`ser-prove bench PATH... [--jobs N] [--timeout S] [--ns KIND] [--json FILE] [--html FILE]`:
+the performance harness.
 
 Every model runs as a user would run it: one `ser-prove` process (which checks its own
 certificate before it reports) and then one `ser-check-cert` process on the written
@@ -8,7 +8,9 @@ models, when present, gives the expected verdicts. Models named FAMILY-SIZE (the
 set: counter-03 ... counter-64) are also summarised per family, one column per size, to
 show how the time grows with the parameter. No timing is asserted anywhere; this
 command prints the figures. Exit code: 0 when every model is decided and agrees, 3 when
-some model is undecided, 1 when something is wrong (see `exit_code`).
+some model is undecided, 1 when something is wrong (see `exit_code`). `--html FILE` is the
+page of `ser-prove MODEL... --html` (prover/commands/html_report.py) made of each model's
+`--json` record, with the bench's figures beside it.
 """
 
 from __future__ import annotations
@@ -27,9 +29,11 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 
+from prover.commands import jsonl
 from prover.commands.options import add_scheduler_option, check_parallelism, seconds
 from prover.commands.progress import LOG_EVERY
 from prover.errors import UsageError
@@ -75,6 +79,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out-dir", metavar="DIR",
                         help="keep the certificates in DIR (default: a temporary folder)")
     add_scheduler_option(parser)
+    parser.add_argument("--html", metavar="FILE",
+                        help="also write one self-contained HTML page of the run to FILE: a "
+                        "summary, a row per model, each model's explanation and checker "
+                        "verdicts (certificate links need --out-dir)")
+
+
+Record = dict[str, Any]  # a model's `ser-prove --json` record (prover/commands/jsonl.py)
 
 
 def _models(paths: list[str]) -> list[Path]:
@@ -135,7 +146,8 @@ def _tool(name: str) -> list[str]:
     return [sys.executable, "-m", module]
 
 
-def _run_one(model: Path, out_dir: Path, timeout: float, ns: str) -> BenchRow:
+def _run_one(model: Path, out_dir: Path, timeout: float, ns: str
+             ) -> tuple[BenchRow, Record | None]:  # fmt: skip
     cert = out_dir / (model.name + ".cert.json")
     start = time.monotonic()
     proc = subprocess.run(
@@ -147,8 +159,10 @@ def _run_one(model: Path, out_dir: Path, timeout: float, ns: str) -> BenchRow:
     verdict = VERDICT_OF_EXIT.get(proc.returncode, f"exit {proc.returncode}")
     engine = places = transitions = local_states = steps = queries = None
     warned: tuple[str, ...] = ()
+    record: Record | None = None
     try:
         report = json.loads(proc.stdout)
+        record = report if isinstance(report, dict) else None
         engine = report.get("engine")
         warned = tuple(w["code"] for w in report["warnings"])
         queries = report["stats"].get("solver_queries")
@@ -170,10 +184,11 @@ def _run_one(model: Path, out_dir: Path, timeout: float, ns: str) -> BenchRow:
     return BenchRow(model.name, None, verdict, None, round(prove_s, 3),
                     None if check_s is None else round(check_s, 3), check_status, engine,
                     places, transitions, local_states, steps, queries,
-                    cert.stat().st_size if cert.is_file() else None, warned)
+                    cert.stat().st_size if cert.is_file() else None, warned), record
 
 
-def _local_rows(models: list[Path], out_dir: Path, args: argparse.Namespace) -> Iterator[BenchRow]:
+def _local_rows(models: list[Path], out_dir: Path, args: argparse.Namespace
+                ) -> Iterator[tuple[BenchRow, Record | None]]:  # fmt: skip
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
         futures = [pool.submit(_run_one, m, out_dir, args.timeout, args.ns) for m in models]
         for fut in futures:
@@ -181,7 +196,7 @@ def _local_rows(models: list[Path], out_dir: Path, args: argparse.Namespace) -> 
 
 
 def _cluster_rows(models: list[Path], out_dir: Path,
-                  args: argparse.Namespace) -> Iterator[BenchRow]:
+                  args: argparse.Namespace) -> Iterator[tuple[BenchRow, Record | None]]:
     """One task per model on a Dask cluster (prover/run/cluster.py): the worker runs the two
     tools on its own copy of the model; the client keeps the certificate and judges the
     verdict against its own expected.json."""
@@ -192,21 +207,43 @@ def _cluster_rows(models: list[Path], out_dir: Path,
     for k, got, why in completed(args.scheduler, calls, "ser-bench"):
         m = models[k]
         verdict = "lost" if why == LOST else "error"  # a task that could not run at all
-        row, cert = got if why is None else (
-            BenchRow(m.name, None, verdict, None, 0.0, None, None, None, None, None), None)
+        row, record, cert = got if why is None else (
+            BenchRow(m.name, None, verdict, None, 0.0, None, None, None, None, None), None, None)
         if cert is not None:
             write_atomically(cert, str(out_dir / (m.name + ".cert.json")))
-        yield row
+        yield row, record
 
 
-def _remote_one(name: str, data: bytes, timeout: float, ns: str) -> tuple[BenchRow, str | None]:
-    """On a worker: `_run_one` on a private copy of the model; the row and the certificate."""
+def _remote_one(name: str, data: bytes, timeout: float, ns: str
+                ) -> tuple[BenchRow, Record | None, str | None]:  # fmt: skip
+    """On a worker: `_run_one` on a private copy of the model; the row, the `--json` record
+    and the certificate."""
     with tempfile.TemporaryDirectory(prefix="ser-bench-") as tmp:
         model = Path(tmp) / name
         model.write_bytes(data)
-        row = _run_one(model, Path(tmp), timeout, ns)
+        row, record = _run_one(model, Path(tmp), timeout, ns)
         cert = Path(tmp) / (name + ".cert.json")
-        return row, cert.read_text(encoding="utf-8") if cert.is_file() else None
+        return row, record, cert.read_text(encoding="utf-8") if cert.is_file() else None
+
+
+def html_results(models: list[Path], rows: list[BenchRow], records: dict[str, Record | None],
+                 out_dir: Path) -> list[Record]:
+    """The page's results: each model's record as `ser-prove --json` printed it, naming the
+    model and the certificate as this run does (a cluster's worker had copies), with the
+    bench's figures under `bench`; a model whose run printed no record (a crash, a lost
+    task) gets the record of an internal error that says so."""
+    out = []
+    for model, row in zip(models, rows, strict=True):
+        got = records.get(row.model)
+        record = dict(got) if got is not None else jsonl.crash_record(
+            str(model), f"ser-prove printed no --json record (bench verdict: {row.verdict})")
+        cert = out_dir / (model.name + ".cert.json")
+        record.update(model=str(model), certificate=str(cert) if cert.is_file() else None)
+        record["bench"] = {"expected": row.expected, "agrees": row.agrees,
+                           "prove_s": row.prove_s, "check_s": row.check_s,
+                           "check_status": row.check_status}
+        out.append(record)
+    return out
 
 
 def agreement(expected: str | None, verdict: str, check_status: str | None) -> bool | None:
@@ -295,16 +332,26 @@ def run(args: argparse.Namespace) -> int:
         check_folder(args.out_dir, inputs)
         out_dir = Path(args.out_dir)
         out_dir.mkdir(parents=True, exist_ok=True)
-    else:
+    if args.html:
+        from prover.commands.html_report import check_html_destination
+
+        written = [args.json_out] if args.json_out else []
+        if args.out_dir:
+            written += [str(out_dir / (m.name + ".cert.json")) for m in models]
+        check_html_destination(args.html, inputs, written)
+    if not args.out_dir:
         tmp = tempfile.TemporaryDirectory(prefix="ser-bench-")
         out_dir = Path(tmp.name)
     tty = sys.stderr.isatty()
     rows: list[BenchRow] = []
+    records: dict[str, Record | None] = {}
+    results: list[Record] = []
     wall = logged = time.monotonic()
     try:
         found = (_local_rows(models, out_dir, args) if args.scheduler is None
                  else _cluster_rows(models, out_dir, args))
-        for i, row in enumerate(found, 1):
+        for i, (row, record) in enumerate(found, 1):
+            records[row.model] = record
             expected = table.get(row.model)
             rows.append(replace(row, expected=expected,
                                 agrees=agreement(expected, row.verdict, row.check_status)))
@@ -318,6 +365,8 @@ def run(args: argparse.Namespace) -> int:
                       file=sys.stderr, flush=True)
         order = {m.name: k for k, m in enumerate(models)}
         rows.sort(key=lambda r: order[r.model])
+        if args.html:  # before a temporary folder of certificates goes
+            results = html_results(models, rows, records, out_dir)
     finally:
         if tty:
             print(file=sys.stderr)
@@ -347,7 +396,20 @@ def run(args: argparse.Namespace) -> int:
     if args.json_out:
         write_atomically(json.dumps({"rows": [asdict(r) for r in rows], "summary": summary},
                                     indent=1) + "\n", args.json_out, "table")
-    return exit_code(rows)
+    code = exit_code(rows)
+    if args.html:
+        from prover.commands.html_report import meta_of, render
+
+        meta = meta_of(args, wall_s, code, f"ser-prove bench: {len(rows)} models")
+        meta["certificates_kept"] = bool(args.out_dir)
+        meta["notes"] = [
+            f"{summary['decided']}/{summary['models']} decided, {summary['agreeing']}/"
+            f"{summary['with_expectation']} agree with expected.json, "
+            f"{summary['certificates_valid']} certificates valid (ser-check-cert); "
+            f"--ns {args.ns}, {where}"]
+        write_atomically(render(results, meta), args.html, "HTML report")
+        print(f"HTML report: {args.html}")
+    return code
 
 
 def exit_code(rows: list[BenchRow]) -> int:

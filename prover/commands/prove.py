@@ -1,11 +1,12 @@
 """`ser-prove MODEL... [-o CERT | --out-dir DIR] [--timeout S] [--jobs N] [--json] [--quiet]
-[--state-bound N] [--artifacts DIR]`: decide serializability.
+[--state-bound N] [--artifacts DIR] [--html FILE]`: decide serializability.
 
 For each model: run the engines (prover/run/pipeline.py), check the certificate with the
 trusted checker, and only then print the verdict; for a counterexample also the
 explanation (numbered interleaving table, final multiset, why it is not serial). What
 is printed, and when, is prover/commands/report.py; `--json` records are
-prover/commands/jsonl.py (docs/cli.md describes both).
+prover/commands/jsonl.py (docs/cli.md describes both); `--html FILE` is a page of the
+same records (prover/commands/html_report.py), written after the last model.
 
 Exit codes: 0 serializable, 1 not serializable, 2 input or usage error, 3 undecided,
 4 internal error (a certificate the checker did not accept: a bug). With several models
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -81,6 +83,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "net .net and PNML, serial automaton DOT, S as JSON, target disjuncts as MCC "
         "files, engine log); existing files of other names are left alone",
     )
+    add_html_option(parser)
+
+
+def add_html_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--html", metavar="FILE",
+        help="after the last model, also write one self-contained HTML page of the batch to "
+        "FILE: a summary, a row per model, each model's explanation and checker verdict",
+    )
 
 
 def _cert_path(path: str, args: argparse.Namespace) -> str | None:
@@ -112,8 +123,12 @@ def run(args: argparse.Namespace) -> int:
     from prover.commands.report import Reporter
     from prover.run.pipeline import prove_models
 
+    started = time.monotonic()
     models: list[str] = args.models
     if any(len(values) > 1 for _, values in args.define or []):
+        if args.html:
+            raise UsageError("--html reports a batch of models; a sweep -D NAME=LO..HI prints "
+                             "its table (or --json) instead")
         from prover.commands.sweep import run as sweep
 
         return sweep(args)
@@ -143,6 +158,13 @@ def run(args: argparse.Namespace) -> int:
                     "give models with distinct file names to one --out-dir"
                 )
             first.setdefault(key, path)
+    if args.html:
+        from prover.commands.html_report import check_html_destination
+        from prover.run.pipeline import default_certificate_path
+
+        check_html_destination(args.html, models, [
+            dest or default_certificate_path(path)
+            for path, dest in zip(models, dests, strict=True)])
     reporter = Reporter(len(models), json=args.json, quiet=args.quiet, strict=args.strict)
     progress = Progress(models[0], enabled=not (args.quiet or args.json or args.jobs > 1
                                                  or len(models) > 1 or args.scheduler))
@@ -161,4 +183,15 @@ def run(args: argparse.Namespace) -> int:
         )
     finally:
         progress.clear()
-    return reporter.finish()
+    code = reporter.finish()
+    if args.html:
+        from prover.commands.html_report import meta_of, render
+        from prover.run.output import write_atomically
+
+        n = len(models)
+        meta = meta_of(args, time.monotonic() - started, code,
+                         f"ser-prove: {n} model{'s' if n != 1 else ''}")
+        write_atomically(render(reporter.records(), meta), args.html, "HTML report")
+        if not args.quiet and not args.json:
+            print(f"HTML report: {args.html}")
+    return code

@@ -48,7 +48,7 @@ class InputFailure:
 
 Outcome = ProveResult | InputFailure | str  # a str is the message of an unexpected exception
 
-_WORDS = {"serializable": "serializable", "not_serializable": "not serializable",
+WORDS = {"serializable": "serializable", "not_serializable": "not serializable",
           "undecided": "undecided", "input_error": "input error",
           "internal_error": "internal error"}
 
@@ -92,7 +92,11 @@ def size_lines(sizes: dict[str, dict[str, int] | None] | None) -> list[str]:
 
 def advice(result: ProveResult) -> list[str]:
     """What to try after an undecided run, from its reasons."""
-    why = " ".join([result.reason, *result.reasons])
+    return advice_for(" ".join([result.reason, *result.reasons]))
+
+
+def advice_for(why: str) -> list[str]:
+    """What to try after an undecided run whose reason (with its parts) is `why`."""
     if why.startswith("--timeout 0"):
         return ["a --timeout above 0 (0 only reads and checks the model)"]
     out = []
@@ -146,12 +150,14 @@ class Reporter:
     _next: int = 0
     _codes: list[int] = field(default_factory=list)
     _verdicts: list[str] = field(default_factory=list)
+    _records: dict[int, dict[str, Any]] = field(default_factory=dict)
     _start: float = field(default_factory=time.monotonic)
     _progress_shown: bool = False
 
     def add(self, index: int, path: str, outcome: Outcome) -> None:
         """The outcome of model number `index` (0-based, in command-line order)."""
         record = self._record(path, outcome)
+        self._records[index] = record
         self._codes.append(int(record["exit_code"]))
         self._verdicts.append(str(record["verdict"]))
         if self.json:
@@ -171,12 +177,17 @@ class Reporter:
             counts: dict[str, int] = {}
             for v in self._verdicts:
                 counts[v] = counts.get(v, 0) + 1
-            parts = [f"{counts[v]} {_WORDS[v]}" for v in _WORDS if v in counts]
+            parts = [f"{counts[v]} {WORDS[v]}" for v in WORDS if v in counts]
             self._write(self.out, f"\n{self.total} models: {', '.join(parts)}\n")
         return self.exit_code()
 
     def exit_code(self) -> int:
         return min(self._codes, key=SEVERITY.index) if self._codes else EXIT_SERIALIZABLE
+
+    def records(self) -> list[dict[str, Any]]:
+        """The `--json` record of every model added so far, in command-line order (with
+        the explanations, also when the text is printed): what `--html` shows."""
+        return [self._records[i] for i in sorted(self._records)]
 
     # ------------------------------------------------------------------ records and text
 
@@ -185,7 +196,7 @@ class Reporter:
             return jsonl.error_record(path, outcome.code, outcome.message)
         if isinstance(outcome, str):
             return jsonl.crash_record(path, outcome)
-        data = explanation_of(outcome)[1] if self.json else None
+        data = explanation_of(outcome)[1]
         proved = outcome.status == "serializable"
         by_net = proved and data is not None and "conjuncts" in data  # not a reduction's
         record = jsonl.result_record(outcome, warnings=outcome.warnings,
@@ -253,7 +264,7 @@ class Reporter:
         if done == self.total:
             return
         self.err.write(f"\r\x1b[K[{done}/{self.total}] {time.monotonic() - self._start:.0f} s; "
-                       f"last: {path} {_WORDS.get(verdict, verdict)}")
+                       f"last: {path} {WORDS.get(verdict, verdict)}")
         self.err.flush()
         self._progress_shown = True
 

@@ -747,11 +747,9 @@ def _prefixed(say: Callable[[str], None], named: str) -> Callable[[str], None]:
 
 
 def _parts_explanation(parts: list[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
-    lines = [f"Serializable in {len(parts)} independent parts (no request of one part writes "
-             "a global that a request of another reads or writes), each proved alone:"]
-    lines += [f"  part {k}: {', '.join(p['requests'])} (by {p['engine']})"
-              for k, p in enumerate(parts, 1)]
-    return "\n".join(lines), {"parts": parts}
+    from prover.certificate.reduction_text import render_parts
+
+    return render_parts(parts), {"parts": parts}
 
 
 def _invariant_explanation(run: _Run, proof: dict[str, Any], engine: str

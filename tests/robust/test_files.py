@@ -157,7 +157,9 @@ MODEL_TEXT = ("global L := 0;\n"
     ["slice", "{m}", "--criterion", "p0", "--algorithm", "maximal", "-o", "{m}"],
     ["bench", "{m}", "--json", "{m}"],
     ["bench", "{m}", "--out-dir", "{m}"],
+    ["bench", "{m}", "--html", "{m}"],
     ["{m}", "-o", "{m}"],
+    ["{m}", "--html", "{m}"],
 ])
 def test_no_command_replaces_its_model(args: list[str], tmp_path: Path,
                                        capsys: pytest.CaptureFixture[str]) -> None:
