@@ -155,9 +155,12 @@ class Simulator:
         return got
 
     def run(self, seed: int, *, k: int = 3, requests: Sequence[str] | None = None,
-            max_steps: int = 1000, deadline: float | None = None) -> Run:
+            max_steps: int = 1000, deadline: float | None = None, burst: float = 0.0) -> Run:
         """One run drawn from `seed`: `requests` arrive in that order (None: K drawn at
-        random among the program's requests)."""
+        random among the program's requests). `burst`: the chance that the request that
+        moved last moves again when it can (runs of one request's steps, between which
+        the others catch up: what a stale read that a whole other request overtakes
+        needs, which uniform draws almost never give)."""
         rng = random.Random(seed)
         order = tuple(requests) if requests is not None else self.choose(rng, k)
         glob: Env = self.steps.initial
@@ -165,6 +168,7 @@ class Simulator:
         events: list[Event] = []
         answers: list[tuple[int, str, str]] = []
         arrived = steps = 0
+        last = -1  # the instance that moved last
 
         def answer(inst: int, req: str, local: str) -> bool:
             value = self.steps.response(local)
@@ -194,6 +198,9 @@ class Simulator:
             if deadline is not None and time.monotonic() > deadline:
                 return stop(END_TIMEOUT)
             n, got = enabled[rng.randrange(len(enabled))]
+            again = [e for e in enabled if e[0] >= 0 and inflight[e[0]][0] == last]
+            if again and burst > 0 and rng.random() < burst:
+                n, got = again[0]
             if n < 0:  # the next request arrives
                 arrived += 1
                 req, start = order[arrived - 1], self.starts[order[arrived - 1]]
@@ -204,6 +211,7 @@ class Simulator:
             if steps >= max_steps:
                 return stop(END_MAX_STEPS)
             inst, req, loc = inflight[n]
+            last = inst
             if isinstance(got, CompileError):
                 return stop(END_ERROR, Failure(inst, req, loc, got))
             l2, g2, _ = got[rng.randrange(len(got))]

@@ -59,6 +59,7 @@ if TYPE_CHECKING:  # the front end is imported inside the child, when it runs
     from prover.reduction.engine import Attempt
     from prover.reduction.table import Bound, Limits, Table
 
+from prover.engines.random_runs import FIRST_RUNS, MAX_REQUESTS, RUNS
 from prover.run.result import (
     Decided,
     ProveResult,
@@ -139,6 +140,7 @@ class _Run:
     split_tried: bool = False  # the reduction of the split program ran (at most once)
     proved: bool = False  # by reduction: the table's escapes are dead
     first_states: int = 0  # the states the first explicit search explored
+    first_complete: bool = False  # it searched every run (no counterexample at any size)
     state_bound: int | None = None  # --state-bound: the NS's, and the checker's
     search: Tables | None = None  # the explicit search's view, kept for its later rounds
     deadlock: tuple[str, dict[str, Any]] | None = None  # the deadlock search's report
@@ -254,6 +256,9 @@ def _engines(run: _Run, use_proofs: bool
     cex = _first_search(run)
     if cex is not None:
         yield cex, None
+    cex = _random_runs(run, range(FIRST_RUNS))
+    if cex is not None:
+        yield cex, None
     if use_proofs:
         cert = _reduction(run, PROBE_UNITS)
         if cert is not None:
@@ -261,6 +266,9 @@ def _engines(run: _Run, use_proofs: bool
         cex, cert = _parts(run)
         if cex is not None or cert is not None:
             yield cex, cert
+    cex = _random_runs(run, range(FIRST_RUNS, RUNS))
+    if cex is not None:
+        yield cex, None
     evidence = Evidence(run.model.steps is not None, _wide(run), run.reduction)
     for stage in plan(evidence, use_proofs):
         cex, cert = _stage(run, stage)
@@ -498,13 +506,32 @@ def _first_search(run: _Run, budget: int = FIRST_EXPLICIT_STATES) -> Counterexam
         return None
     run.times["explicit_s"] = run.times.get("explicit_s", 0.0) + time.monotonic() - t0
     _record(run.stats, res)
-    run.first_states = res.states
+    run.first_states, run.first_complete = res.states, res.complete
     if res.counterexample is None:
         limit = "" if res.complete else f" ({res.stop_reason} limit)"
         run.reasons[:] = [r for r in run.reasons if not r.startswith("explicit:")]
         run.reasons.insert(0, f"explicit: no counterexample with ≤ {res.exhausted_requests} "
                            f"requests{limit}")  # fmt: skip
     return res.counterexample
+
+
+def _random_runs(run: _Run, seeds: range) -> Counterexample | None:
+    """Random runs of a Ser program beyond what the first search exhausted, when it was
+    cut (prover/engines/random_runs.py), one per seed."""
+    from prover.engines.random_runs import search_randomly
+
+    steps, exhausted = run.model.steps, int(run.stats.get("exhausted_requests", 0))
+    if steps is None or run.first_complete or not run.first_states or not run.left():
+        return None
+    t0 = time.monotonic()
+    found = search_randomly(steps, exhausted + 1, run.deadline, seeds)
+    run.times["random_s"] = run.times.get("random_s", 0.0) + time.monotonic() - t0
+    runs = run.stats["random_runs"] = run.stats.get("random_runs", 0) + found.runs
+    run.reasons[:] = [r for r in run.reasons if not r.startswith("random runs:")]
+    if found.counterexample is None and runs:
+        run.reasons.append(f"random runs: none of {runs:,} runs of {exhausted + 1} to "
+                           f"{MAX_REQUESTS} requests is a counterexample")
+    return found.counterexample
 
 
 def _wide(run: _Run) -> bool:
