@@ -27,6 +27,7 @@ budget on a program it does not prove): a seqlock reader overtaken by two writer
 68; the rest come after it."""
 STEPS = 400  # steps of one run at most
 MAX_REQUESTS = 4  # the largest k tried
+TOTAL_STEPS = 200_000  # steps of all the runs of one call at most
 BURST = 0.9  # the chance that a run in bursts moves the same request again
 
 
@@ -46,14 +47,14 @@ def search_randomly(steps: ProgramSteps, first: int, deadline: float | None = No
     if not sizes:
         return Found(None, 0)
     sim = Simulator(steps)
-    done = 0
+    done = taken = 0
     for seed in seeds:
-        if deadline is not None and time.monotonic() > deadline:
+        if taken >= TOTAL_STEPS or deadline is not None and time.monotonic() > deadline:
             break
         k = sizes[seed % len(sizes)]
         run = sim.run(seed, k=k, max_steps=STEPS, deadline=deadline,
                       burst=BURST if seed % 2 else 0.0)
-        done += 1
+        done, taken = done + 1, taken + run.steps
         if not run.finished:
             continue
         if sim.serial(run).serializable is False:
