@@ -12,19 +12,11 @@ from typing import Any
 from checker.certificate import Limits, integer
 from checker.errors import LimitError, SchemaError, invalid
 from checker.formula import Query, Smt, Translator
-from checker.model import Expr
+from checker.model import Expr, named
 from checker.program import parse_program
 from checker.steps import Foot, Key, Linear, Local, Step, enumerate_steps, group, is_stutter, split
 
 Json = Any
-
-
-def globals_of(e: Expr, out: set[str]) -> None:
-    if e[0] in ("var", "assign") and not "a" <= e[1][0] <= "z":
-        out.add(e[1])
-    for child in e[1:]:
-        if isinstance(child, tuple):
-            globals_of(child, out)
 
 
 def linear(f: Json) -> Linear | None:
@@ -143,7 +135,7 @@ class Inductive:
         self.names.update(self.init)
         for r, body in self.blocks:
             self.requests.add(r)
-            globals_of(body, self.names)
+            self.names.update(named(body))
         return f"{len(self.blocks)} requests over {len(self.names)} globals"
 
     def domains(self) -> str:

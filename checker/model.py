@@ -5,7 +5,7 @@ x, e) ("bin", op, a, b) ("not", a) ("neg", a) ("seq", a, b) ("if", c, t, e) ("wh
 from __future__ import annotations
 
 import importlib.resources
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import lark
@@ -85,8 +85,8 @@ def mk_while(c: Expr, b: Expr) -> Expr:
 # --------------------------------------------------------------------------- parser
 
 def _name(tok: Any, init: bool = False) -> str:
-    if tok in ("true", "false") or init and _is_local(tok):
-        why = "only globals have initial values" if init and _is_local(tok) else "write 1 or 0"
+    if tok in ("true", "false") or init and is_local(tok):
+        why = "only globals have initial values" if init and is_local(tok) else "write 1 or 0"
         raise ModelError(f"line {tok.line} column {tok.column}: not a name here: {tok} ({why})")
     return str(tok)
 
@@ -96,14 +96,10 @@ def _program(c: list[Any]) -> tuple[Any, ...]:
     families or `for`: ("sizes", its declarations in order, its blocks), for checker/sizes.py."""
     decls = [i for d in c if d[0] in ("global", "const") for i in (d[1:] if d[0] == "global"
                                                                   else [d])]
-    blocks, todo = [b for b in c if b[0] not in ("global", "const")], [b[-1] for b in c]
-    sizes = any(len(b) > 2 for b in blocks) or any(  # a family: (family, name, var, lo, hi, body)
-        d[0] == "const" or d[2] or d[3] and d[3][0] != "int" for d in decls)
-    while todo and not sizes:
-        e = todo.pop()
-        sizes = e[0] in ("idx", "idxset", "for", "choose")
-        todo.extend(x for x in e[1:] if isinstance(x, tuple))
-    if sizes:
+    blocks = [b for b in c if b[0] not in ("global", "const")]
+    if any(len(b) > 2 for b in blocks) or any(  # a family: (family, name, var, lo, hi, body)
+            d[0] == "const" or d[2] or d[3] and d[3][0] != "int" for d in decls) or any(
+            n[0] in ("idx", "idxset", "for", "choose") for b in c for n in nodes(b[-1])):
         return "sizes", decls, blocks
     inits = [(_name(d[1], True), d[3][1] if d[3] else 0) for d in decls]
     for what, names in (("global", [k for k, _ in inits]), ("request", [r for r, _ in blocks])):
@@ -191,8 +187,21 @@ def local_text(env: Env, e: Expr, text: str | None = None) -> str:  # text: expr
 # --------------------------------------------------------------------------- step function (§2.2)
 
 
-def _is_local(name: str) -> bool:
+def is_local(name: str) -> bool:
     return "a" <= name[0] <= "z"  # §1.5: a lowercase first letter makes a variable local
+
+
+def nodes(e: Expr) -> Iterator[Expr]:
+    """Every node of `e`, iteratively (no recursion limit)."""
+    todo = [e]
+    while todo:
+        yield (n := todo.pop())
+        todo.extend(x for x in n[1:] if isinstance(x, tuple))
+
+
+def named(e: Expr, tags: tuple[str, ...] = ("var", "assign")) -> set[str]:
+    """The globals that the nodes of `e` with these tags read or write."""
+    return {n[1] for n in nodes(e) if n[0] in tags and not is_local(n[1])}
 
 
 def _set(env: Env, name: str, value: int) -> Env:
@@ -212,7 +221,7 @@ def run(e: Expr, loc: Env, glo: Env) -> list[Outcome]:
     if tag in ("int", "nd"):  # a literal n, or each value of ?(lo..hi): e[-1] is n or hi
         return [(False, v, loc, glo) for v in range(e[1], e[-1] + 1)]
     if tag == "var":
-        return [(False, _get(loc if _is_local(e[1]) else glo, e[1]), loc, glo)]
+        return [(False, _get(loc if is_local(e[1]) else glo, e[1]), loc, glo)]
     if tag == "yield":
         return [(True, ZERO, loc, glo)]
     if tag == "exit":
@@ -222,7 +231,7 @@ def run(e: Expr, loc: Env, glo: Env) -> list[Outcome]:
         for y, v, l2, g2 in run(e[2], loc, glo):
             if y:
                 out.append((True, ("assign", e[1], v), l2, g2))
-            elif _is_local(e[1]):
+            elif is_local(e[1]):
                 out.append((False, v, _set(l2, e[1], v), g2))
             else:
                 out.append((False, v, l2, _set(g2, e[1], v)))

@@ -12,7 +12,7 @@ from typing import TypeVar
 
 from checker.certificate import Limits
 from checker.errors import CheckerError, LimitError, ModelError, invalid
-from checker.model import POISON, Env, Expr, expr_text, local_text, run
+from checker.model import POISON, Env, Expr, expr_text, is_local, local_text, named, nodes, run
 
 Local = tuple[str, str]  # (request, canonical local text)
 Values = tuple[int, ...]
@@ -79,7 +79,7 @@ def _meet(a: Must, b: Must) -> Must:
 
 
 def _glob(name: str) -> frozenset[str]:
-    return frozenset() if "a" <= name[0] <= "z" else frozenset({name})
+    return frozenset() if is_local(name) else frozenset({name})
 
 
 def _walk(e: Expr, acc: frozenset[str]) -> tuple[frozenset[str], frozenset[str], Must, Must]:
@@ -124,17 +124,13 @@ def split(body: Expr, first: bool = True) -> Expr:
     statements that name no global and do not yield (docs/certificates.md, "Split
     requests"): a step that touches no global commutes with every other, so the split
     request's executions are the original's, each prefix run apart."""
-    if body[0] == "seq" and _local_only(body[1]):
+    if body[0] == "seq" and not named(body[1]) and all(
+            n[0] not in ("yield", "exit") for n in nodes(body[1])):
         return ("seq", body[1], split(body[2], False))
     if first:
         raise invalid("E-SPLIT", "a split request must begin with a statement that names no "
                       "global and does not yield")
     return ("seq", ("yield",), body)
-
-
-def _local_only(e: Expr) -> bool:
-    return e[0] not in ("yield", "exit") and not (e[0] in ("var", "assign") and _glob(e[1])) \
-        and all(_local_only(c) for c in e[1:] if isinstance(c, tuple))
 
 
 # --------------------------------------------------------------------------- live locals
@@ -146,7 +142,7 @@ def live_locals(e: Expr, out: frozenset[str] = frozenset()) -> frozenset[str]:
     them, since two states that differ only there have the same futures."""
     tag = e[0]
     if tag == "var":
-        return out | {e[1]} if "a" <= e[1][0] <= "z" else out
+        return out | {e[1]} if is_local(e[1]) else out
     if tag == "assign":
         return live_locals(e[2], out - {e[1]})
     if tag == "bin":
