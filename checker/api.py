@@ -56,18 +56,16 @@ def check_certificate(cert: dict[str, Any] | str | bytes, *, model_text: str | b
                 start = time.perf_counter()
                 try:
                     detail = thunk()
-                except (CheckerError, _Expired) as exc:
-                    why = str(exc) if isinstance(exc, CheckerError) else deadline.message()
-                    how = _RESULT.get(getattr(exc, "status", "undecided"), "error")
-                    done.append(ObligationResult(name, how, time.perf_counter() - start, why))
-                    raise
+                except (Exception, _Expired) as exc:
+                    err = _failure(exc, deadline)
+                    how = _RESULT.get(err.status, "error")
+                    done.append(ObligationResult(name, how, time.perf_counter() - start, str(err)))
+                    raise err from None
                 done.append(ObligationResult(name, "ok", time.perf_counter() - start, detail))
                 if name == "certificate":
                     verdict = detail
     except (CheckerError, _Expired) as exc:
-        err = exc if isinstance(exc, CheckerError) else Undecided(deadline.message(),
-                                                                  code="E-TIMEOUT")
-        where = done[-1].name if done else "checker"
+        err, where = _failure(exc, deadline), done[-1].name if done else "checker"
         return CheckResult(err.status, err.code, f"{where}: {err}", tuple(done), verdict)
     except Exception as exc:  # outside any obligation: still never a traceback
         msg = f"internal error {type(exc).__name__}: {exc}"
@@ -151,8 +149,8 @@ def _obligations(cert: dict[str, Any] | str | bytes, model_text: str | bytes | N
             raise invalid("E-MODEL-FILE", "the model file differs from the embedded model")
         return digest
 
-    yield "certificate", _guard(read)
-    yield "model-hash", _guard(model_hash)
+    yield "certificate", read
+    yield "model-hash", model_hash
     data, claim = state["cert"], state["claim"]
     steps = getattr(__import__(f"checker.{claim}", fromlist=[claim]), claim)(data, limits,
                                                                              deadline.remaining)
@@ -160,22 +158,15 @@ def _obligations(cert: dict[str, Any] | str | bytes, model_text: str | bytes | N
         from checker.deadlock import deadlock
 
         steps = deadlock(data["model"], data["deadlock"], limits, steps)
-    for name, thunk in steps:
-        yield name, _guard(thunk)
+    yield from steps
 
 
-def _guard(thunk: Callable[[], str]) -> Callable[[], str]:
-    """Turn every failure into a CheckerError: fail closed, never a traceback."""
-
-    def run() -> str:
-        try:
-            return thunk()
-        except CheckerError:
-            raise
-        except (RecursionError, MemoryError) as exc:
-            raise LimitError(f"resource limit: {type(exc).__name__}") from None
-        except Exception as exc:  # a checker bug must still reject, never accept
-            raise CheckerError(f"internal error {type(exc).__name__}: {exc}",
-                               code="E-INTERNAL") from None  # fmt: skip
-
-    return run
+def _failure(exc: BaseException, deadline: Deadline) -> CheckerError:
+    """Every failure of an obligation as a CheckerError: fail closed, never a traceback."""
+    if isinstance(exc, _Expired):
+        return Undecided(deadline.message(), code="E-TIMEOUT")
+    if isinstance(exc, RecursionError | MemoryError):
+        return LimitError(f"resource limit: {type(exc).__name__}")
+    if not isinstance(exc, CheckerError):  # a checker bug must still reject, never accept
+        return CheckerError(f"internal error {type(exc).__name__}: {exc}", code="E-INTERNAL")
+    return exc
