@@ -43,21 +43,27 @@ def check_certificate(cert: dict[str, Any] | str | bytes, *, model_text: str | b
     limits = limits or Limits()
     done: list[ObligationResult] = []
     verdict: str | None = None
-    deadline = Deadline(time.monotonic() + timeout_s, timeout_s)
+    at = time.monotonic() + timeout_s  # one wall-clock budget, cut between obligations
+    expired = f"the check did not finish within its budget of {timeout_s:g} s"
+
+    def remaining() -> float:  # what is left of it, for the solver calls too
+        return at - time.monotonic()
+
     limit = sys.getrecursionlimit()
     try:
         # nested JSON is walked recursively by the validator (~10 frames a level)
         sys.setrecursionlimit(max(limit, 40 * limits.max_depth + 1000))
         with _alarm(timeout_s):
-            for name, thunk in _obligations(cert, model_text, deadline, limits):
-                deadline.check(name)
+            for name, thunk in _obligations(cert, model_text, remaining, limits):
+                if remaining() <= 0:
+                    raise Undecided(f"{expired} (before {name})", code="E-TIMEOUT")
                 if progress is not None:
                     progress(name, len(done))
                 start = time.perf_counter()
                 try:
                     detail = thunk()
                 except (Exception, _Expired) as exc:
-                    err = _failure(exc, deadline)
+                    err = _failure(exc, expired)
                     how = _RESULT.get(err.status, "error")
                     done.append(ObligationResult(name, how, time.perf_counter() - start, str(err)))
                     raise err from None
@@ -65,34 +71,15 @@ def check_certificate(cert: dict[str, Any] | str | bytes, *, model_text: str | b
                 if name == "certificate":
                     verdict = detail
     except (CheckerError, _Expired) as exc:
-        err, where = _failure(exc, deadline), done[-1].name if done else "checker"
+        err, where = _failure(exc, expired), done[-1].name if done else "checker"
         return CheckResult(err.status, err.code, f"{where}: {err}", tuple(done), verdict)
     except Exception as exc:  # outside any obligation: still never a traceback
         msg = f"internal error {type(exc).__name__}: {exc}"
         return CheckResult("unusable", "E-INTERNAL", msg, tuple(done), verdict)
     finally:
         sys.setrecursionlimit(limit)
-    total = sum(o.seconds for o in done)
-    summary = f"{len(done)} obligations discharged in {total:.2f} s"
+    summary = f"{len(done)} obligations discharged in {sum(o.seconds for o in done):.2f} s"
     return CheckResult("valid", None, summary, tuple(done), verdict)
-
-
-@dataclass(frozen=True)
-class Deadline:
-    """The one wall-clock budget of a check: cut between obligations and in solver calls."""
-
-    at: float  # time.monotonic()
-    seconds: float
-
-    def remaining(self) -> float:
-        return self.at - time.monotonic()
-
-    def message(self) -> str:
-        return f"the check did not finish within its budget of {self.seconds:g} s"
-
-    def check(self, where: str) -> None:
-        if self.remaining() <= 0:
-            raise Undecided(f"{self.message()} (before {where})", code="E-TIMEOUT")
 
 
 class _Expired(BaseException):
@@ -121,7 +108,8 @@ def _alarm(seconds: float) -> Iterator[None]:
 
 
 def _obligations(cert: dict[str, Any] | str | bytes, model_text: str | bytes | None,
-                 deadline: Deadline, limits: Limits) -> Iterator[tuple[str, Callable[[], str]]]:
+                 remaining: Callable[[], float], limits: Limits
+                 ) -> Iterator[tuple[str, Callable[[], str]]]:  # fmt: skip
     state: dict[str, Any] = {}
 
     def read() -> str:
@@ -153,7 +141,7 @@ def _obligations(cert: dict[str, Any] | str | bytes, model_text: str | bytes | N
     yield "model-hash", model_hash
     data, claim = state["cert"], state["claim"]
     steps = getattr(__import__(f"checker.{claim}", fromlist=[claim]), claim)(data, limits,
-                                                                             deadline.remaining)
+                                                                             remaining)
     if "deadlock" in data:  # a claim of its own, checked after the verdict's
         from checker.deadlock import deadlock
 
@@ -161,10 +149,10 @@ def _obligations(cert: dict[str, Any] | str | bytes, model_text: str | bytes | N
     yield from steps
 
 
-def _failure(exc: BaseException, deadline: Deadline) -> CheckerError:
+def _failure(exc: BaseException, expired: str) -> CheckerError:
     """Every failure of an obligation as a CheckerError: fail closed, never a traceback."""
     if isinstance(exc, _Expired):
-        return Undecided(deadline.message(), code="E-TIMEOUT")
+        return Undecided(expired, code="E-TIMEOUT")
     if isinstance(exc, RecursionError | MemoryError):
         return LimitError(f"resource limit: {type(exc).__name__}")
     if not isinstance(exc, CheckerError):  # a checker bug must still reject, never accept
