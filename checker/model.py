@@ -5,7 +5,7 @@ x, e) ("bin", op, a, b) ("not", a) ("neg", a) ("seq", a, b) ("if", c, t, e) ("wh
 from __future__ import annotations
 
 import importlib.resources
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import lark
@@ -140,12 +140,11 @@ def parse_source(text: str) -> tuple[Any, ...]:
     """A Ser file as `_program` reads it: ("core", initial globals, blocks) or ("sizes",
     declarations, blocks)."""
     try:
-        source: tuple[Any, ...] = _PARSER.parse(text)  # type: ignore[assignment]
+        return _PARSER.parse(text)  # type: ignore[return-value]
     except lark.exceptions.UnexpectedInput as exc:  # a character or a token (LALR: no EOF)
         tok = getattr(exc, "token", None)
         what = f"character {getattr(exc, 'char', '')!r}" if tok is None else f"token {str(tok)!r}"
         raise ModelError(f"line {exc.line} column {exc.column}: unexpected {what}") from None
-    return source
 
 
 # ------------------------------------------------------------------ printer (docs/naming.md)
@@ -176,7 +175,7 @@ def expr_text(e: Expr, minimum: int = 1) -> str:
     return f"({s})" if lv < minimum else s
 
 
-def env_text(env: Env) -> str:
+def env_text(env: Iterable[tuple[str, int]]) -> str:
     return "{" + ",".join(f"{k}={v}" for k, v in env) + "}"
 
 
