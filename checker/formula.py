@@ -71,29 +71,26 @@ class Translator:
         self.be, self.places, self.aux, self.resolve = be, places, aux, resolve
 
     def term(self, t: Json) -> Any:
-        be = self.be
         if "const" in t:
-            return be.const(integer(t["const"], "const"))
+            return self.be.const(integer(t["const"], "const"))
         if "aux" in t:
             return self.aux[t["aux"]]
         if "place" in t:
             return self.places(self.resolve(t["place"]))
         if "sum" in t:
-            return be.lin([(integer(c, "coefficient"), self.term(s)) for c, s in t["sum"]])
+            return self.be.lin([(integer(c, "coefficient"), self.term(s)) for c, s in t["sum"]])
         c, a, b = t["ite"]
-        return be.ite(self.form(c), self.term(a), self.term(b))
+        return self.be.ite(self.form(c), self.term(a), self.term(b))
 
     def form(self, f: Json) -> Any:
-        be = self.be
         if isinstance(f, bool):
-            return be.boolean(f)
-        if "and" in f:
-            return be.conj([self.form(g) for g in f["and"]])
-        if "or" in f:
-            return be.disj([self.form(g) for g in f["or"]])
+            return self.be.boolean(f)
+        if "and" in f or "or" in f:
+            parts = [self.form(g) for g in f["and" if "and" in f else "or"]]
+            return self.be.conj(parts) if "and" in f else self.be.disj(parts)
         if "not" in f:
-            return be.neg(self.form(f["not"]))
-        return be.cmp(f["cmp"], self.term(f["lhs"]), self.term(f["rhs"]))
+            return self.be.neg(self.form(f["not"]))
+        return self.be.cmp(f["cmp"], self.term(f["lhs"]), self.term(f["rhs"]))
 
 
 class Query:
@@ -118,10 +115,8 @@ class Query:
             self.solver.add_assertion(f)
             try:
                 sat = self.solver.solve()
-            except self.smt.ps.exceptions.SolverReturnedUnknownResultError:
-                raise Undecided("cvc5 answered unknown (timeout or incompleteness)") from None
-            except Exception as exc:  # a solver failure is never a proof
-                raise Undecided(f"cvc5 failed: {exc}") from None
+            except Exception as exc:  # unknown (a timeout, incompleteness) or a failure
+                raise Undecided(f"cvc5 gave no answer ({type(exc).__name__}: {exc})") from None
             if not sat:
                 return None
             values = [(k, self.solver.get_value(v).constant_value()) for k, v in shown.items()]
