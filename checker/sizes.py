@@ -34,7 +34,8 @@ class _Writer:
         lo, hi = (self.constant(b, sc, f"a bound of {what}") for b in bounds)
         if hi - lo >= most or var in sc["values"] or not m.is_local(var):
             raise ModelError(f"{what} ({var} in {lo}..{hi}): too many copies or a used name")
-        return {k: self.ex(body, _bind(sc, var, k)) for k in range(lo, hi + 1)}
+        return {k: self.ex(body, {**sc, "values": {**sc["values"], var: k}})
+                for k in range(lo, hi + 1)}
 
     def ex(self, e: Expr, sc: dict[str, Any]) -> Expr:
         self.nodes += 1
@@ -67,9 +68,8 @@ class _Writer:
             return ("var", name) if e[0] == "idx" else \
                 ("assign", name, self.ex(e[3], {**sc, "facts": facts}))
 
-        if at[0] == "int" or at in sc["facts"]:
-            k = at[1] if at[0] == "int" else sc["facts"][at]
-            return cell(k, sc["facts"]) if 0 <= k < cells else ("exit",)
+        if (k := sc["facts"].get(at, at[1] if at[0] == "int" else None)) is not None:
+            return cell(k, sc["facts"]) if 0 <= k < cells else ("exit",)  # a known index
         hidden = any(n[0] in ("assign", "yield", "nd", "while") for n in m.nodes(at))
         test = ("var", HIDDEN) if hidden else at
         keep = not hidden and e[0] == "idxset" and not any(
@@ -80,10 +80,6 @@ class _Writer:
             branch = m.mk_seq(("assign", HIDDEN, ("int", 0)), branch) if hidden else branch
             chain = m.mk_if(m.mk_bin("==", test, ("int", k)), branch, chain)
         return m.mk_seq(("assign", HIDDEN, at), chain) if hidden else chain
-
-
-def _bind(sc: dict[str, Any], name: str, value: int) -> dict[str, Any]:
-    return {**sc, "values": {**sc["values"], name: value}}
 
 
 def _flat(e: Expr) -> Iterator[Expr]:
@@ -114,17 +110,16 @@ def expand(decls: list[Any], blocks: list[Any], constants: dict[str, int]
                                      f"the model's {declared}")
     for d in decls:
         if d[0] == "const":
-            sc = _bind(sc, str(d[1]), constants[str(d[1])])
+            sc["values"][str(d[1])] = constants[str(d[1])]
             continue
         value = w.constant(d[3], sc, f"{d[1]}'s value") if d[3] else 0
         if d[2] is None:
             initial[m._name(d[1], True)] = value
-            continue
-        cells = w.constant(d[2], sc, f"{d[1]}'s length")
-        if not 1 <= cells <= MAX_CELLS:
+        elif not 1 <= (cells := w.constant(d[2], sc, f"{d[1]}'s length")) <= MAX_CELLS:
             raise ModelError(f"{d[1]} has {cells} cells: an array has 1 to {MAX_CELLS}")
-        initial.update((f"{m._name(d[1], True)}[{k}]", value) for k in range(cells))
-        sc = {**sc, "arrays": {**sc["arrays"], str(d[1]): cells}}
+        else:
+            initial.update((f"{m._name(d[1], True)}[{k}]", value) for k in range(cells))
+            sc["arrays"][str(d[1])] = cells
     requests: list[tuple[str, Expr]] = []
     for b in blocks:
         if len(b) == 2:  # (name, body); a family is (family, name, var, lo, hi, body)
