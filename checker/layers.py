@@ -5,6 +5,7 @@ at the top layer; sections, reduced first (layer 1), macro steps at the top laye
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from math import prod
 from typing import Any
 
@@ -47,11 +48,16 @@ def read_blocks(claim: list[Json], s: Steps, live: list[Step], local: Any) -> Bl
             b.section.setdefault(key, []).append(m)
     for h, i in b.heads.items():  # a commit the head could take is the head's own step
         seen = frozenset(x for m in b.tried.get(i, []) for x in s.foot[m.src].touched)
-        own = {(m.reads, m.dst, m.after) for m in s.moves if m.src == h}
+        own = _heads(s, h)
         b.composites += [Composite(h, c, seen | frozenset(s.foot[c.src].touched))
-                         for c in b.commits.get(i, []) if c.src != h and not (
-                             s.foot[c.src] == s.foot[h] and (c.reads, c.dst, c.after) in own)]
+                         for c in b.commits.get(i, []) if not own(c)]
     return b
+
+
+def _heads(s: Steps, h: Local) -> Callable[[Step], bool]:
+    """Is a step one the head `h` could take (its own, or one of its state's twin)?"""
+    own = {(m.reads, m.dst, m.after) for m in s.moves if m.src == h}
+    return lambda t: t.src == h or s.foot[t.src] == s.foot[h] and (t.reads, t.dst, t.after) in own
 
 
 def top_view(s: Steps, moves: list[Step], b: Blocks, dom: dict[str, tuple[int, ...]],
@@ -110,12 +116,11 @@ def check_attempts(ind: Any, b: Blocks, claim: list[Json], local: Any) -> str:
         if c["kind"] != "attempt":
             continue
         h, v, tried = local(c["head"]), c["version"], b.tried.get(i, [])
-        own = {(t.reads, t.dst, t.after) for t in s.moves if t.src == h}
+        own = _heads(s, h)
         last: dict[Local, set[int | None]] = {}  # V last read (None: not where h could)
         for t in tried:
             if v in s.foot[t.src].reads:
-                last.setdefault(t.dst, set()).add(_fixed(s, t)[v] if t.src == h or (
-                    s.foot[t.src] == s.foot[h] and (t.reads, t.dst, t.after) in own) else None)
+                last.setdefault(t.dst, set()).add(_fixed(s, t)[v] if own(t) else None)
             elif t.src == h:
                 raise invalid("E-ATTEMPT", f"a step of the head {h[1]} does not read {v}")
         todo = list(last)
@@ -128,7 +133,7 @@ def check_attempts(ind: Any, b: Blocks, claim: list[Json], local: Any) -> str:
                     todo.append(t.dst)
         opened: set[int] = set()
         for t in b.commits.get(i, []):
-            if t.src == h or s.foot[t.src] == s.foot[h] and (t.reads, t.dst, t.after) in own:
+            if own(t):
                 continue  # a step of the head: the request can take it from there
             if v not in s.foot[t.src].reads or last.get(t.src) != {_fixed(s, t)[v]}:
                 raise invalid("E-ATTEMPT", f"{t.src[1]}: a commit not reading {v} as last read")
@@ -147,7 +152,7 @@ def check_attempts(ind: Any, b: Blocks, claim: list[Json], local: Any) -> str:
                             ind.atom(("value", v)), m.Int(x)) for x in sorted(opened)])))
                     elif pre[v] in opened:
                         raise invalid("E-ATTEMPT", f"{t.src[1]} changes an attempt's read at {v}")
-    if bad and (why := ind.query().unsat(m.Or(bad), ind.named)) is not None:
+    if bad and (why := ind.query.unsat(m.Or(bad), ind.named)) is not None:
         raise invalid("E-ATTEMPT", f"a step changes what an attempt read, validated ({why})")
     return f"{len(b.heads)} attempts validated by their versions"
 

@@ -114,12 +114,11 @@ _NODE: dict[str, Callable[[list[Any]], Any]] = {
     "bin": lambda c: mk_bin(str(c[1]), c[0], c[2]), "neg": lambda c: mk_un("neg", c[1]),
     "seq": lambda c: mk_seq(c[0], c[1]), "if_": lambda c: mk_if(c[0], c[1], c[2]),
     "while_": lambda c: mk_while(c[0], c[1]), "request_block": lambda c: (str(c[0]), c[1]),
-    "init": lambda c: ("init", *c),
-    "global_decl": lambda c: ("global", *c), "nd": lambda c: ("nd", 0, 1),
-    "int_min": lambda c: ("int", I64_MIN), "choose": lambda c: _choice(c[0][1], c[1][1])
-    if c[0][0] == c[1][0] == "int" else ("choose", *c),
-    **{k: (lambda t: lambda c: (t, *c))(k.removesuffix("_").removesuffix("_decl"))
-       for k in ("const_decl", "idx", "idxset", "for_", "family")},
+    "nd": lambda c: ("nd", 0, 1), "int_min": lambda c: ("int", I64_MIN),
+    "choose": lambda c: _choice(c[0][1], c[1][1]) if c[0][0] == c[1][0] == "int" else (
+        "choose", *c),  # constant bounds now, others in checker/sizes.py
+    **{k: (lambda t: lambda c: (t, *c))(k.removesuffix("_").removesuffix("_decl"))  # as read
+       for k in ("init", "global_decl", "const_decl", "idx", "idxset", "for_", "family")},
     "program": _program, "bare": lambda c: _program([*c[:-1], ("request", c[-1])])}
 
 

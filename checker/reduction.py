@@ -7,7 +7,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from checker.certificate import Limits, integer
 from checker.errors import SchemaError, invalid
@@ -38,8 +38,7 @@ def _assign(entries: list[Json], foot: dict[Local, Foot], steps: list[Step]) -> 
         given[(loc, reads)] = e["label"]
     out = {}
     for m in steps:
-        lab = given.get((m.src, m.reads)) or given.get((m.src, None))
-        if lab is None:
+        if (lab := given.get((m.src, m.reads)) or given.get((m.src, None))) is None:
             raise invalid("E-LABEL", f"no label for the step of {m.src[1]} at {shown(foot, m)}")
         out[m] = lab
     return out
@@ -87,10 +86,7 @@ def reduction(data: Json, limits: Limits, remaining: Callable[[], float]
     st: dict[str, Any] = {"b": Blocks(), "dead": []}
 
     def local(p: Json) -> Local:
-        loc: Local = (p[0], p[1])
-        if loc not in ind.steps.foot and loc not in ind.steps.final:
-            raise invalid("E-NAME", f"{loc[1]}: not a local state of request {loc[0]}")
-        return loc
+        return cast(Local, ind.resolve({"local": p})[1:])
 
     def read() -> str:
         s = ind.steps
@@ -111,6 +107,9 @@ def reduction(data: Json, limits: Limits, remaining: Callable[[], float]
         live = [m for m in top.moves if not is_stutter(m, top.foot[m.src]) and m not in wait]
         label = st["label"] = _assign(claim["labels"], top.foot, live)
         st["top"], st["live"] = top, [m for m in live if label[m] != "D"]
+        st["edges"] = [(m.src, m.dst, label[m]) for m in st["live"]] + [
+            (c.head, c.commit.dst, "N") for c in st["b"].composites]  # a composite: its commit
+        st["co"] = _co(top.final, st["edges"])
         st["dead"] += [(m, top.foot[m.src]) for m, lab in label.items() if lab == "D"]
         dead |= {m for m, _ in st["dead"]}
         ind.live = [m for m in ind.live if m not in dead]
@@ -129,19 +128,14 @@ def reduction(data: Json, limits: Limits, remaining: Callable[[], float]
         return _movers(s, s, l1, [m for m in ind.live if m not in tried], b.composites,
                        zero, co, ind, "E-SECTION")
 
-    def edges() -> list[tuple[Local, Local, str]]:
-        own = [(m.src, m.dst, st["label"][m]) for m in st["live"]]
-        return own + [(c.head, c.commit.dst, "N") for c in st["b"].composites]
-
     def shape() -> str:
-        top = st["top"]
-        _phases([(e, 0) for e in top.entries], edges(), _co(top.final, edges()), "E-SHAPE")
+        _phases([(e, 0) for e in st["top"].entries], st["edges"], st["co"], "E-SHAPE")
         return "every request's path reads (R|B)* N? (L|B)*"
 
     def movers() -> str:
         b = st["b"]
         return _movers(st["top"], ind.steps, st["label"], st["live"], b.composites,
-                       set(b.inner), _co(st["top"].final, edges()), ind, "E-MOVER")
+                       set(b.inner), st["co"], ind, "E-MOVER")
 
     yield "model", ind.program
     yield "reduction-domains", ind.domains
@@ -257,9 +251,9 @@ def _movers(view: Steps, orig: Steps, labels: dict[Step, str], partners: list[St
             if open_:
                 asks.append((t, lab, first, m_.And(none, m_.Or(open_))))
     # One query for all; only a failure is asked again step by step, to name the step.
-    if asks and ind.query().unsat(m_.Or([q for *_, q in asks]), {}) is not None:
+    if asks and ind.query.unsat(m_.Or([q for *_, q in asks]), {}) is not None:
         for t, lab, first, q in asks:
-            if (bad := ind.query().unsat(q, ind.named)) is not None:
+            if (bad := ind.query.unsat(q, ind.named)) is not None:
                 raise invalid(code, f"the step of {t.src[1]} at {shown(foot, t)} ({lab}) is not "
                               f"a {('left', 'right')[first]} mover, under the invariant ({bad})")
         raise invalid(code, "cvc5 contradicts itself on the mover obligations")
