@@ -12,9 +12,7 @@ class CheckerError(Exception):
 
     def __init__(self, message: str, *, code: str | None = None) -> None:
         super().__init__(message)
-        self.message = message
-        if code is not None:
-            self.code = code
+        self.message, self.code = message, code or self.code
 
 
 class JsonError(CheckerError):

@@ -65,9 +65,8 @@ class Smt:
 class Translator:
     """FORMULA / TERM JSON → back-end values. Depth is bounded by the JSON depth limit."""
 
-    def __init__(
-        self, be: Any, places: Callable[[Place], Any], aux: Mapping[str, Any], resolve: Resolve
-    ) -> None:
+    def __init__(self, be: Any, places: Callable[[Place], Any], aux: Mapping[str, Any],
+                 resolve: Resolve) -> None:
         self.be, self.places, self.aux, self.resolve = be, places, aux, resolve
 
     def term(self, t: Json) -> Any:

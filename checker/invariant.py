@@ -130,10 +130,8 @@ class Inductive:
         if unknown := self.split - {r for r, _ in blocks}:
             raise invalid("E-NAME", f"split: no request {min(unknown)!r}")
         self.init.update(init_env)
-        self.names.update(self.init)
-        for r, body in self.blocks:
-            self.requests.add(r)
-            self.names.update(named(body))
+        self.requests.update(r for r, _ in self.blocks)
+        self.names.update(self.init, *(named(body) for _, body in self.blocks))
         return f"{len(self.blocks)} requests over {len(self.names)} globals"
 
     def domains(self) -> str:

@@ -68,13 +68,10 @@ def top_view(s: Steps, moves: list[Step], b: Blocks, dom: dict[str, tuple[int, .
     succ = {src: set(dst) for src, dst in group((m.src, m.dst) for m in moves).items()}
     sect = {loc for loc, i in b.inner.items() if b.kinds[i] == "section"}
     foot, out, macro = {}, [], set()
-    for loc in s.foot:
-        if loc in b.inner:
-            continue
-        if not succ.get(loc, set()) & sect:
+    for loc in (loc for loc in s.foot if loc not in b.inner):
+        if not (entered := {b.inner[d] for d in succ.get(loc, set()) & sect}):
             foot[loc] = s.foot[loc]
             continue
-        entered = {b.inner[d] for d in succ[loc] & sect}  # the sections, all their globals
         inside = {x for d, i in b.inner.items() if i in entered for x in s.foot[d].touched}
         reads = tuple(sorted({*s.foot[loc].touched, *inside}))
         budget -= prod(len(dom[x]) for x in reads)
