@@ -112,8 +112,7 @@ def _schema(package: str, name: str) -> Any:
 
 
 def validate(data: Any) -> None:
-    """The first error of the JSON Schema validator (not the best one: ranking all errors
-    of nested oneOf is superlinear)."""
+    """The schema's first error (not its best one: ranking the errors of nested oneOf is slow)."""
     validator = jsonschema.Draft202012Validator(_schema(*SCHEMA))
     if (error := next(validator.iter_errors(data), None)) is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "(top level)"

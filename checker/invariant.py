@@ -72,8 +72,7 @@ def _shown_name(k: Key) -> str:
 
 
 class Inductive:
-    """One invariant of one Ser program on its domains. Not frozen: the obligations run in
-    order and fill it (the program, the domains, the steps, the solver)."""
+    """One invariant of one Ser program on its domains, filled in by its obligations in order."""
 
     def __init__(self, model: Json, domains: Json, inv: Json, limits: Limits,
                  remaining: Callable[[], float], counts: bool, groups: Json = (),
@@ -206,8 +205,7 @@ class Inductive:
         return f"{len(gone)} escapes and dead transitions never enabled"
 
     def changes(self) -> list[Change]:
-        """Every step of `live`, arrival and answer: (what, local, changes, globals read,
-        globals after)."""
+        """Every live step, arrival and answer: (what, local, changes, reads, globals after)."""
         s = self.steps
         out: list[Change] = []
         for m in self.live:

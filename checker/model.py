@@ -136,8 +136,7 @@ _PARSER = lark.Lark(_GRAMMAR, parser="lalr", lexer="basic", maybe_placeholders=T
 
 
 def parse_source(text: str) -> tuple[Any, ...]:
-    """A Ser file as `_program` reads it: ("core", initial globals, blocks) or ("sizes",
-    declarations, blocks)."""
+    """A Ser file parsed: ("core", initial globals, blocks) or ("sizes", declarations, blocks)."""
     try:
         return _PARSER.parse(text)  # type: ignore[return-value]
     except lark.exceptions.UnexpectedInput as exc:  # a character or a token (LALR: no EOF)

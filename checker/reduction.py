@@ -208,9 +208,7 @@ def _movers(view: Steps, orig: Steps, labels: dict[Step, str], partners: list[St
             fa, fb = (foot[t.src], foot[src])[::1 if first else -1]
             xs = tuple(x for x in fb.reads if x in fa.touched)
             if (key := (src, xs, first)) not in index:
-                index[key] = {}
-                for u in ms:
-                    index[key].setdefault(_on(u, foot[src], xs, not first), []).append(u)
+                index[key] = group((_on(u, foot[src], xs, not first), u) for u in ms)
             out += index[key].get(_on(t, foot[t.src], xs, first), [])
         return out
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from math import prod
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from checker.certificate import Limits
 from checker.errors import CheckerError, LimitError, ModelError, invalid
@@ -29,23 +29,20 @@ def group(pairs: Iterable[tuple[K, V]]) -> dict[K, list[V]]:
     return out
 
 
-@dataclass(frozen=True)
-class Foot:
+class Foot(NamedTuple):
     reads: tuple[str, ...]  # R, sorted
     touched: tuple[str, ...]  # R ∪ W, sorted
     writes: frozenset[str]  # W
 
 
-@dataclass(frozen=True)
-class Step:
+class Step(NamedTuple):
     src: Local
     reads: Values  # the values of src's R
     dst: Local
     after: Values  # the values of src's R ∪ W after the step
 
 
-@dataclass(frozen=True)
-class Steps:
+class Steps(NamedTuple):
     entries: tuple[Local, ...]
     foot: dict[Local, Foot]  # every local state that can step
     final: dict[Local, int]  # every local state that answers, with its answer
@@ -53,8 +50,7 @@ class Steps:
     escapes: tuple[Step, ...]  # outcomes that leave a domain
 
 
-@dataclass(frozen=True)
-class Composite:
+class Composite(NamedTuple):
     head: Local
     commit: Step
     footprint: frozenset[str]  # every global the attempt's states and its commit touch
@@ -121,9 +117,8 @@ def footprint(e: Expr) -> Foot:
 
 def split(body: Expr, first: bool = True) -> Expr:
     """`s1; …; sk; rest` → `s1; …; sk; yield; rest`, s1 … sk the longest run of first
-    statements that name no global and do not yield (docs/certificates.md, "Split
-    requests"): a step that touches no global commutes with every other, so the split
-    request's executions are the original's, each prefix run apart."""
+    statements that name no global and do not yield: a step that touches no global commutes
+    with every other (docs/certificates.md, "Split requests")."""
     if body[0] == "seq" and not named(body[1]) and all(
             n[0] not in ("yield", "exit") for n in nodes(body[1])):
         return ("seq", body[1], split(body[2], False))
@@ -137,9 +132,8 @@ def split(body: Expr, first: bool = True) -> Expr:
 
 
 def live_locals(e: Expr, out: frozenset[str] = frozenset()) -> frozenset[str]:
-    """The locals some run of `e` may read before writing them, `out` those read after it
-    (DESIGN.md, live-local naming): the others are dead, and a local state's name drops
-    them, since two states that differ only there have the same futures."""
+    """The locals some run of `e` may read before writing them, `out` those read after it; a
+    local state's name drops the others (dead: the same futures; DESIGN.md, live locals)."""
     tag = e[0]
     if tag == "var":
         return out | {e[1]} if is_local(e[1]) else out
@@ -203,9 +197,8 @@ def valuations(xs: tuple[str, ...], dom: dict[str, tuple[int, ...]], bounds: lis
 def enumerate_steps(blocks: list[tuple[str, Expr]], domains: dict[str, tuple[int, ...]],
                     limits: Limits, bounds: list[Linear], given: dict[Local, Foot]) -> Steps:
     """Every local state the requests reach through steps inside the domains, and the
-    outcomes of each at every valuation of its reads within the domains (and bounds); a
-    footprint `given` for a state is checked as it steps (a read or write outside it, or a
-    must-write left undone, is E-FOOTPRINT), as every footprint is."""
+    outcomes of each at every valuation of its reads within the domains and bounds; each
+    footprint (one `given` too) is checked as its state steps (E-FOOTPRINT)."""
     states: dict[Local, tuple[Env, Expr]] = {}
     texts: dict[str, tuple[Env, Expr]] = {}
     named: dict[Expr, tuple[frozenset[str], str]] = {}  # the same few ends of every valuation
