@@ -119,7 +119,7 @@ def _obligations(cert: dict[str, Any] | str | bytes, model_text: str | bytes | N
         state["claim"] = claim = "parts" if "parts" in data else "reduction" if "reduction" \
             in data else "always" if "invariant" in data.get("always", {}) else "network"
         if claim == "network":  # what the schema cannot say of claims on an NS or on events
-            from checker.obligations import check_structure
+            from checker.network import check_structure
 
             check_structure(data, limits)
         return str(data["verdict"])

@@ -181,8 +181,20 @@ def _cas_proof() -> Any:
     return cert
 
 
+def _lasso() -> Any:
+    from tests.checker.test_lasso import _livelock
+    return _livelock()
+
+
+def _always_over_globals() -> Any:
+    from tests.checker.test_lasso import LOCK, _always
+    return _always(LOCK, "G (L == 0 || L == 1)")
+
+
 @pytest.mark.parametrize("claim, cert", [
     ("serializable by an invariant of the net and a serial set", certs.proof_intro_lock),
+    ("temporal violations (lassos) and G p over globals", _lasso),
+    ("temporal violations (lassos) and G p over globals", _always_over_globals),
     ("serializable by a walk-labelled invariant of the net", certs.proof_two_walk),
     ("not serializable (counterexamples)", lambda: certs.counterexamples()["intro-nonser.ser"]),
     ("serializable by reduction", certs.reduction_intro_lock),
