@@ -10,7 +10,7 @@ from math import prod
 from typing import Any
 
 from checker.errors import LimitError, invalid
-from checker.steps import Blocks, Composite, Foot, Local, Step, Steps, group
+from checker.steps import Blocks, Composite, Foot, Local, Step, Steps, group, reach
 
 Json = Any
 
@@ -114,25 +114,14 @@ def check_attempts(ind: Any, b: Blocks, claim: list[Json], local: Any) -> str:
             continue
         h, v, tried = local(c["head"]), c["version"], b.tried.get(i, [])
         own = _heads(s, h)
-        last: dict[Local, set[int | None]] = {}  # V last read (None: not where h could)
-        for t in tried:
-            if v in s.foot[t.src].reads:
-                last.setdefault(t.dst, set()).add(_fixed(s, t)[v] if own(t) else None)
-            elif t.src == h:
-                raise invalid("E-ATTEMPT", f"a step of the head {h[1]} does not read {v}")
-        todo = list(last)
-        while todo:
-            loc = todo.pop()
-            for t in tried:
-                if t.src == loc and v not in s.foot[loc].reads and \
-                        not last[loc] <= last.get(t.dst, set()):  # fmt: skip
-                    last[t.dst] = last.get(t.dst, set()) | last[loc]
-                    todo.append(t.dst)
+        if any(t.src == h and v not in s.foot[h].reads for t in tried):
+            raise invalid("E-ATTEMPT", f"a step of the head {h[1]} does not read {v}")
+        last = _last_read(s, tried, v, own)
         opened: set[int] = set()
         for t in b.commits.get(i, []):
             if own(t):
                 continue  # a step of the head: the request can take it from there
-            if v not in s.foot[t.src].reads or last.get(t.src) != {_fixed(s, t)[v]}:
+            if v not in s.foot[t.src].reads or set(last.get(t.src, ())) != {_fixed(s, t)[v]}:
                 raise invalid("E-ATTEMPT", f"{t.src[1]}: a commit not reading {v} as last read")
             opened.add(_fixed(s, t)[v])
         reads = {x for t in tried for x in s.foot[t.src].reads} - {v}
@@ -152,6 +141,15 @@ def check_attempts(ind: Any, b: Blocks, claim: list[Json], local: Any) -> str:
     if bad and (why := ind.query.unsat(m.Or(bad), ind.named)) is not None:
         raise invalid("E-ATTEMPT", f"a step changes what an attempt read, validated ({why})")
     return f"{len(b.heads)} attempts validated by their versions"
+
+
+def _last_read(s: Steps, tried: list[Step], v: str, own: Callable[[Step], bool]
+               ) -> dict[Local, list[int | None]]:  # fmt: skip
+    """The values of V last read in each state (None: read where the head could not)."""
+    seeds = [(t.dst, _fixed(s, t)[v] if own(t) else None) for t in tried
+             if v in s.foot[t.src].reads]  # fmt: skip
+    succ = group((t.src, t.dst) for t in tried if v not in s.foot[t.src].reads)
+    return group(reach(seeds, lambda n: ((d, n[1]) for d in succ.get(n[0], ()))))
 
 
 def _fixed(s: Steps, m: Step) -> dict[str, int]:

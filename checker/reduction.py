@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any, TypeVar, cast
+from collections.abc import Callable, Iterator
+from typing import Any, cast
 
+from checker import steps
 from checker.certificate import Limits, integer
 from checker.errors import SchemaError, invalid
 from checker.invariant import Inductive, shown
@@ -16,11 +17,10 @@ from checker.steps import Blocks, Composite, Foot, Local, Step, Steps, group, is
 
 Json = Any
 Thunk = Callable[[], str]
-Node = TypeVar("Node")
 MOVES = {0: {"R": 0, "B": 0, "N": 1, "L": 1}, 1: {"L": 1, "B": 1}}  # phase -> label -> phase
 
 
-def _assign(entries: list[Json], foot: dict[Local, Foot], steps: list[Step]) -> dict[Step, str]:
+def _assign(entries: list[Json], foot: dict[Local, Foot], moves: list[Step]) -> dict[Step, str]:
     """Each step's label: the entry for its local state at its reads, else for its state."""
     given: dict[tuple[Local, tuple[int, ...] | None], str] = {}
     for e in entries:
@@ -37,27 +37,17 @@ def _assign(entries: list[Json], foot: dict[Local, Foot], steps: list[Step]) -> 
             raise SchemaError(f"two labels for {loc[1]} at the same reads")
         given[(loc, reads)] = e["label"]
     out = {}
-    for m in steps:
+    for m in moves:
         if (lab := given.get((m.src, m.reads)) or given.get((m.src, None))) is None:
             raise invalid("E-LABEL", f"no label for the step of {m.src[1]} at {shown(foot, m)}")
         out[m] = lab
     return out
 
 
-def _reach(starts: Iterable[Node], succ: Callable[[Node], Iterable[Node]]) -> set[Node]:
-    seen, todo = set(starts), list(starts)
-    while todo:
-        for n in succ(todo.pop()):
-            if n not in seen:
-                seen.add(n)
-                todo.append(n)
-    return seen
-
-
 def _co(final: dict[Local, int], edges: list[tuple[Local, Local, str]]) -> set[Local]:
     """Local states from which an answer can be reached."""
     back = group((dst, src) for src, dst, _ in edges)
-    return _reach(final, lambda loc: back.get(loc, ()))
+    return steps.reach(final, lambda loc: back.get(loc, ()))
 
 
 def _phases(starts: list[tuple[Local, int]], edges: list[tuple[Local, Local, str]],
@@ -71,7 +61,7 @@ def _phases(starts: list[tuple[Local, int]], edges: list[tuple[Local, Local, str
                 raise invalid(code, f"request {n[0][0]}: {lab} after the commit, at {n[0][1]}")
             yield dst, nxt
 
-    _reach(starts, succ)
+    steps.reach(starts, succ)
 
 
 def reduction(data: Json, limits: Limits, remaining: Callable[[], float]

@@ -5,7 +5,7 @@ a local state is named by its residual program and its live locals."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from math import prod
 from typing import NamedTuple, TypeVar
@@ -27,6 +27,17 @@ def group(pairs: Iterable[tuple[K, V]]) -> dict[K, list[V]]:
     for k, v in pairs:
         out.setdefault(k, []).append(v)
     return out
+
+
+def reach(starts: Collection[K], succ: Callable[[K], Iterable[K]]) -> set[K]:
+    """The nodes reachable from `starts` by `succ` (the starts included)."""
+    seen, todo = set(starts), list(starts)
+    while todo:
+        for n in succ(todo.pop()):
+            if n not in seen:
+                seen.add(n)
+                todo.append(n)
+    return seen
 
 
 class Foot(NamedTuple):
