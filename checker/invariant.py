@@ -15,7 +15,7 @@ from checker.errors import LimitError, SchemaError, invalid
 from checker.formula import Query, Smt, Translator
 from checker.model import Expr, env_text, named
 from checker.program import parse_program
-from checker.steps import Foot, Key, Linear, Local, Step, enumerate_steps, group, is_stutter, split
+from checker.steps import Foot, Key, Linear, Local, Step, enumerate_steps, group, split
 
 Json = Any
 Change = tuple[str, Local, dict[Key, int | None], dict[str, int], dict[str, int]]
@@ -59,8 +59,8 @@ def _kept(li: Linear, d: dict[Key, int | None]) -> bool:
     return n == 0 if li[2] == "=" else n <= 0 if li[2] in ("<=", "<") else n >= 0
 
 
-def shown(foot: dict[Local, Foot], m: Step) -> str:
-    return env_text(zip(foot[m.src].reads, m.reads, strict=True))
+def shown(m: Step) -> str:
+    return env_text(m.pre().items())
 
 
 def _shown_name(k: Key) -> str:
@@ -158,7 +158,7 @@ class Inductive:
     def enumerate(self) -> str:
         self.steps = s = enumerate_steps(self.blocks, self.dom, self.limits, self.bounds,
                                              self.given)
-        self.live = [m for m in s.moves if not is_stutter(m, s.foot[m.src])]
+        self.live = [m for m in s.moves if not m.stutter()]
         for i, g in enumerate(self.groups):  # {"group": i}: the requests in any state of g
             self.grouped[key_of({"group": i})] = [self.resolve({"local": p}) for p in g]
         self.member = group((k, g) for g, ks in self.grouped.items() for k in ks)
@@ -194,12 +194,10 @@ class Inductive:
             raise invalid("E-INITIATION", "the invariant is false initially (no request)")
         return "the invariant holds initially"
 
-    def dead(self, also: list[tuple[Step, Foot]]) -> str:
-        """Escapes, and the steps `also` (labelled dead, each with the footprint it is
-        enumerated on), are never enabled under I."""
-        s = self.steps
-        gone = [(m, s.foot[m.src]) for m in s.escapes] + also
-        pre = [self.at(m.src, 1, dict(zip(fp.reads, m.reads, strict=True))) for m, fp in gone]
+    def dead(self, also: list[Step]) -> str:
+        """Escapes, and the steps `also` (labelled dead), are never enabled under I."""
+        gone = [*self.steps.escapes, *also]
+        pre = [self.at(m.src, 1, m.pre()) for m in gone]
         if gone and (bad := self.query.unsat(self.smt.m.Or(pre), self.named)) is not None:
             raise invalid("E-ESCAPE", f"an escape or a step labelled dead can be taken ({bad})")
         return f"{len(gone)} escapes and dead transitions never enabled"
@@ -209,14 +207,12 @@ class Inductive:
         s = self.steps
         out: list[Change] = []
         for m in self.live:
-            fp = s.foot[m.src]
-            before = dict(zip(fp.reads, m.reads, strict=True))
-            after = dict(zip(fp.touched, m.after, strict=True))
+            before, after = m.pre(), m.post()
             d: dict[Key, int | None] = {("local", *m.src): -1}
             d[("local", *m.dst)] = (d.get(("local", *m.dst)) or 0) + 1
             for x, v in after.items():
                 d[("value", x)] = v - before[x] if x in before else None
-            out.append((f"step of {m.src[1]} at {shown(s.foot, m)}", m.src, d, before, after))
+            out.append((f"step of {m.src[1]} at {shown(m)}", m.src, d, before, after))
         out += [(f"arrival of {loc[0]}", loc, {("local", *loc): 1}, {}, {}) for loc in s.entries]
         for loc, v in s.final.items():
             d = {("local", *loc): -1}

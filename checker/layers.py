@@ -34,9 +34,7 @@ def read_blocks(claim: list[Json], s: Steps, live: list[Step], local: Any) -> Bl
     for m in live:
         src, dst = b.inner.get(m.src, b.heads.get(m.src)), b.inner.get(m.dst)
         if src is not None and b.kinds[src] == "attempt":
-            fp = s.foot[m.src]  # read-only: W ⊆ R, nothing changes
-            if (dst == src or b.heads.get(m.dst) == src) and len(fp.touched) == len(fp.reads) \
-                    and m.after == m.reads:
+            if (dst == src or b.heads.get(m.dst) == src) and m.read_only():
                 b.tried.setdefault(src, []).append(m)
             elif dst is not None:
                 raise invalid("E-BLOCK", f"attempt at {m.src[1]}: writes inside, or enters a block")
@@ -47,9 +45,9 @@ def read_blocks(claim: list[Json], s: Steps, live: list[Step], local: Any) -> Bl
         elif (key := dst if src is None else src) is not None:
             b.section.setdefault(key, []).append(m)
     for h, i in b.heads.items():  # a commit the head could take is the head's own step
-        seen = frozenset(x for m in b.tried.get(i, []) for x in s.foot[m.src].touched)
+        seen = frozenset(x for m in b.tried.get(i, []) for x in m.foot.touched)
         own = _heads(s, h)
-        b.composites += [Composite(h, c, seen | frozenset(s.foot[c.src].touched))
+        b.composites += [Composite(h, c, seen | frozenset(c.foot.touched))
                          for c in b.commits.get(i, []) if not own(c)]
     return b
 
@@ -57,7 +55,7 @@ def read_blocks(claim: list[Json], s: Steps, live: list[Step], local: Any) -> Bl
 def _heads(s: Steps, h: Local) -> Callable[[Step], bool]:
     """Is a step one the head `h` could take (its own, or one of its state's twin)?"""
     own = {(m.reads, m.dst, m.after) for m in s.moves if m.src == h}
-    return lambda t: t.src == h or s.foot[t.src] == s.foot[h] and (t.reads, t.dst, t.after) in own
+    return lambda t: t.src == h or t.foot == s.foot[h] and (t.reads, t.dst, t.after) in own
 
 
 def top_view(s: Steps, moves: list[Step], b: Blocks, dom: dict[str, tuple[int, ...]],
@@ -80,23 +78,23 @@ def top_view(s: Steps, moves: list[Step], b: Blocks, dom: dict[str, tuple[int, .
         foot[loc] = Foot(reads, reads, frozenset())
         macro.add(loc)
         for vals in itertools.product(*(dom[x] for x in reads)):
-            out += _macro(loc, dict(zip(reads, vals, strict=True)), s, groups, sect, reads)
+            out += _macro(loc, dict(zip(reads, vals, strict=True)), s, groups, sect, foot[loc])
     plain = [m for m in moves if m.src in foot and m.src not in macro]
     return Steps(s.entries, foot, s.final, tuple(dict.fromkeys(plain + out)), ())
 
 
 def _macro(start: Local, v0: dict[str, int], s: Steps, groups: dict[Any, list[Step]],
-           sect: set[Local], reads: tuple[str, ...]) -> list[Step]:  # fmt: skip
-    """Every run from `start` at `v0` through section states to a state outside them."""
+           sect: set[Local], fp: Foot) -> list[Step]:  # fmt: skip
+    """Every run from `start` at `v0` through section states to a state outside them, as a
+    step on the macro footprint `fp`."""
     out, stack, seen = [], [(start, v0)], set()
     while stack:
         loc, v = stack.pop()
-        fp = s.foot[loc]
-        for m in groups.get((loc, tuple(v[x] for x in fp.reads)), ()):
-            w = {**v, **dict(zip(fp.touched, m.after, strict=True))}
-            key = (m.dst, tuple(w[x] for x in reads))
+        for m in groups.get((loc, tuple(v[x] for x in s.foot[loc].reads)), ()):
+            w = {**v, **m.post()}
+            key = (m.dst, tuple(w[x] for x in fp.reads))
             if m.dst not in sect:
-                out.append(Step(start, tuple(v0[x] for x in reads), m.dst, key[1]))
+                out.append(Step(start, tuple(v0[x] for x in fp.reads), m.dst, key[1], fp))
             elif key not in seen:
                 seen.add(key)
                 stack.append((m.dst, w))
@@ -114,21 +112,20 @@ def check_attempts(ind: Any, b: Blocks, claim: list[Json], local: Any) -> str:
             continue
         h, v, tried = local(c["head"]), c["version"], b.tried.get(i, [])
         own = _heads(s, h)
-        if any(t.src == h and v not in s.foot[h].reads for t in tried):
+        if any(t.src == h and v not in t.foot.reads for t in tried):
             raise invalid("E-ATTEMPT", f"a step of the head {h[1]} does not read {v}")
-        last = _last_read(s, tried, v, own)
+        last = _last_read(tried, v, own)
         opened: set[int] = set()
         for t in b.commits.get(i, []):
             if own(t):
                 continue  # a step of the head: the request can take it from there
-            if v not in s.foot[t.src].reads or set(last.get(t.src, ())) != {_fixed(s, t)[v]}:
+            if v not in t.foot.reads or set(last.get(t.src, ())) != {t.pre()[v]}:
                 raise invalid("E-ATTEMPT", f"{t.src[1]}: a commit not reading {v} as last read")
-            opened.add(_fixed(s, t)[v])
-        reads = {x for t in tried for x in s.foot[t.src].reads} - {v}
+            opened.add(t.pre()[v])
+        reads = {x for t in tried for x in t.foot.reads} - {v}
         for t in ind.live if reads and opened else ():
-            if not (reads | {v}).isdisjoint(s.foot[t.src].touched):  # else: nothing to ask
-                pre = _fixed(s, t)
-                post = dict(zip(s.foot[t.src].touched, t.after, strict=True))
+            if not (reads | {v}).isdisjoint(t.foot.touched):  # else: nothing to ask
+                pre, post = t.pre(), t.post()
                 if v in post and (v not in pre or post[v] < pre[v]):
                     raise invalid("E-ATTEMPT", f"the step of {t.src[1]} lowers the version {v}")
                 if any(x in post and pre.get(x) != post[x] for x in reads) and not (
@@ -143,14 +140,9 @@ def check_attempts(ind: Any, b: Blocks, claim: list[Json], local: Any) -> str:
     return f"{len(b.heads)} attempts validated by their versions"
 
 
-def _last_read(s: Steps, tried: list[Step], v: str, own: Callable[[Step], bool]
+def _last_read(tried: list[Step], v: str, own: Callable[[Step], bool]
                ) -> dict[Local, list[int | None]]:  # fmt: skip
     """The values of V last read in each state (None: read where the head could not)."""
-    seeds = [(t.dst, _fixed(s, t)[v] if own(t) else None) for t in tried
-             if v in s.foot[t.src].reads]  # fmt: skip
-    succ = group((t.src, t.dst) for t in tried if v not in s.foot[t.src].reads)
+    seeds = [(t.dst, t.pre()[v] if own(t) else None) for t in tried if v in t.foot.reads]
+    succ = group((t.src, t.dst) for t in tried if v not in t.foot.reads)
     return group(reach(seeds, lambda n: ((d, n[1]) for d in succ.get(n[0], ()))))
-
-
-def _fixed(s: Steps, m: Step) -> dict[str, int]:
-    return dict(zip(s.foot[m.src].reads, m.reads, strict=True))

@@ -46,11 +46,25 @@ class Foot(NamedTuple):
     writes: frozenset[str]  # W
 
 
-class Step(NamedTuple):
+@dataclass(frozen=True)
+class Step:
     src: Local
-    reads: Values  # the values of src's R
+    reads: Values  # the values of its footprint's R
     dst: Local
-    after: Values  # the values of src's R ∪ W after the step
+    after: Values  # the values of its footprint's R ∪ W after the step
+    foot: Foot = field(compare=False)  # src's footprint in the layer the step is of
+
+    def pre(self) -> dict[str, int]:  # the globals it reads
+        return dict(zip(self.foot.reads, self.reads, strict=True))
+
+    def post(self) -> dict[str, int]:  # the globals it touches, after it
+        return dict(zip(self.foot.touched, self.after, strict=True))
+
+    def read_only(self) -> bool:  # every touched global read, and left as it was
+        return len(self.foot.touched) == len(self.foot.reads) and self.after == self.reads
+
+    def stutter(self) -> bool:  # changes nothing: read-only, back to its own state
+        return self.dst == self.src and self.read_only()
 
 
 class Steps(NamedTuple):
@@ -232,7 +246,7 @@ def enumerate_steps(blocks: list[tuple[str, Expr]], domains: dict[str, tuple[int
     entries = tuple(state(r, (), body) for r, body in blocks)
     allowed = {x: frozenset(d) for x, d in domains.items()}
     foot, final = dict[Local, Foot](), dict[Local, int]()
-    moves, escapes = list[Step](), list[Step]()
+    moves, escapes = dict[Step, None](), dict[Step, None]()  # each step once, in order
     evaluated = 0
     while todo:
         loc = todo.pop()
@@ -252,7 +266,6 @@ def enumerate_steps(blocks: list[tuple[str, Expr]], domains: dict[str, tuple[int
                                  "pairs to step")  # fmt: skip
             glo = tuple(sorted([(x, v) for x, v in zip(fp.reads, vals, strict=True) if v]
                                + others))  # fmt: skip
-            outs: dict[Step, None] = {}  # outcomes that differ in dead locals only: one
             for y, v, l2, g2 in run(e, env, glo):
                 end = dict(g2)
                 after = tuple(end.get(x, 0) for x in fp.touched)
@@ -260,20 +273,12 @@ def enumerate_steps(blocks: list[tuple[str, Expr]], domains: dict[str, tuple[int
                                           if x not in fp.touched):  # fmt: skip
                     raise CheckerError(f"a step of {loc[1]} writes outside its footprint, or "
                                        "skips a write it says is certain", code="E-FOOTPRINT")
-                step = Step(loc, vals, state(loc[0], l2, v if y else ("int", v)), after)
-                if step in outs:
-                    continue
-                outs[step] = None
+                step = Step(loc, vals, state(loc[0], l2, v if y else ("int", v)), after, fp)
                 inside = all(a in allowed[x] for x, a in zip(fp.touched, after, strict=True))
-                (moves if inside else escapes).append(step)
+                (moves if inside else escapes)[step] = None  # outcomes differing in dead locals
                 if len(moves) + len(escapes) > limits.max_valuations:
                     raise LimitError(f"more than {limits.max_valuations} transitions")
     if stray := set(given) - set(foot):
         raise CheckerError(f"a footprint for {min(stray)[1]}: no local state that steps",
                            code="E-NAME")
     return Steps(entries, foot, final, tuple(moves), tuple(escapes))
-
-
-def is_stutter(s: Step, fp: Foot) -> bool:
-    """Changes nothing: the same local state, every touched global read and unchanged."""
-    return s.dst == s.src and len(fp.touched) == len(fp.reads) and s.after == s.reads
