@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, cast
 
 from checker import steps
-from checker.certificate import Limits, integer
+from checker.certificate import Limits
 from checker.errors import SchemaError, invalid
 from checker.invariant import Inductive, shown
 from checker.steps import Blocks, Composite, Foot, Local, Step, Steps, group, refuted
@@ -32,7 +32,7 @@ def _assign(entries: list[Json], foot: dict[Local, Foot], moves: list[Step]) -> 
             if tuple(sorted(e["reads"])) != foot[loc].reads:
                 raise invalid("E-NAME", f"label for {loc[1]}: reads {sorted(e['reads'])}, "
                               f"the footprint reads {list(foot[loc].reads)}")
-            reads = tuple(integer(e["reads"][x], "reads") for x in sorted(e["reads"]))
+            reads = tuple(e["reads"][x] for x in sorted(e["reads"]))
         if (loc, reads) in given:
             raise SchemaError(f"two labels for {loc[1]} at the same reads")
         given[(loc, reads)] = e["label"]
@@ -51,7 +51,7 @@ def _co(final: dict[Local, int], edges: list[tuple[Local, Local, str]]) -> set[L
 
 
 def _phases(starts: list[tuple[Local, int]], edges: list[tuple[Local, Local, str]],
-            co: set[Local], code: str) -> None:  # fmt: skip
+            co: set[Local], code: str) -> str:  # fmt: skip
     """Every path from the starts, in their phases, reads (R|B)* N? (L|B)* to its end."""
     out = group((src, (dst, lab)) for src, dst, lab in edges if dst in co)
 
@@ -62,6 +62,7 @@ def _phases(starts: list[tuple[Local, int]], edges: list[tuple[Local, Local, str
             yield dst, nxt
 
     steps.reach(starts, succ)
+    return "every request's path reads (R|B)* N? (L|B)*"
 
 
 def reduction(data: Json, limits: Limits, remaining: Callable[[], float]
@@ -118,15 +119,6 @@ def reduction(data: Json, limits: Limits, remaining: Callable[[], float]
         return _movers(s, l1, [m for m in ind.live if m not in tried], b.composites, zero, co,
                        ind, "E-SECTION")
 
-    def shape() -> str:
-        _phases([(e, 0) for e in st["top"].entries], st["edges"], st["co"], "E-SHAPE")
-        return "every request's path reads (R|B)* N? (L|B)*"
-
-    def movers() -> str:
-        b = st["b"]
-        return _movers(st["top"], st["label"], st["live"], b.composites, set(b.inner), st["co"],
-                       ind, "E-MOVER")
-
     yield "model", ind.program
     yield "reduction-domains", ind.domains
     yield "reduction-steps", ind.enumerate
@@ -139,8 +131,11 @@ def reduction(data: Json, limits: Limits, remaining: Callable[[], float]
     if blocks:
         yield "reduction-attempts", lambda: own.check_attempts(ind, st["b"], blocks, local)
         yield "reduction-sections", sections
-    yield "reduction-shape", shape
-    yield "reduction-movers", movers
+    yield "reduction-shape", lambda: _phases([(e, 0) for e in st["top"].entries], st["edges"],
+                                             st["co"], "E-SHAPE")
+    yield "reduction-movers", lambda: _movers(st["top"], st["label"], st["live"],
+                                              st["b"].composites, set(st["b"].inner), st["co"],
+                                              ind, "E-MOVER")
 
 
 def _writes(m: Step) -> frozenset[str]:
