@@ -37,13 +37,6 @@ class _NotInteger(str):
     """A JSON number spelled with a fraction or an exponent, kept as text for the message."""
 
 
-def integer(value: Any, where: str) -> int:
-    """The second line behind the decoder: exactly an int (never a bool or a float)."""
-    if type(value) is not int:
-        raise SchemaError(f"{where}: {value!r} is not an integer")
-    return value
-
-
 def _strict_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     if len(obj := dict(pairs)) != len(pairs):  # a repeated key: name the first one
         dup = next(k for k, n in Counter(k for k, _ in pairs).items() if n > 1)

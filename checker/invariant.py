@@ -10,7 +10,7 @@ from collections.abc import Callable
 from functools import cached_property
 from typing import Any
 
-from checker.certificate import Limits, integer
+from checker.certificate import Limits
 from checker.errors import LimitError, SchemaError, invalid
 from checker.formula import Query, Smt, Translator
 from checker.model import Expr, env_text, named
@@ -140,7 +140,7 @@ class Inductive:
             if x not in self.names or x in self.dom:
                 raise invalid("E-NAME", f"domain of {x!r}: no global of the program, or twice")
             if "range" in d:
-                lo, hi = (integer(v, f"domain of {x}") for v in d["range"])
+                lo, hi = d["range"]
             size += max(0, hi - lo + 1) if "range" in d else len(d["values"])
             if size > self.limits.max_valuations:
                 raise LimitError(f"domains of more than {self.limits.max_valuations} values")

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, NamedTuple
 
-from checker.certificate import integer
 from checker.errors import Invalid, ModelError, invalid
 from checker.model import STATE_BOUND, env_text, local_text, run
 from checker.program import parse_program
@@ -203,7 +202,7 @@ class Run:
 
 def apply(sem: Semantics, run: Run, ev: Any, i: int) -> None:
     """Event number `i` on the one-step semantics itself (no NS, no pair list needed)."""
-    n = integer(ev["instance"], f"event {i} instance")
+    n = ev["instance"]
     where = f"event {i} ({ev['event']} of instance {n})"
     if ev["event"] == "spawn":
         if n in run.used:
