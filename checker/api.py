@@ -88,8 +88,7 @@ class _Expired(BaseException):
 
 @contextmanager
 def _alarm(seconds: float) -> Iterator[None]:
-    """Interrupt pure-Python work at the deadline, in the main thread if no one else's timer
-    is armed (theirs bounds us)."""
+    """Interrupt pure-Python work at the deadline (main thread, no other timer armed)."""
     usable = threading.current_thread() is threading.main_thread()
     if not usable or signal.getitimer(signal.ITIMER_REAL)[0] > 0:
         yield

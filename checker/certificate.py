@@ -70,8 +70,7 @@ def _scan(data: Any, limits: Limits) -> None:
 
 
 def parse(cert: dict[str, Any] | str | bytes, limits: Limits) -> dict[str, Any]:
-    """Certificate object from bytes, text or an already decoded object (re-encoded, so a
-    Python object gets exactly the treatment of its JSON text)."""
+    """A certificate from bytes, text or a decoded object (re-encoded: read as its JSON text)."""
     if isinstance(cert, dict):
         try:
             cert = json.dumps(cert, allow_nan=False)

@@ -1,5 +1,4 @@
-"""One root exception for the checker; every rejection carries a stable code, listed in
-docs/certificates.md, that never changes meaning."""
+"""One root exception; each rejection has a stable code (docs/certificates.md), never reused."""
 
 from __future__ import annotations
 

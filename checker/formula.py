@@ -1,6 +1,5 @@
 """Invariant formulas, walked as data by one translator with two back ends: pySMT terms for
-cvc5 here, exact integers in checker/obligations.py (queries; pySMT imports z3 when it can, so z3 is
-blocked while pySMT is first imported: the checker never loads it)."""
+cvc5 here (z3, which pySMT imports if it can, is blocked), exact integers in obligations.py."""
 
 from __future__ import annotations
 

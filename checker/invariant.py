@@ -1,7 +1,6 @@
-"""Inductive invariants on the checker's own per-variable steps (reduction proofs, `G p`):
-I over the counters M(l) of local states, the globals and, for `G p`, the answers C(r, v),
-with the domains and M, C ≥ 0 conjoined; a linear conjunct that a step changes by constants
-is settled by arithmetic, the rest go to cvc5, one query per step (docs/certificates.md)."""
+"""Inductive invariants on the checker's own per-variable steps (docs/certificates.md): I over
+the counters M(l) of local states, the globals and (`G p`) the answers C(r, v), with the
+domains and M, C ≥ 0; arithmetic settles a conjunct a step shifts by constants, cvc5 the rest."""
 
 from __future__ import annotations
 
@@ -250,8 +249,7 @@ class Inductive:
         reads = group((k, i) for i, c in enumerate(self.conj) for k in _places(c))
         for what, src, d, before, after in found:  # a conjunct whose atoms stay is kept
             moved = sorted({i for k, dv in d.items() if dv != 0 for i in reads.get(k, ())})
-            open_ = [self.conj[i] for i in moved
-                     if (li := lins[i]) is None or not _kept(li, d)]
+            open_ = [self.conj[i] for i in moved if (li := lins[i]) is None or not _kept(li, d)]
             if not open_:
                 continue
             solved += 1

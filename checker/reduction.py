@@ -27,12 +27,10 @@ def _assign(entries: list[Json], foot: dict[Local, Foot], moves: list[Step]) -> 
         loc: Local = (e["local"][0], e["local"][1])
         if loc not in foot:
             raise invalid("E-NAME", f"label for {loc}: not a local state that can step here")
-        reads = None
-        if "reads" in e:
-            if tuple(sorted(e["reads"])) != foot[loc].reads:
-                raise invalid("E-NAME", f"label for {loc[1]}: reads {sorted(e['reads'])}, "
-                              f"the footprint reads {list(foot[loc].reads)}")
-            reads = tuple(e["reads"][x] for x in sorted(e["reads"]))
+        reads = tuple(v for _, v in sorted(e["reads"].items())) if "reads" in e else None
+        if reads is not None and tuple(sorted(e["reads"])) != foot[loc].reads:
+            raise invalid("E-NAME", f"label for {loc[1]}: reads {sorted(e['reads'])}, "
+                          f"the footprint reads {list(foot[loc].reads)}")
         if (loc, reads) in given:
             raise SchemaError(f"two labels for {loc[1]} at the same reads")
         given[(loc, reads)] = e["label"]
@@ -80,12 +78,11 @@ def reduction(data: Json, limits: Limits, remaining: Callable[[], float]
         return cast(Local, ind.resolve({"local": p})[1:])
 
     def read() -> str:
-        s = ind.steps
-        b = st["b"] = own.read_blocks(blocks, s, ind.live, local)
-        if any(c.get("version", "") not in ind.dom for c in blocks if c["kind"] == "attempt"):
+        b = st["b"] = own.read_blocks(blocks, ind.steps, ind.live, local)
+        if any(c["version"] not in ind.dom for c in blocks if c["kind"] == "attempt"):
             raise invalid("E-NAME", "an attempt's version is not a global of the program")
         st["l1"] = _assign([e for c in blocks if c["kind"] == "section" for e in c["labels"]],
-                           s.foot, [m for ms in b.section.values() for m in ms])
+                           ind.steps.foot, [m for ms in b.section.values() for m in ms])
         st["dead"] = [m for m, lab in st["l1"].items() if lab == "D"]
         return f"{len(b.heads)} attempts, {len(blocks) - len(b.heads)} sections"
 

@@ -1,7 +1,6 @@
-"""The checker's own per-variable steps of a Ser program (docs/certificates.md, "Footprints"),
-written from the design, not from the prover: a step runs on a valuation of its reads R
-alone (every other global holds POISON, which it must not read and must write over in W);
-a local state is named by its residual program and its live locals."""
+"""The checker's own per-variable steps of a Ser program (docs/certificates.md, "Footprints"):
+a step runs on a valuation of its reads R alone (every other global POISON: never read, and
+written over in W); a local state is named by its residual program and its live locals."""
 
 from __future__ import annotations
 
@@ -221,9 +220,8 @@ def valuations(xs: tuple[str, ...], dom: dict[str, tuple[int, ...]], bounds: lis
 
 def enumerate_steps(blocks: list[tuple[str, Expr]], domains: dict[str, tuple[int, ...]],
                     limits: Limits, bounds: list[Linear], given: dict[Local, Foot]) -> Steps:
-    """Every local state the requests reach through steps inside the domains, and the
-    outcomes of each at every valuation of its reads within the domains and bounds; each
-    footprint (one `given` too) is checked as its state steps (E-FOOTPRINT)."""
+    """Every local state reached through steps inside the domains, and its outcomes at each
+    valuation of its reads there (and in the bounds); footprints checked as they step."""
     states: dict[Local, tuple[Env, Expr]] = {}
     texts: dict[str, tuple[Env, Expr]] = {}
     named: dict[Expr, tuple[frozenset[str], str]] = {}  # the same few ends of every valuation
