@@ -80,9 +80,8 @@ def parse(cert: dict[str, Any] | str | bytes, limits: Limits) -> dict[str, Any]:
     if len(raw) > limits.max_bytes:
         raise LimitError(f"certificate is {len(raw)} bytes, limit {limits.max_bytes}")
     try:
-        text = raw.decode("utf-8")
-        data = json.loads(text, object_pairs_hook=_strict_object, parse_constant=_no_constant,
-                          parse_float=_NotInteger)  # fmt: skip
+        data = json.loads(raw.decode("utf-8"), object_pairs_hook=_strict_object,
+                          parse_constant=_no_constant, parse_float=_NotInteger)
     except RecursionError:
         raise LimitError("JSON nesting too deep") from None
     except (UnicodeDecodeError, ValueError) as exc:

@@ -95,15 +95,12 @@ class Query:
     def __init__(self, smt: Smt, remaining: Callable[[], float]) -> None:
         self.smt, self.remaining = smt, remaining
         self.solver = smt.ps.solvers.cvcfive.CVC5Solver(smt.env, smt.ps.logics.QF_LIA)
-
-    def add(self, f: FNode) -> None:
-        self.solver.add_assertion(f)
+        self.add: Callable[[FNode], None] = self.solver.add_assertion  # held by every query
 
     def unsat(self, f: FNode, shown: Mapping[str, FNode]) -> str | None:
         """None when `f` (with the assertions) is unsat; else the counter-model as text.
         unknown/timeout/solver error raises Undecided: only unsat discharges."""
-        left = self.remaining()
-        if left <= 0:
+        if (left := self.remaining()) <= 0:
             raise Undecided("the check budget is used up", code="E-TIMEOUT")
         self.solver.cvc5.setOption("tlimit-per", str(max(1, int(left * 1000))))
         self.solver.push()

@@ -20,13 +20,11 @@ def read_blocks(claim: list[Json], s: Steps, live: list[Step], local: Any) -> Bl
     b = Blocks(kinds=[c["kind"] for c in claim])
     for i, c in enumerate(claim):
         for p in c["states"]:
-            loc = local(p)
-            if loc in b.inner or loc in s.entries or loc in s.final:
+            if (loc := local(p)) in b.inner or loc in s.entries or loc in s.final:
                 raise invalid("E-BLOCK", f"{loc[1]}: in two blocks, or a first or answering state")
             b.inner[loc] = i
         if c["kind"] == "attempt":
-            h = local(c["head"])
-            if h in b.heads or h in s.final:
+            if (h := local(c["head"])) in b.heads or h in s.final:
                 raise invalid("E-BLOCK", f"{h[1]}: the head of two attempts, or answers")
             b.heads[h] = i
     if set(b.heads) & set(b.inner):

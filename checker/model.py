@@ -206,8 +206,7 @@ def _set(env: Env, name: str, value: int) -> Env:
 
 
 def _get(env: Env, name: str) -> int:
-    v = next((v for k, v in env if k == name), 0)
-    if v == POISON:  # checker/steps.py: a global outside the step's footprint
+    if (v := next((x for k, x in env if k == name), 0)) == POISON:  # outside its footprint
         raise CheckerError(f"a step reads {name} outside its footprint", code="E-FOOTPRINT")
     return v
 
@@ -272,8 +271,7 @@ def _run_while(e: Expr, loc: Env, glo: Env) -> list[Outcome]:
     (_, cond, body), stack, seen = e, [(loc, glo)], set()
     out: list[Outcome] = []
     while stack:
-        state = stack.pop()
-        if state in seen:  # a yield-free cycle: this path never finishes (§2.2)
+        if (state := stack.pop()) in seen:  # a yield-free cycle: this path never ends (§2.2)
             continue
         seen.add(state)
         if len(seen) > STATE_BOUND:

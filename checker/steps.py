@@ -232,8 +232,7 @@ def enumerate_steps(blocks: list[tuple[str, Expr]], domains: dict[str, tuple[int
         text = local_text(env, e, rest)
         if texts.setdefault(text, (env, e)) != (env, e):
             raise ModelError(f"two distinct local states print as {text!r}")
-        loc = (request, text)
-        if loc not in states:
+        if (loc := (request, text)) not in states:
             if len(states) >= limits.max_locals:
                 raise LimitError(f"more than {limits.max_locals} local states")
             states[loc] = (env, e)
