@@ -68,8 +68,7 @@ def check_certificate(cert: dict[str, Any] | str | bytes, *, model_text: str | b
                     done.append(ObligationResult(name, how, time.perf_counter() - start, str(err)))
                     raise err from None
                 done.append(ObligationResult(name, "ok", time.perf_counter() - start, detail))
-                if name == "certificate":
-                    verdict = detail
+                verdict = detail if name == "certificate" else verdict
     except (CheckerError, _Expired) as exc:
         err, where = _failure(exc, expired), done[-1].name if done else "checker"
         return CheckResult(err.status, err.code, f"{where}: {err}", tuple(done), verdict)

@@ -98,8 +98,7 @@ class Query:
         self.add: Callable[[FNode], None] = self.solver.add_assertion  # held by every query
 
     def unsat(self, f: FNode, shown: Mapping[str, FNode]) -> str | None:
-        """None when `f` (with the assertions) is unsat; else the counter-model as text.
-        unknown/timeout/solver error raises Undecided: only unsat discharges."""
+        """None if `f` is unsat with the assertions, else a counter-model; no answer: Undecided."""
         if (left := self.remaining()) <= 0:
             raise Undecided("the check budget is used up", code="E-TIMEOUT")
         self.solver.cvc5.setOption("tlimit-per", str(max(1, int(left * 1000))))

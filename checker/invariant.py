@@ -100,8 +100,7 @@ class Inductive:
         return self.var[key]
 
     def resolve(self, p: Json) -> Key:
-        key = key_of(p)
-        s = self.steps
+        key, s = key_of(p), self.steps
         if key[0] == "value" and key[1] in self.dom or key[0] == "local" and (
                 key[1:] in s.foot or key[1:] in s.final) or key[0] == "response" and \
                 self.counts and key[1] in self.requests or key in self.grouped:  # fmt: skip

@@ -1,6 +1,5 @@
-"""Blocks of a reduction proof (docs/certificates.md, "Blocks"): attempts, read-only steps
-replayed from their head right before their commit (validated by a version), one step (N)
-at the top layer; sections, reduced first (layer 1), macro steps at the top layer."""
+"""Blocks of a reduction proof (docs/certificates.md, "Blocks"): attempts (read-only steps run
+at their commit, validated by a version: one N step on top) and sections (reduced first)."""
 
 from __future__ import annotations
 
@@ -70,8 +69,7 @@ def top_view(s: Steps, moves: list[Step], b: Blocks, dom: dict[str, tuple[int, .
             continue
         inside = {x for d, i in b.inner.items() if i in entered for x in s.foot[d].touched}
         reads = tuple(sorted({*s.foot[loc].touched, *inside}))
-        budget -= prod(len(dom[x]) for x in reads)
-        if budget < 0:
+        if (budget := budget - prod(len(dom[x]) for x in reads)) < 0:
             raise LimitError("macro steps: too many (local state, valuation) pairs")
         foot[loc] = Foot(reads, reads, frozenset())
         macro.add(loc)

@@ -92,8 +92,7 @@ def _name(tok: Any, init: bool = False) -> str:
 
 
 def _program(c: list[Any]) -> tuple[Any, ...]:
-    """Core Ser: ("core", the initial globals, the blocks); a file with constants, arrays,
-    families or `for`: ("sizes", its declarations in order, its blocks), for checker/sizes.py."""
+    """What parse_source returns ("sizes" for constants, arrays, families or `for`: sizes.py)."""
     decls = [i for d in c if d[0] in ("global", "const") for i in (d[1:] if d[0] == "global"
                                                                   else [d])]
     blocks = [b for b in c if b[0] not in ("global", "const")]

@@ -1,6 +1,5 @@
-"""Reduction certificates (docs/certificates.md): Lipton movers under an inductive invariant
-on the checker's own per-variable steps, blocks (checker/layers.py) reduced first; labels
-R, L, B (both), N (the commit) or D (dead); every request reads (R|B)* N? (L|B)*."""
+"""Reduction certificates (docs/certificates.md): Lipton movers under an inductive invariant,
+blocks (layers.py) reduced first; labels R, L, B (both), N (commit), D (dead): (R|B)* N? (L|B)*."""
 
 from __future__ import annotations
 
@@ -229,5 +228,4 @@ def _movers(view: Steps, labels: dict[Step, str], partners: list[Step],
                 raise invalid(code, f"the step of {t.src[1]} at {shown(t)} ({lab}) is not "
                               f"a {('left', 'right')[first]} mover, under the invariant ({bad})")
         raise invalid(code, "cvc5 contradicts itself on the mover obligations")
-    return f"{len(live)} transitions: {pairs} non-commuting pairs, refuted by the invariant " \
-        f"({len(asks)} steps asked in one solver query)"
+    return f"{len(live)} transitions, {pairs} non-commuting pairs refuted ({len(asks)} asked)"

@@ -1,6 +1,5 @@
-"""Constants, arrays, families and `for` written out as core Ser by the checker's own code,
-node for node as docs/language.md ("Constants, arrays and request families") says: local
-states are named by residual text, so the prover's writer must agree with this one."""
+"""Constants, arrays, families and `for` written out as core Ser, node for node as the docs say
+(docs/language.md): local states are named by residual text, so both tools' writers agree."""
 
 from __future__ import annotations
 

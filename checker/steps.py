@@ -140,9 +140,8 @@ def footprint(e: Expr) -> Foot:
 
 
 def split(body: Expr, first: bool = True) -> Expr:
-    """`s1; …; sk; rest` → `s1; …; sk; yield; rest`, s1 … sk the longest run of first
-    statements that name no global and do not yield: a step that touches no global commutes
-    with every other (docs/certificates.md, "Split requests")."""
+    """`s1; …; sk; rest` → `s1; …; sk; yield; rest`, s1 … sk the longest run of first statements
+    that name no global and do not yield (docs/certificates.md, "Split requests")."""
     if body[0] == "seq" and not named(body[1]) and all(
             n[0] not in ("yield", "exit") for n in nodes(body[1])):
         return ("seq", body[1], split(body[2], False))
