@@ -1,6 +1,5 @@
-"""Reading a certificate, in this order: strict JSON with integer literals only (a fraction
-or an exponent is rejected while decoding: JSON Schema's "integer" accepts 1.0 and 1e300,
-and float arithmetic forges proofs), size limits on what the rest walks, the JSON Schema."""
+"""Reading a certificate, in this order: strict JSON with integer literals only (the schema's
+"integer" takes 1.0 and 1e300; floats forge proofs), limits on what the rest walks, the schema."""
 
 from __future__ import annotations
 

@@ -160,14 +160,13 @@ def _movers(view: Steps, labels: dict[Step, str], partners: list[Step],
     """A transition labelled R or B (L or B) commutes with each transition of another
     instance that can follow (precede) it, or I excludes the pair, nobody in `zero` (an
     attempt's composite: neither touches what the other writes, or I excludes them)."""
-    foot, dom = view.foot, ind.dom
+    foot, dom, m_ = view.foot, ind.dom, ind.smt.m
     live = [m for m in partners if m.src in co]
     outcomes = group(((m.src, m.reads), m) for m in view.moves + view.escapes)
     by_global = group((x, m) for m in live for x in m.foot.touched)
     near = {x: group((m.src, m) for m in ms) for x, ms in by_global.items()}  # by local state
     index: dict[tuple[Local, tuple[str, ...], bool], dict[tuple[int, ...], list[Step]]] = {}
     zeros = {("local", *z) for z in zero}
-    m_ = ind.smt.m
     none = m_.And([m_.Equals(ind.atom(k), m_.Int(0)) for k in sorted(zeros)])
 
     def swapped(a: Step, b: Step, v0: dict[str, int]) -> bool:  # b then a ends as a then b
