@@ -109,7 +109,7 @@ def _program(c: list[Any]) -> tuple[Any, ...]:
 
 _NODE: dict[str, Callable[[list[Any]], Any]] = {
     "int_": lambda c: ("int", _i64(int(c[0]))), "var": lambda c: ("var", _name(c[0])),
-    "assign": lambda c: ("assign", _name(c[0]), c[1]), "not": lambda c: mk_un("not", c[0]),
+    "assign": lambda c: ("assign", _name(c[0]), c[1]), "not": lambda c: mk_un("not", c[1]),
     "bin": lambda c: mk_bin(str(c[1]), c[0], c[2]), "neg": lambda c: mk_un("neg", c[1]),
     "seq": lambda c: mk_seq(c[0], c[1]), "if_": lambda c: mk_if(c[0], c[1], c[2]),
     "while_": lambda c: mk_while(c[0], c[1]), "request_block": lambda c: (str(c[0]), c[1]),
