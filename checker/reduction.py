@@ -193,9 +193,8 @@ def _movers(view: Steps, labels: dict[Step, str], partners: list[Step],
         if pre is None or not (_writes(a) & set(fb.touched) or _writes(b) & set(fa.touched)):
             return []
         free = [x for x in fb.reads if x in fa.touched and x not in fa.reads]
-        pres = ({**pre, **dict(zip(free, vals, strict=True))}
-                for vals in itertools.product(*(dom[x] for x in free)))  # fmt: skip
-        return [v0 for v0 in pres if not swapped(a, b, v0)]
+        return [v0 for vals in itertools.product(*(dom[x] for x in free))  # free: any value
+                if not swapped(a, b, v0 := {**pre, **dict(zip(free, vals, strict=True))})]
 
     def meets(t: Step, c: Composite, first: bool) -> list[dict[str, int]]:
         if not (_writes(t) & c.footprint or _writes(c.commit) & set(t.foot.touched)):
