@@ -43,7 +43,7 @@ def always(data: Json, limits: Limits, remaining: Callable[[], float]
         p = _form(ind, st["f"][1])
         m = ind.smt.m  # answers that p counts and I does not name: counts, so ≥ 0
         counts = [m.GE(v, m.Int(0)) for k, v in ind.var.items() if k[0] == "response"]
-        bad = ind.query().unsat(m.And([m.Not(p), *counts]), ind.named)
+        bad = ind.query.unsat(m.And([m.Not(p), *counts]), ind.named)
         if bad is not None:
             raise invalid("E-LTL-ALWAYS", f"the invariant allows a state where p is false "
                           f"({bad})")  # fmt: skip

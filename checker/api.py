@@ -43,58 +43,42 @@ def check_certificate(cert: dict[str, Any] | str | bytes, *, model_text: str | b
     limits = limits or Limits()
     done: list[ObligationResult] = []
     verdict: str | None = None
-    deadline = Deadline(time.monotonic() + timeout_s, timeout_s)
+    at = time.monotonic() + timeout_s  # one wall-clock budget, cut between obligations
+    expired = f"the check did not finish within its budget of {timeout_s:g} s"
+
+    def remaining() -> float:  # what is left of it, for the solver calls too
+        return at - time.monotonic()
+
     limit = sys.getrecursionlimit()
     try:
         # nested JSON is walked recursively by the validator (~10 frames a level)
         sys.setrecursionlimit(max(limit, 40 * limits.max_depth + 1000))
         with _alarm(timeout_s):
-            for name, thunk in _obligations(cert, model_text, deadline, limits):
-                deadline.check(name)
+            for name, thunk in _obligations(cert, model_text, remaining, limits):
+                if remaining() <= 0:
+                    raise Undecided(f"{expired} (before {name})", code="E-TIMEOUT")
                 if progress is not None:
                     progress(name, len(done))
                 start = time.perf_counter()
                 try:
                     detail = thunk()
-                except (CheckerError, _Expired) as exc:
-                    why = str(exc) if isinstance(exc, CheckerError) else deadline.message()
-                    how = _RESULT.get(getattr(exc, "status", "undecided"), "error")
-                    done.append(ObligationResult(name, how, time.perf_counter() - start, why))
-                    raise
+                except (Exception, _Expired) as exc:
+                    err = _failure(exc, expired)
+                    how = _RESULT.get(err.status, "error")
+                    done.append(ObligationResult(name, how, time.perf_counter() - start, str(err)))
+                    raise err from None
                 done.append(ObligationResult(name, "ok", time.perf_counter() - start, detail))
-                if name == "certificate":
-                    verdict = detail
+                verdict = detail if name == "certificate" else verdict
     except (CheckerError, _Expired) as exc:
-        err = exc if isinstance(exc, CheckerError) else Undecided(deadline.message(),
-                                                                  code="E-TIMEOUT")
-        where = done[-1].name if done else "checker"
+        err, where = _failure(exc, expired), done[-1].name if done else "checker"
         return CheckResult(err.status, err.code, f"{where}: {err}", tuple(done), verdict)
     except Exception as exc:  # outside any obligation: still never a traceback
         msg = f"internal error {type(exc).__name__}: {exc}"
         return CheckResult("unusable", "E-INTERNAL", msg, tuple(done), verdict)
     finally:
         sys.setrecursionlimit(limit)
-    total = sum(o.seconds for o in done)
-    summary = f"{len(done)} obligations discharged in {total:.2f} s"
+    summary = f"{len(done)} obligations discharged in {sum(o.seconds for o in done):.2f} s"
     return CheckResult("valid", None, summary, tuple(done), verdict)
-
-
-@dataclass(frozen=True)
-class Deadline:
-    """The one wall-clock budget of a check: cut between obligations and in solver calls."""
-
-    at: float  # time.monotonic()
-    seconds: float
-
-    def remaining(self) -> float:
-        return self.at - time.monotonic()
-
-    def message(self) -> str:
-        return f"the check did not finish within its budget of {self.seconds:g} s"
-
-    def check(self, where: str) -> None:
-        if self.remaining() <= 0:
-            raise Undecided(f"{self.message()} (before {where})", code="E-TIMEOUT")
 
 
 class _Expired(BaseException):
@@ -103,8 +87,7 @@ class _Expired(BaseException):
 
 @contextmanager
 def _alarm(seconds: float) -> Iterator[None]:
-    """Interrupt pure-Python work at the deadline, in the main thread if no one else's timer
-    is armed (theirs bounds us)."""
+    """Interrupt pure-Python work at the deadline (main thread, no other timer armed)."""
     usable = threading.current_thread() is threading.main_thread()
     if not usable or signal.getitimer(signal.ITIMER_REAL)[0] > 0:
         yield
@@ -123,7 +106,8 @@ def _alarm(seconds: float) -> Iterator[None]:
 
 
 def _obligations(cert: dict[str, Any] | str | bytes, model_text: str | bytes | None,
-                 deadline: Deadline, limits: Limits) -> Iterator[tuple[str, Callable[[], str]]]:
+                 remaining: Callable[[], float], limits: Limits
+                 ) -> Iterator[tuple[str, Callable[[], str]]]:  # fmt: skip
     state: dict[str, Any] = {}
 
     def read() -> str:
@@ -133,7 +117,7 @@ def _obligations(cert: dict[str, Any] | str | bytes, model_text: str | bytes | N
         state["claim"] = claim = "parts" if "parts" in data else "reduction" if "reduction" \
             in data else "always" if "invariant" in data.get("always", {}) else "network"
         if claim == "network":  # what the schema cannot say of claims on an NS or on events
-            from checker.obligations import check_structure
+            from checker.network import check_structure
 
             check_structure(data, limits)
         return str(data["verdict"])
@@ -151,31 +135,24 @@ def _obligations(cert: dict[str, Any] | str | bytes, model_text: str | bytes | N
             raise invalid("E-MODEL-FILE", "the model file differs from the embedded model")
         return digest
 
-    yield "certificate", _guard(read)
-    yield "model-hash", _guard(model_hash)
+    yield "certificate", read
+    yield "model-hash", model_hash
     data, claim = state["cert"], state["claim"]
     steps = getattr(__import__(f"checker.{claim}", fromlist=[claim]), claim)(data, limits,
-                                                                             deadline.remaining)
+                                                                             remaining)
     if "deadlock" in data:  # a claim of its own, checked after the verdict's
         from checker.deadlock import deadlock
 
         steps = deadlock(data["model"], data["deadlock"], limits, steps)
-    for name, thunk in steps:
-        yield name, _guard(thunk)
+    yield from steps
 
 
-def _guard(thunk: Callable[[], str]) -> Callable[[], str]:
-    """Turn every failure into a CheckerError: fail closed, never a traceback."""
-
-    def run() -> str:
-        try:
-            return thunk()
-        except CheckerError:
-            raise
-        except (RecursionError, MemoryError) as exc:
-            raise LimitError(f"resource limit: {type(exc).__name__}") from None
-        except Exception as exc:  # a checker bug must still reject, never accept
-            raise CheckerError(f"internal error {type(exc).__name__}: {exc}",
-                               code="E-INTERNAL") from None  # fmt: skip
-
-    return run
+def _failure(exc: BaseException, expired: str) -> CheckerError:
+    """Every failure of an obligation as a CheckerError: fail closed, never a traceback."""
+    if isinstance(exc, _Expired):
+        return Undecided(expired, code="E-TIMEOUT")
+    if isinstance(exc, RecursionError | MemoryError):
+        return LimitError(f"resource limit: {type(exc).__name__}")
+    if not isinstance(exc, CheckerError):  # a checker bug must still reject, never accept
+        return CheckerError(f"internal error {type(exc).__name__}: {exc}", code="E-INTERNAL")
+    return exc

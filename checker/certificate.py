@@ -1,10 +1,10 @@
-"""Reading a certificate, in this order: strict JSON with integer literals only (a fraction
-or an exponent is rejected while decoding: JSON Schema's "integer" accepts 1.0 and 1e300,
-and float arithmetic forges proofs), size limits on what the rest walks, the JSON Schema."""
+"""Reading a certificate, in this order: strict JSON with integer literals only (the schema's
+"integer" takes 1.0 and 1e300; floats forge proofs), limits on what the rest walks, the schema."""
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -32,25 +32,13 @@ class Limits:
     max_valuations: int = 500_000  # (local state, valuation) pairs it steps, domain values
 
 
-class _NotInteger:
+class _NotInteger(str):
     """A JSON number spelled with a fraction or an exponent, kept as text for the message."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-
-def integer(value: Any, where: str) -> int:
-    """The second line behind the decoder: exactly an int (never a bool or a float)."""
-    if type(value) is not int:
-        raise SchemaError(f"{where}: {value!r} is not an integer")
-    return value
 
 
 def _strict_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    obj = dict(pairs)
-    if len(obj) != len(pairs):  # a repeated key: name the first one
-        keys = [k for k, _ in pairs]
-        dup = next(k for k in keys if keys.count(k) > 1)
+    if len(obj := dict(pairs)) != len(pairs):  # a repeated key: name the first one
+        dup = next(k for k, n in Counter(k for k, _ in pairs).items() if n > 1)
         raise JsonError(f"an object repeats the key {dup!r}")
     return obj
 
@@ -61,29 +49,27 @@ def _no_constant(name: str) -> Any:
 
 def _scan(data: Any, limits: Limits) -> None:
     """Non-integer numbers, nesting depth, node count and integer sizes, iteratively."""
-    todo: list[tuple[Any, int, tuple[Any, ...]]] = [(data, 1, ())]
+    todo: list[tuple[Any, tuple[Any, ...]]] = [(data, ())]  # a value, its path
     nodes = 0
     while todo:
-        node, depth, path = todo.pop()
-        nodes += 1
+        (node, path), nodes = todo.pop(), nodes + 1
         if nodes > limits.max_json_nodes:
             raise LimitError(f"more than {limits.max_json_nodes} JSON values")
-        if depth > limits.max_depth:
+        if len(path) >= limits.max_depth:
             raise LimitError(f"JSON nesting deeper than {limits.max_depth}")
         if isinstance(node, dict | list):
             items = node.items() if isinstance(node, dict) else enumerate(node)
-            todo.extend((v, depth + 1, (*path, k)) for k, v in items)
+            todo.extend((v, (*path, k)) for k, v in items)
         elif isinstance(node, _NotInteger):
             where = "/" + "/".join(str(p) for p in path)
-            raise JsonError(f"{where}: {node.text[:40]} is not an integer literal (numbers in "
+            raise JsonError(f"{where}: {node[:40]} is not an integer literal (numbers in "
                             "a certificate are integers without fraction or exponent)")
         elif isinstance(node, int) and not isinstance(node, bool) and abs(node) > limits.max_int:
             raise LimitError(f"integer {str(node)[:30]}... exceeds the limit {limits.max_int}")
 
 
 def parse(cert: dict[str, Any] | str | bytes, limits: Limits) -> dict[str, Any]:
-    """Certificate object from bytes, text or an already decoded object (re-encoded, so a
-    Python object gets exactly the treatment of its JSON text)."""
+    """A certificate from bytes, text or a decoded object (re-encoded: read as its JSON text)."""
     if isinstance(cert, dict):
         try:
             cert = json.dumps(cert, allow_nan=False)
@@ -93,17 +79,15 @@ def parse(cert: dict[str, Any] | str | bytes, limits: Limits) -> dict[str, Any]:
     if len(raw) > limits.max_bytes:
         raise LimitError(f"certificate is {len(raw)} bytes, limit {limits.max_bytes}")
     try:
-        text = raw.decode("utf-8")
-        data = json.loads(text, object_pairs_hook=_strict_object, parse_constant=_no_constant,
-                          parse_float=_NotInteger)  # fmt: skip
+        data = json.loads(raw.decode("utf-8"), object_pairs_hook=_strict_object,
+                          parse_constant=_no_constant, parse_float=_NotInteger)
     except RecursionError:
         raise LimitError("JSON nesting too deep") from None
     except (UnicodeDecodeError, ValueError) as exc:
         raise JsonError(f"not JSON: {str(exc)[:200]}") from None
     _scan(data, limits)
     validate(data)
-    result: dict[str, Any] = data
-    return result
+    return data
 
 
 SCHEMA = ("schemas", "certificate.schema.json")  # package data: (package, file)
@@ -118,10 +102,8 @@ def _schema(package: str, name: str) -> Any:
 
 
 def validate(data: Any) -> None:
-    """The first error of the JSON Schema validator (not the best one: ranking all errors
-    of nested oneOf is superlinear)."""
+    """The schema's first error (not its best one: ranking the errors of nested oneOf is slow)."""
     validator = jsonschema.Draft202012Validator(_schema(*SCHEMA))
-    error = next(iter(validator.iter_errors(data)), None)
-    if error is not None:
+    if (error := next(validator.iter_errors(data), None)) is not None:
         where = "/".join(str(p) for p in error.absolute_path) or "(top level)"
         raise SchemaError(f"schema violation at {where}: {error.message[:300]}")

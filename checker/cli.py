@@ -120,19 +120,18 @@ def _other_constants(result: CheckResult, raw: bytes, given: dict[str, int]) -> 
 def _constants(model: dict[str, object], given: dict[str, int]) -> dict[str, int]:
     """The model's constants in order, each `given` value or else its own expression's."""
     from checker.model import parse_source
-    from checker.sizes import _bind, _Writer
+    from checker.sizes import _Writer
 
     if model["kind"] != "ser":
         return {}
     kind, decls, _ = parse_source(str(model["source"]))
     values: dict[str, int] = {}
-    scope: dict[str, object] = {"values": {}, "arrays": {}, "facts": {}}
+    scope: dict[str, object] = {"values": values, "arrays": {}, "facts": {}}
     for d in decls if kind == "sizes" else []:
         if d[0] == "const":
             name = str(d[1])
             values[name] = given[name] if name in given else _Writer().constant(
                 d[2], scope, f"the value of {name}")
-            scope = _bind(scope, name, values[name])
     return values
 
 

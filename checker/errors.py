@@ -1,5 +1,4 @@
-"""One root exception for the checker; every rejection carries a stable code, listed in
-docs/certificates.md, that never changes meaning."""
+"""One root exception; each rejection has a stable code (docs/certificates.md), never reused."""
 
 from __future__ import annotations
 
@@ -12,9 +11,7 @@ class CheckerError(Exception):
 
     def __init__(self, message: str, *, code: str | None = None) -> None:
         super().__init__(message)
-        self.message = message
-        if code is not None:
-            self.code = code
+        self.message, self.code = message, code or self.code
 
 
 class JsonError(CheckerError):

@@ -1,6 +1,5 @@
 """Invariant formulas, walked as data by one translator with two back ends: pySMT terms for
-cvc5 here, exact integers in checker/obligations.py (queries; pySMT imports z3 when it can, so z3 is
-blocked while pySMT is first imported: the checker never loads it)."""
+cvc5 here (z3, which pySMT imports if it can, is blocked), exact integers in obligations.py."""
 
 from __future__ import annotations
 
@@ -10,7 +9,6 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from checker.certificate import integer
 from checker.errors import Undecided
 
 if TYPE_CHECKING:
@@ -21,7 +19,6 @@ class _BlockZ3(importlib.abc.MetaPathFinder):
     def find_spec(self, name: str, path: Any, target: Any = None) -> None:
         if name == "z3" or name.startswith("z3."):
             raise ImportError("the certificate checker never loads z3")
-        return None
 
 
 def solver_modules() -> Any:
@@ -65,35 +62,31 @@ class Smt:
 class Translator:
     """FORMULA / TERM JSON → back-end values. Depth is bounded by the JSON depth limit."""
 
-    def __init__(
-        self, be: Any, places: Callable[[Place], Any], aux: Mapping[str, Any], resolve: Resolve
-    ) -> None:
+    def __init__(self, be: Any, places: Callable[[Place], Any], aux: Mapping[str, Any],
+                 resolve: Resolve) -> None:
         self.be, self.places, self.aux, self.resolve = be, places, aux, resolve
 
     def term(self, t: Json) -> Any:
-        be = self.be
         if "const" in t:
-            return be.const(integer(t["const"], "const"))
+            return self.be.const(t["const"])
         if "aux" in t:
             return self.aux[t["aux"]]
         if "place" in t:
             return self.places(self.resolve(t["place"]))
         if "sum" in t:
-            return be.lin([(integer(c, "coefficient"), self.term(s)) for c, s in t["sum"]])
+            return self.be.lin([(c, self.term(s)) for c, s in t["sum"]])
         c, a, b = t["ite"]
-        return be.ite(self.form(c), self.term(a), self.term(b))
+        return self.be.ite(self.form(c), self.term(a), self.term(b))
 
     def form(self, f: Json) -> Any:
-        be = self.be
         if isinstance(f, bool):
-            return be.boolean(f)
-        if "and" in f:
-            return be.conj([self.form(g) for g in f["and"]])
-        if "or" in f:
-            return be.disj([self.form(g) for g in f["or"]])
+            return self.be.boolean(f)
+        if "and" in f or "or" in f:
+            parts = [self.form(g) for g in f["and" if "and" in f else "or"]]
+            return self.be.conj(parts) if "and" in f else self.be.disj(parts)
         if "not" in f:
-            return be.neg(self.form(f["not"]))
-        return be.cmp(f["cmp"], self.term(f["lhs"]), self.term(f["rhs"]))
+            return self.be.neg(self.form(f["not"]))
+        return self.be.cmp(f["cmp"], self.term(f["lhs"]), self.term(f["rhs"]))
 
 
 class Query:
@@ -102,15 +95,11 @@ class Query:
     def __init__(self, smt: Smt, remaining: Callable[[], float]) -> None:
         self.smt, self.remaining = smt, remaining
         self.solver = smt.ps.solvers.cvcfive.CVC5Solver(smt.env, smt.ps.logics.QF_LIA)
-
-    def add(self, f: FNode) -> None:
-        self.solver.add_assertion(f)
+        self.add: Callable[[FNode], None] = self.solver.add_assertion  # held by every query
 
     def unsat(self, f: FNode, shown: Mapping[str, FNode]) -> str | None:
-        """None when `f` (with the assertions) is unsat; else the counter-model as text.
-        unknown/timeout/solver error raises Undecided: only unsat discharges."""
-        left = self.remaining()
-        if left <= 0:
+        """None if `f` is unsat with the assertions, else a counter-model; no answer: Undecided."""
+        if (left := self.remaining()) <= 0:
             raise Undecided("the check budget is used up", code="E-TIMEOUT")
         self.solver.cvc5.setOption("tlimit-per", str(max(1, int(left * 1000))))
         self.solver.push()
@@ -118,10 +107,8 @@ class Query:
             self.solver.add_assertion(f)
             try:
                 sat = self.solver.solve()
-            except self.smt.ps.exceptions.SolverReturnedUnknownResultError:
-                raise Undecided("cvc5 answered unknown (timeout or incompleteness)") from None
-            except Exception as exc:  # a solver failure is never a proof
-                raise Undecided(f"cvc5 failed: {exc}") from None
+            except Exception as exc:  # unknown (a timeout, incompleteness) or a failure
+                raise Undecided(f"cvc5 gave no answer ({type(exc).__name__}: {exc})") from None
             if not sat:
                 return None
             values = [(k, self.solver.get_value(v).constant_value()) for k, v in shown.items()]

@@ -1,30 +1,23 @@
-"""Inductive invariants on the checker's own per-variable steps (reduction proofs, `G p`):
-I over the counters M(l) of local states, the globals and, for `G p`, the answers C(r, v),
-with the domains and M, C ≥ 0 conjoined; a linear conjunct that a step changes by constants
-is settled by arithmetic, the rest go to cvc5, one query per step (docs/certificates.md)."""
+"""Inductive invariants on the checker's own per-variable steps (docs/certificates.md): I over
+the counters M(l) of local states, the globals and (`G p`) the answers C(r, v), with the
+domains and M, C ≥ 0; arithmetic settles a conjunct a step shifts by constants, cvc5 the rest."""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from functools import cached_property
 from typing import Any
 
-from checker.certificate import Limits, integer
+from checker.certificate import Limits
 from checker.errors import LimitError, SchemaError, invalid
 from checker.formula import Query, Smt, Translator
-from checker.model import Expr
+from checker.model import Expr, env_text, named
 from checker.program import parse_program
-from checker.steps import Foot, Key, Linear, Local, Step, enumerate_steps, group, is_stutter, split
+from checker.steps import Foot, Key, Linear, Local, Step, enumerate_steps, group, split
 
 Json = Any
-
-
-def globals_of(e: Expr, out: set[str]) -> None:
-    if e[0] in ("var", "assign") and not "a" <= e[1][0] <= "z":
-        out.add(e[1])
-    for child in e[1:]:
-        if isinstance(child, tuple):
-            globals_of(child, out)
+Change = tuple[str, Local, dict[Key, int | None], dict[str, int], dict[str, int]]
 
 
 def linear(f: Json) -> Linear | None:
@@ -57,19 +50,16 @@ def key_of(p: Json) -> Key:
     return (kind, p[kind]) if kind in ("value", "group") else (kind, *p[kind])
 
 
-def _holds(d: int | None, op: str) -> bool:
-    """Σ before OP 0 and Σ after = Σ before + d: is Σ after OP 0 sure?"""
-    return d is not None and (d == 0 if op == "=" else d <= 0 if op in ("<=", "<") else d >= 0)
+def _kept(li: Linear, d: dict[Key, int | None]) -> bool:
+    """Does Σ OP 0 surely hold after a step changing its atoms by `d` (None: not by a constant)?"""
+    if any(d[k] is None for k in li[0] if k in d):
+        return False
+    n = sum(c * (d[k] or 0) for k, c in li[0].items() if k in d)  # Σ after - Σ before
+    return n == 0 if li[2] == "=" else n <= 0 if li[2] in ("<=", "<") else n >= 0
 
 
-def _delta(li: Linear, d: dict[Key, int | None]) -> int | None:
-    changes = [(c, d[k]) for k, c in li[0].items() if k in d]
-    return None if any(v is None for _, v in changes) else sum(c * (v or 0) for c, v in changes)
-
-
-def shown(foot: dict[Local, Foot], m: Step) -> str:
-    return "{" + ",".join(f"{x}={v}" for x, v in zip(foot[m.src].reads, m.reads,
-                                                     strict=True)) + "}"  # fmt: skip
+def shown(m: Step) -> str:
+    return env_text(m.pre().items())
 
 
 def _shown_name(k: Key) -> str:
@@ -81,8 +71,7 @@ def _shown_name(k: Key) -> str:
 
 
 class Inductive:
-    """One invariant of one Ser program on its domains. Not frozen: the obligations run in
-    order and fill it (the program, the domains, the steps, the solver)."""
+    """One invariant of one Ser program on its domains, filled in by its obligations in order."""
 
     def __init__(self, model: Json, domains: Json, inv: Json, limits: Limits,
                  remaining: Callable[[], float], counts: bool, groups: Json = (),
@@ -102,7 +91,6 @@ class Inductive:
         self.given = {(f["local"][0], f["local"][1]): Foot(  # checked as the steps run
             tuple(sorted(set(f["reads"]))), tuple(sorted({*f["reads"], *f["writes"]})),
             frozenset(f["writes"])) for f in footprints}
-        self._query: Query | None = None
         # the atoms a counter-model shows, as made; a comparison's Σ lhs - rhs, by JSON node
         self.named, self._sums = dict[str, Any](), dict[int, Any]()
 
@@ -112,13 +100,12 @@ class Inductive:
         return self.var[key]
 
     def resolve(self, p: Json) -> Key:
-        key = key_of(p)
-        s = self.steps
+        key, s = key_of(p), self.steps
         if key[0] == "value" and key[1] in self.dom or key[0] == "local" and (
                 key[1:] in s.foot or key[1:] in s.final) or key[0] == "response" and \
                 self.counts and key[1] in self.requests or key in self.grouped:  # fmt: skip
             return key
-        raise invalid("E-NAME", f"the invariant names {p}, which is not here")
+        raise invalid("E-NAME", f"{p}: no such global, local state, answer or group here")
 
     def formula(self, f: Json, places: Callable[[Key], Any]) -> Any:
         return Translator(self.smt, places, {}, self.resolve).form(f)
@@ -140,10 +127,8 @@ class Inductive:
         if unknown := self.split - {r for r, _ in blocks}:
             raise invalid("E-NAME", f"split: no request {min(unknown)!r}")
         self.init.update(init_env)
-        self.names.update(self.init)
-        for r, body in self.blocks:
-            self.requests.add(r)
-            globals_of(body, self.names)
+        self.requests.update(r for r, _ in self.blocks)
+        self.names.update(self.init, *(named(body) for _, body in self.blocks))
         return f"{len(self.blocks)} requests over {len(self.names)} globals"
 
     def domains(self) -> str:
@@ -153,7 +138,7 @@ class Inductive:
             if x not in self.names or x in self.dom:
                 raise invalid("E-NAME", f"domain of {x!r}: no global of the program, or twice")
             if "range" in d:
-                lo, hi = (integer(v, f"domain of {x}") for v in d["range"])
+                lo, hi = d["range"]
             size += max(0, hi - lo + 1) if "range" in d else len(d["values"])
             if size > self.limits.max_valuations:
                 raise LimitError(f"domains of more than {self.limits.max_valuations} values")
@@ -171,30 +156,29 @@ class Inductive:
     def enumerate(self) -> str:
         self.steps = s = enumerate_steps(self.blocks, self.dom, self.limits, self.bounds,
                                              self.given)
-        self.live = [m for m in s.moves if not is_stutter(m, s.foot[m.src])]
+        self.live = [m for m in s.moves if not m.stutter()]
         for i, g in enumerate(self.groups):  # {"group": i}: the requests in any state of g
             self.grouped[key_of({"group": i})] = [self.resolve({"local": p}) for p in g]
         self.member = group((k, g) for g, ks in self.grouped.items() for k in ks)
         return f"{len(s.foot) + len(s.final)} local states, {len(s.moves)} transitions " \
             f"({len(s.moves) - len(self.live)} stutters), {len(s.escapes)} escapes"
 
+    @cached_property
     def query(self) -> Query:
-        """A solver holding I, the domains and M, C ≥ 0."""
-        if self._query is None:
-            q = self._query = Query(self.smt, self.remaining)
-            q.add(self.formula(self.inv, self.atom))
-            m = self.smt.m
-            for x, d in self.dom.items():
-                xv = self.atom(("value", x))
-                q.add(m.And(m.GE(xv, m.Int(d[0])), m.LE(xv, m.Int(d[-1]))))
-                if len(d) != d[-1] - d[0] + 1:
-                    q.add(m.Or([m.Equals(xv, m.Int(v)) for v in d]))
-            for key in [("local", *loc) for loc in [*self.steps.foot, *self.steps.final]] + [
-                    k for k in self.var if k[0] == "response"]:
-                q.add(m.GE(self.atom(key), m.Int(0)))
-            for g, ks in self.grouped.items():  # a group's counter: the sum of its states'
-                q.add(m.Equals(self.atom(g), self.smt.lin([(1, self.atom(k)) for k in ks])))
-        return self._query
+        """A solver holding I, the domains and M, C ≥ 0 (made when first asked)."""
+        q, m = Query(self.smt, self.remaining), self.smt.m
+        q.add(self.formula(self.inv, self.atom))
+        for x, d in self.dom.items():
+            xv = self.atom(("value", x))
+            q.add(m.And(m.GE(xv, m.Int(d[0])), m.LE(xv, m.Int(d[-1]))))
+            if len(d) != d[-1] - d[0] + 1:
+                q.add(m.Or([m.Equals(xv, m.Int(v)) for v in d]))
+        for key in [("local", *loc) for loc in [*self.steps.foot, *self.steps.final]] + [
+                k for k in self.var if k[0] == "response"]:
+            q.add(m.GE(self.atom(key), m.Int(0)))
+        for g, ks in self.grouped.items():  # a group's counter: the sum of its states'
+            q.add(m.Equals(self.atom(g), self.smt.lin([(1, self.atom(k)) for k in ks])))
+        return q
 
     def at(self, loc: Local, low: int, fixed: dict[str, int]) -> Any:
         m = self.smt.m
@@ -208,36 +192,32 @@ class Inductive:
             raise invalid("E-INITIATION", "the invariant is false initially (no request)")
         return "the invariant holds initially"
 
-    def dead(self, also: list[tuple[Step, Foot]]) -> str:
-        """Escapes, and the steps `also` (labelled dead, each with the footprint it is
-        enumerated on), are never enabled under I."""
-        s = self.steps
-        gone = [(m, s.foot[m.src]) for m in s.escapes] + also
-        pre = [self.at(m.src, 1, dict(zip(fp.reads, m.reads, strict=True))) for m, fp in gone]
-        if gone and (bad := self.query().unsat(self.smt.m.Or(pre), self.named)) is not None:
+    def dead(self, also: list[Step]) -> str:
+        """Escapes, and the steps `also` (labelled dead), are never enabled under I."""
+        gone = [*self.steps.escapes, *also]
+        pre = [self.at(m.src, 1, m.pre()) for m in gone]
+        if gone and (bad := self.query.unsat(self.smt.m.Or(pre), self.named)) is not None:
             raise invalid("E-ESCAPE", f"an escape or a step labelled dead can be taken ({bad})")
         return f"{len(gone)} escapes and dead transitions never enabled"
 
-    def changes(self) -> list[tuple[str, Local, dict[Key, int | None], dict[str, int]]]:
-        """Every step of `live`, arrival and answer: (what, local, changes, globals after)."""
+    def changes(self) -> list[Change]:
+        """Every live step, arrival and answer: (what, local, changes, reads, globals after)."""
         s = self.steps
-        out: list[tuple[str, Local, dict[Key, int | None], dict[str, int]]] = []
+        out: list[Change] = []
         for m in self.live:
-            fp = s.foot[m.src]
-            before = dict(zip(fp.reads, m.reads, strict=True))
+            before, after = m.pre(), m.post()
             d: dict[Key, int | None] = {("local", *m.src): -1}
             d[("local", *m.dst)] = (d.get(("local", *m.dst)) or 0) + 1
-            for x, v in zip(fp.touched, m.after, strict=True):
+            for x, v in after.items():
                 d[("value", x)] = v - before[x] if x in before else None
-            out.append((f"step of {m.src[1]} at {shown(s.foot, m)}", m.src, d,
-                        dict(zip(fp.touched, m.after, strict=True))))
-        out += [(f"arrival of {loc[0]}", loc, {("local", *loc): 1}, {}) for loc in s.entries]
+            out.append((f"step of {m.src[1]} at {shown(m)}", m.src, d, before, after))
+        out += [(f"arrival of {loc[0]}", loc, {("local", *loc): 1}, {}, {}) for loc in s.entries]
         for loc, v in s.final.items():
             d = {("local", *loc): -1}
             if self.counts:
                 d[("response", loc[0], str(v))] = 1
-            out.append((f"answer of {loc[0]} at {loc[1]}", loc, d, {}))
-        for _, _, d, _ in out:  # a group's counter changes by its states' changes
+            out.append((f"answer of {loc[0]} at {loc[1]}", loc, d, {}, {}))
+        for _, _, d, _, _ in out:  # a group's counter changes by its states' changes
             for k, dv in [(k, dv) for k, dv in d.items() if k in self.member]:
                 for g in self.member[k]:
                     d[g] = (d.get(g) or 0) + (dv or 0)
@@ -266,17 +246,14 @@ class Inductive:
         solved, found, m = 0, self.changes(), self.smt.m
         lins = [linear(c) for c in self.conj]
         reads = group((k, i) for i, c in enumerate(self.conj) for k in _places(c))
-        for what, src, d, after in found:  # a conjunct none of whose atoms change is kept
+        for what, src, d, before, after in found:  # a conjunct whose atoms stay is kept
             moved = sorted({i for k, dv in d.items() if dv != 0 for i in reads.get(k, ())})
-            open_ = [self.conj[i] for i in moved
-                     if (li := lins[i]) is None or not _holds(_delta(li, d), li[2])]
+            open_ = [self.conj[i] for i in moved if (li := lins[i]) is None or not _kept(li, d)]
             if not open_:
                 continue
             solved += 1
-            fixed = {k[1]: after[k[1]] - dv for k, dv in d.items()
-                     if k[0] == "value" and dv is not None}  # fmt: skip
-            pre = self.at(src, 0 if what.startswith("arrival") else 1, fixed)
+            pre = self.at(src, 0 if what.startswith("arrival") else 1, before)
             goal = m.Not(m.And([self.after(c, d, after) for c in open_]))
-            if (bad := self.query().unsat(m.And(pre, goal), self.named)) is not None:
+            if (bad := self.query.unsat(m.And(pre, goal), self.named)) is not None:
                 raise invalid("E-CONSECUTION", f"the {what} breaks the invariant ({bad})")
         return f"{len(found)} transitions keep the invariant ({solved} needed the solver)"

@@ -5,7 +5,7 @@ x, e) ("bin", op, a, b) ("not", a) ("neg", a) ("seq", a, b) ("if", c, t, e) ("wh
 from __future__ import annotations
 
 import importlib.resources
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import lark
@@ -85,25 +85,20 @@ def mk_while(c: Expr, b: Expr) -> Expr:
 # --------------------------------------------------------------------------- parser
 
 def _name(tok: Any, init: bool = False) -> str:
-    if tok in ("true", "false") or init and _is_local(tok):
-        why = "only globals have initial values" if init and _is_local(tok) else "write 1 or 0"
+    if tok in ("true", "false") or init and is_local(tok):
+        why = "only globals have initial values" if init and is_local(tok) else "write 1 or 0"
         raise ModelError(f"line {tok.line} column {tok.column}: not a name here: {tok} ({why})")
     return str(tok)
 
 
 def _program(c: list[Any]) -> tuple[Any, ...]:
-    """Core Ser: ("core", the initial globals, the blocks); a file with constants, arrays,
-    families or `for`: ("sizes", its declarations in order, its blocks), for checker/sizes.py."""
+    """What parse_source returns ("sizes" for constants, arrays, families or `for`: sizes.py)."""
     decls = [i for d in c if d[0] in ("global", "const") for i in (d[1:] if d[0] == "global"
                                                                   else [d])]
-    blocks, todo = [b for b in c if b[0] not in ("global", "const")], [b[-1] for b in c]
-    sizes = any(len(b) > 2 for b in blocks) or any(  # a family: (family, name, var, lo, hi, body)
-        d[0] == "const" or d[2] or d[3] and d[3][0] != "int" for d in decls)
-    while todo and not sizes:
-        e = todo.pop()
-        sizes = e[0] in ("idx", "idxset", "for", "choose")
-        todo.extend(x for x in e[1:] if isinstance(x, tuple))
-    if sizes:
+    blocks = [b for b in c if b[0] not in ("global", "const")]
+    if any(len(b) > 2 for b in blocks) or any(  # a family: (family, name, var, lo, hi, body)
+            d[0] == "const" or d[2] or d[3] and d[3][0] != "int" for d in decls) or any(
+            n[0] in ("idx", "idxset", "for", "choose") for b in c for n in nodes(b[-1])):
         return "sizes", decls, blocks
     inits = [(_name(d[1], True), d[3][1] if d[3] else 0) for d in decls]
     for what, names in (("global", [k for k, _ in inits]), ("request", [r for r, _ in blocks])):
@@ -114,16 +109,15 @@ def _program(c: list[Any]) -> tuple[Any, ...]:
 
 _NODE: dict[str, Callable[[list[Any]], Any]] = {
     "int_": lambda c: ("int", _i64(int(c[0]))), "var": lambda c: ("var", _name(c[0])),
-    "assign": lambda c: ("assign", _name(c[0]), c[1]), "not": lambda c: mk_un("not", c[0]),
+    "assign": lambda c: ("assign", _name(c[0]), c[1]), "not": lambda c: mk_un("not", c[1]),
     "bin": lambda c: mk_bin(str(c[1]), c[0], c[2]), "neg": lambda c: mk_un("neg", c[1]),
     "seq": lambda c: mk_seq(c[0], c[1]), "if_": lambda c: mk_if(c[0], c[1], c[2]),
     "while_": lambda c: mk_while(c[0], c[1]), "request_block": lambda c: (str(c[0]), c[1]),
-    "init": lambda c: ("init", *c),
-    "global_decl": lambda c: ("global", *c), "nd": lambda c: ("nd", 0, 1),
-    "int_min": lambda c: ("int", I64_MIN), "choose": lambda c: _choice(c[0][1], c[1][1])
-    if c[0][0] == c[1][0] == "int" else ("choose", *c),
-    **{k: (lambda t: lambda c: (t, *c))(k.removesuffix("_").removesuffix("_decl"))
-       for k in ("const_decl", "idx", "idxset", "for_", "family")},
+    "nd": lambda c: ("nd", 0, 1), "int_min": lambda c: ("int", I64_MIN),
+    "choose": lambda c: _choice(c[0][1], c[1][1]) if c[0][0] == c[1][0] == "int" else (
+        "choose", *c),  # constant bounds now, others in checker/sizes.py
+    **{k: (lambda t: lambda c: (t, *c))(k.removesuffix("_").removesuffix("_decl"))  # as read
+       for k in ("init", "global_decl", "const_decl", "idx", "idxset", "for_", "family")},
     "program": _program, "bare": lambda c: _program([*c[:-1], ("request", c[-1])])}
 
 
@@ -141,15 +135,13 @@ _PARSER = lark.Lark(_GRAMMAR, parser="lalr", lexer="basic", maybe_placeholders=T
 
 
 def parse_source(text: str) -> tuple[Any, ...]:
-    """A Ser file as `_program` reads it: ("core", initial globals, blocks) or ("sizes",
-    declarations, blocks)."""
+    """A Ser file parsed: ("core", initial globals, blocks) or ("sizes", declarations, blocks)."""
     try:
-        source: tuple[Any, ...] = _PARSER.parse(text)  # type: ignore[assignment]
+        return _PARSER.parse(text)  # type: ignore[return-value]
     except lark.exceptions.UnexpectedInput as exc:  # a character or a token (LALR: no EOF)
         tok = getattr(exc, "token", None)
         what = f"character {getattr(exc, 'char', '')!r}" if tok is None else f"token {str(tok)!r}"
         raise ModelError(f"line {exc.line} column {exc.column}: unexpected {what}") from None
-    return source
 
 
 # ------------------------------------------------------------------ printer (docs/naming.md)
@@ -180,7 +172,7 @@ def expr_text(e: Expr, minimum: int = 1) -> str:
     return f"({s})" if lv < minimum else s
 
 
-def env_text(env: Env) -> str:
+def env_text(env: Iterable[tuple[str, int]]) -> str:
     return "{" + ",".join(f"{k}={v}" for k, v in env) + "}"
 
 
@@ -191,8 +183,21 @@ def local_text(env: Env, e: Expr, text: str | None = None) -> str:  # text: expr
 # --------------------------------------------------------------------------- step function (§2.2)
 
 
-def _is_local(name: str) -> bool:
+def is_local(name: str) -> bool:
     return "a" <= name[0] <= "z"  # §1.5: a lowercase first letter makes a variable local
+
+
+def nodes(e: Expr) -> Iterator[Expr]:
+    """Every node of `e`, iteratively (no recursion limit)."""
+    todo = [e]
+    while todo:
+        yield (n := todo.pop())
+        todo.extend(x for x in n[1:] if isinstance(x, tuple))
+
+
+def named(e: Expr, tags: tuple[str, ...] = ("var", "assign")) -> set[str]:
+    """The globals that the nodes of `e` with these tags read or write."""
+    return {n[1] for n in nodes(e) if n[0] in tags and not is_local(n[1])}
 
 
 def _set(env: Env, name: str, value: int) -> Env:
@@ -200,8 +205,7 @@ def _set(env: Env, name: str, value: int) -> Env:
 
 
 def _get(env: Env, name: str) -> int:
-    v = next((v for k, v in env if k == name), 0)
-    if v == POISON:  # checker/steps.py: a global outside the step's footprint
+    if (v := next((x for k, x in env if k == name), 0)) == POISON:  # outside its footprint
         raise CheckerError(f"a step reads {name} outside its footprint", code="E-FOOTPRINT")
     return v
 
@@ -212,7 +216,7 @@ def run(e: Expr, loc: Env, glo: Env) -> list[Outcome]:
     if tag in ("int", "nd"):  # a literal n, or each value of ?(lo..hi): e[-1] is n or hi
         return [(False, v, loc, glo) for v in range(e[1], e[-1] + 1)]
     if tag == "var":
-        return [(False, _get(loc if _is_local(e[1]) else glo, e[1]), loc, glo)]
+        return [(False, _get(loc if is_local(e[1]) else glo, e[1]), loc, glo)]
     if tag == "yield":
         return [(True, ZERO, loc, glo)]
     if tag == "exit":
@@ -222,7 +226,7 @@ def run(e: Expr, loc: Env, glo: Env) -> list[Outcome]:
         for y, v, l2, g2 in run(e[2], loc, glo):
             if y:
                 out.append((True, ("assign", e[1], v), l2, g2))
-            elif _is_local(e[1]):
+            elif is_local(e[1]):
                 out.append((False, v, _set(l2, e[1], v), g2))
             else:
                 out.append((False, v, l2, _set(g2, e[1], v)))
@@ -266,8 +270,7 @@ def _run_while(e: Expr, loc: Env, glo: Env) -> list[Outcome]:
     (_, cond, body), stack, seen = e, [(loc, glo)], set()
     out: list[Outcome] = []
     while stack:
-        state = stack.pop()
-        if state in seen:  # a yield-free cycle: this path never finishes (§2.2)
+        if (state := stack.pop()) in seen:  # a yield-free cycle: this path never ends (§2.2)
             continue
         seen.add(state)
         if len(seen) > STATE_BOUND:

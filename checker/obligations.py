@@ -4,12 +4,12 @@ thunk) pairs run in order; a thunk returns a detail or raises a CheckerError."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Container, Iterator, Sequence
+from collections.abc import Callable, Container, Iterator
 from functools import partial
 from types import SimpleNamespace
 from typing import Any, cast
 
-from checker.certificate import Limits, integer
+from checker.certificate import Limits
 from checker.errors import LimitError, SchemaError, invalid
 from checker.formula import Query, Resolve, Smt, Translator
 from checker.net import Place, TKey, place_text, transition_text
@@ -24,38 +24,11 @@ EXACT = SimpleNamespace(
 Thunk = Callable[[], str]
 
 
-def check_shape(inv: Json, declared: Sequence[str], max_nodes: int, max_vars: int) -> None:
-    """Declared aux only, initial values for exactly the declared ones, size limits."""
-    if len(declared) > max_vars:
-        raise LimitError(f"{len(declared)} auxiliary variables, limit {max_vars}")
-    if set(inv["initial_aux"]) != set(declared):
-        raise SchemaError("initial_aux must give a value to exactly the declared aux variables")
-    for name, value in inv["initial_aux"].items():
-        integer(value, f"initial_aux {name!r}")
-    nodes, todo = 0, [inv["formula"], *(t for u in inv["updates"] for t in u["assign"].values())]
-    while todo:
-        node, nodes = todo.pop(), nodes + 1
-        if nodes > max_nodes:
-            raise LimitError(f"invariant has more than {max_nodes} nodes")
-        if isinstance(node, dict):
-            if "aux" in node and isinstance(node["aux"], str) and node["aux"] not in declared:
-                raise SchemaError(f"aux variable {node['aux']!r} is not declared")
-            if "place" not in node:  # place objects are names, not sub-formulas
-                todo.extend(node.values())
-        elif isinstance(node, list):
-            todo.extend(node)
-    if wrong := [name for u in inv["updates"] for name in u["assign"] if name not in declared]:
-        raise SchemaError(f"update assigns undeclared aux variable {wrong[0]!r}")
-
-
 def check_structure(cert: Json, limits: Limits) -> None:
-    """Rules of docs/certificates.md that the JSON Schema cannot express."""
-    if "proof" not in cert:  # a counterexample or a lasso: events to replay
-        ev = cert.get("counterexample") or cert.get("ltl") or {}
-        n = len(ev.get("events", [])) + len(ev.get("prefix", [])) + len(ev.get("loop", []))
-        if n > limits.max_events:
-            raise LimitError(f"{n} events, limit {limits.max_events}")
-        vector(ev.get("completed", []), "completed")
+    """Rules of docs/certificates.md that the JSON Schema cannot express, of a counterexample
+    (its events are counted before, checker/network.py) or a proof."""
+    if "proof" not in cert:
+        vector(cert["counterexample"]["completed"], "completed")
         return
     proof = cert["proof"]
     if not ascending([tuple(p) for p in proof.get("pairs", [])]):
@@ -76,8 +49,26 @@ def check_structure(cert: Json, limits: Limits) -> None:
             edges = [tuple(e["edge"]) for e in part["edges"]]
             if len(set(edges)) != len(edges):
                 raise SchemaError(f"component {i}: an edge is listed twice")
-    inv = proof["invariant"]
-    check_shape(inv, inv["aux"], limits.max_nodes, limits.max_vars)
+    inv, declared = proof["invariant"], proof["invariant"]["aux"]
+    # the invariant: declared aux only, initial values for exactly the declared ones, sizes
+    if len(declared) > limits.max_vars:
+        raise LimitError(f"{len(declared)} auxiliary variables, limit {limits.max_vars}")
+    if set(inv["initial_aux"]) != set(declared):
+        raise SchemaError("initial_aux must give a value to exactly the declared aux variables")
+    nodes, todo = 0, [inv["formula"], *(t for u in inv["updates"] for t in u["assign"].values())]
+    while todo:
+        node, nodes = todo.pop(), nodes + 1
+        if nodes > limits.max_nodes:
+            raise LimitError(f"invariant has more than {limits.max_nodes} nodes")
+        if isinstance(node, dict):
+            if "aux" in node and isinstance(node["aux"], str) and node["aux"] not in declared:
+                raise SchemaError(f"aux variable {node['aux']!r} is not declared")
+            if "place" not in node:  # place objects are names, not sub-formulas
+                todo.extend(node.values())
+        elif isinstance(node, list):
+            todo.extend(node)
+    if wrong := [name for u in inv["updates"] for name in u["assign"] if name not in declared]:
+        raise SchemaError(f"update assigns undeclared aux variable {wrong[0]!r}")
     for key in ("updates", "hints"):
         seen = [json.dumps(u["transition"], sort_keys=True) for u in inv.get(key, [])]
         if len(set(seen)) != len(seen):
@@ -246,8 +237,7 @@ def proof(m: Model, pf: Json, remaining: Callable[[], float],
         listed = {tuple(p) for p in pf["pairs"]}
         movers = sorted(loc for loc in m.locals_ if sem.can_step(loc))
         for g in sorted(m.globals_):
-            locs = [loc for loc in movers if (loc, g) not in listed]
-            if locs:
+            if locs := [loc for loc in movers if (loc, g) not in listed]:
                 yield f"exclusion: {g}", exclusion(g, locs)
     yield "refutation", refutation
 

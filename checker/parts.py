@@ -18,21 +18,8 @@ from typing import Any
 
 from checker.certificate import Limits
 from checker.errors import CheckerError, Invalid, Undecided, invalid
-from checker.model import Env, Expr
+from checker.model import Env, Expr, named
 from checker.program import parse_program
-
-
-def _access(e: Expr) -> tuple[set[str], set[str]]:
-    """The globals named anywhere in `e` (read) and those assigned (written)."""
-    reads: set[str] = set()
-    writes: set[str] = set()
-    todo = [e]
-    while todo:
-        node = todo.pop()
-        if node[0] in ("var", "assign") and not "a" <= node[1][0] <= "z":
-            (reads if node[0] == "var" else writes).add(node[1])
-        todo.extend(c for c in node[1:] if isinstance(c, tuple))
-    return reads, writes
 
 
 def _restriction(data: dict[str, Any], initial: Env, whole: list[tuple[str, Expr]]
@@ -56,7 +43,7 @@ def _restriction(data: dict[str, Any], initial: Env, whole: list[tuple[str, Expr
 
 
 def _independent(whole: list[tuple[str, Expr]], names: list[list[str]]) -> None:
-    acc = {r: _access(e) for r, e in whole}
+    acc = {r: (named(e, ("var",)), named(e, ("assign",))) for r, e in whole}  # reads, writes
     part = {n: i for i, kinds in enumerate(names) for n in kinds}
     for a, (_, wa) in acc.items():
         for b, (rb, wb) in acc.items():

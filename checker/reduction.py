@@ -1,68 +1,54 @@
-"""Reduction certificates (docs/certificates.md): Lipton movers under an inductive invariant
-on the checker's own per-variable steps, blocks (checker/layers.py) reduced first; labels
-R, L, B (both), N (the commit) or D (dead); every request reads (R|B)* N? (L|B)*."""
+"""Reduction certificates (docs/certificates.md): Lipton movers under an inductive invariant,
+blocks (layers.py) reduced first; labels R, L, B (both), N (commit), D (dead): (R|B)* N? (L|B)*."""
 
 from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any, TypeVar
+from collections.abc import Callable, Iterator
+from typing import Any, cast
 
-from checker.certificate import Limits, integer
+from checker import steps
+from checker.certificate import Limits
 from checker.errors import SchemaError, invalid
 from checker.invariant import Inductive, shown
-from checker.steps import Blocks, Composite, Foot, Local, Step, Steps, group, is_stutter, refuted
+from checker.steps import Blocks, Composite, Foot, Local, Step, Steps, group, refuted
 
 Json = Any
 Thunk = Callable[[], str]
-Node = TypeVar("Node")
 MOVES = {0: {"R": 0, "B": 0, "N": 1, "L": 1}, 1: {"L": 1, "B": 1}}  # phase -> label -> phase
 
 
-def _assign(entries: list[Json], foot: dict[Local, Foot], steps: list[Step]) -> dict[Step, str]:
+def _assign(entries: list[Json], foot: dict[Local, Foot], moves: list[Step]) -> dict[Step, str]:
     """Each step's label: the entry for its local state at its reads, else for its state."""
     given: dict[tuple[Local, tuple[int, ...] | None], str] = {}
     for e in entries:
         loc: Local = (e["local"][0], e["local"][1])
         if loc not in foot:
             raise invalid("E-NAME", f"label for {loc}: not a local state that can step here")
-        reads = None
-        if "reads" in e:
-            if tuple(sorted(e["reads"])) != foot[loc].reads:
-                raise invalid("E-NAME", f"label for {loc[1]}: reads {sorted(e['reads'])}, "
-                              f"the footprint reads {list(foot[loc].reads)}")
-            reads = tuple(integer(e["reads"][x], "reads") for x in sorted(e["reads"]))
+        reads = tuple(v for _, v in sorted(e["reads"].items())) if "reads" in e else None
+        if reads is not None and tuple(sorted(e["reads"])) != foot[loc].reads:
+            raise invalid("E-NAME", f"label for {loc[1]}: reads {sorted(e['reads'])}, "
+                          f"the footprint reads {list(foot[loc].reads)}")
         if (loc, reads) in given:
             raise SchemaError(f"two labels for {loc[1]} at the same reads")
         given[(loc, reads)] = e["label"]
     out = {}
-    for m in steps:
-        lab = given.get((m.src, m.reads)) or given.get((m.src, None))
-        if lab is None:
-            raise invalid("E-LABEL", f"no label for the step of {m.src[1]} at {shown(foot, m)}")
+    for m in moves:
+        if (lab := given.get((m.src, m.reads)) or given.get((m.src, None))) is None:
+            raise invalid("E-LABEL", f"no label for the step of {m.src[1]} at {shown(m)}")
         out[m] = lab
     return out
-
-
-def _reach(starts: Iterable[Node], succ: Callable[[Node], Iterable[Node]]) -> set[Node]:
-    seen, todo = set(starts), list(starts)
-    while todo:
-        for n in succ(todo.pop()):
-            if n not in seen:
-                seen.add(n)
-                todo.append(n)
-    return seen
 
 
 def _co(final: dict[Local, int], edges: list[tuple[Local, Local, str]]) -> set[Local]:
     """Local states from which an answer can be reached."""
     back = group((dst, src) for src, dst, _ in edges)
-    return _reach(final, lambda loc: back.get(loc, ()))
+    return steps.reach(final, lambda loc: back.get(loc, ()))
 
 
 def _phases(starts: list[tuple[Local, int]], edges: list[tuple[Local, Local, str]],
-            co: set[Local], code: str) -> None:  # fmt: skip
+            co: set[Local], code: str) -> str:  # fmt: skip
     """Every path from the starts, in their phases, reads (R|B)* N? (L|B)* to its end."""
     out = group((src, (dst, lab)) for src, dst, lab in edges if dst in co)
 
@@ -72,7 +58,8 @@ def _phases(starts: list[tuple[Local, int]], edges: list[tuple[Local, Local, str
                 raise invalid(code, f"request {n[0][0]}: {lab} after the commit, at {n[0][1]}")
             yield dst, nxt
 
-    _reach(starts, succ)
+    steps.reach(starts, succ)
+    return "every request's path reads (R|B)* N? (L|B)*"
 
 
 def reduction(data: Json, limits: Limits, remaining: Callable[[], float]
@@ -87,32 +74,31 @@ def reduction(data: Json, limits: Limits, remaining: Callable[[], float]
     st: dict[str, Any] = {"b": Blocks(), "dead": []}
 
     def local(p: Json) -> Local:
-        loc: Local = (p[0], p[1])
-        if loc not in ind.steps.foot and loc not in ind.steps.final:
-            raise invalid("E-NAME", f"{loc[1]}: not a local state of request {loc[0]}")
-        return loc
+        return cast(Local, ind.resolve({"local": p})[1:])
 
     def read() -> str:
-        s = ind.steps
-        b = st["b"] = own.read_blocks(blocks, s, ind.live, local)
-        if any(c.get("version", "") not in ind.dom for c in blocks if c["kind"] == "attempt"):
+        b = st["b"] = own.read_blocks(blocks, ind.steps, ind.live, local)
+        if any(c["version"] not in ind.dom for c in blocks if c["kind"] == "attempt"):
             raise invalid("E-NAME", "an attempt's version is not a global of the program")
         st["l1"] = _assign([e for c in blocks if c["kind"] == "section" for e in c["labels"]],
-                           s.foot, [m for ms in b.section.values() for m in ms])
-        st["dead"] = [(m, s.foot[m.src]) for m, lab in st["l1"].items() if lab == "D"]
+                           ind.steps.foot, [m for ms in b.section.values() for m in ms])
+        st["dead"] = [m for m, lab in st["l1"].items() if lab == "D"]
         return f"{len(b.heads)} attempts, {len(blocks) - len(b.heads)} sections"
 
     def labels() -> str:
-        s, dead = ind.steps, {m for m, _ in st["dead"]}
+        s, dead = ind.steps, set(st["dead"])
         gone = dead | {m for ms in st["b"].tried.values() for m in ms}  # tried: at the commit
         top = s if not blocks else own.top_view(s, [m for m in s.moves if m not in gone],
                                                 st["b"], ind.dom, limits.max_valuations)
         wait = set() if blocks else own.deferred(top, ind.dom, ind.bounds)
-        live = [m for m in top.moves if not is_stutter(m, top.foot[m.src]) and m not in wait]
+        live = [m for m in top.moves if not m.stutter() and m not in wait]
         label = st["label"] = _assign(claim["labels"], top.foot, live)
         st["top"], st["live"] = top, [m for m in live if label[m] != "D"]
-        st["dead"] += [(m, top.foot[m.src]) for m, lab in label.items() if lab == "D"]
-        dead |= {m for m, _ in st["dead"]}
+        st["edges"] = [(m.src, m.dst, label[m]) for m in st["live"]] + [
+            (c.head, c.commit.dst, "N") for c in st["b"].composites]  # a composite: its commit
+        st["co"] = _co(top.final, st["edges"])
+        st["dead"] += [m for m, lab in label.items() if lab == "D"]
+        dead |= set(st["dead"])
         ind.live = [m for m in ind.live if m not in dead]
         return f"{len(label)} transitions labelled"
 
@@ -126,22 +112,8 @@ def reduction(data: Json, limits: Limits, remaining: Callable[[], float]
         _phases(starts, edges, co, "E-SECTION")
         tried = {m for ms in b.tried.values() for m in ms}
         zero = {loc for loc, i in b.inner.items() if b.kinds[i] == "attempt"}
-        return _movers(s, s, l1, [m for m in ind.live if m not in tried], b.composites,
-                       zero, co, ind, "E-SECTION")
-
-    def edges() -> list[tuple[Local, Local, str]]:
-        own = [(m.src, m.dst, st["label"][m]) for m in st["live"]]
-        return own + [(c.head, c.commit.dst, "N") for c in st["b"].composites]
-
-    def shape() -> str:
-        top = st["top"]
-        _phases([(e, 0) for e in top.entries], edges(), _co(top.final, edges()), "E-SHAPE")
-        return "every request's path reads (R|B)* N? (L|B)*"
-
-    def movers() -> str:
-        b = st["b"]
-        return _movers(st["top"], ind.steps, st["label"], st["live"], b.composites,
-                       set(b.inner), _co(st["top"].final, edges()), ind, "E-MOVER")
+        return _movers(s, l1, [m for m in ind.live if m not in tried], b.composites, zero, co,
+                       ind, "E-SECTION")
 
     yield "model", ind.program
     yield "reduction-domains", ind.domains
@@ -155,88 +127,79 @@ def reduction(data: Json, limits: Limits, remaining: Callable[[], float]
     if blocks:
         yield "reduction-attempts", lambda: own.check_attempts(ind, st["b"], blocks, local)
         yield "reduction-sections", sections
-    yield "reduction-shape", shape
-    yield "reduction-movers", movers
+    yield "reduction-shape", lambda: _phases([(e, 0) for e in st["top"].entries], st["edges"],
+                                             st["co"], "E-SHAPE")
+    yield "reduction-movers", lambda: _movers(st["top"], st["label"], st["live"],
+                                              st["b"].composites, set(st["b"].inner), st["co"],
+                                              ind, "E-MOVER")
 
 
-def _writes(m: Step, fp: Foot) -> frozenset[str]:
-    before = dict(zip(fp.reads, m.reads, strict=True))
-    return frozenset(x for x, v in zip(fp.touched, m.after, strict=True)
-                     if before.get(x) != v or x in fp.writes)  # fmt: skip
+def _writes(m: Step) -> frozenset[str]:
+    before = m.pre()
+    return frozenset(x for x, v in m.post().items() if before.get(x) != v or x in m.foot.writes)
 
 
-def _on(m: Step, f: Foot, xs: tuple[str, ...], after: bool) -> tuple[int, ...]:
+def _on(m: Step, xs: tuple[str, ...], after: bool) -> tuple[int, ...]:
     """`m`'s values on globals it touches: those it leaves (after), or those it reads."""
-    v = dict(zip(f.touched, m.after, strict=True) if after else zip(f.reads, m.reads, strict=True))
+    v = m.post() if after else m.pre()
     return tuple(v[x] for x in xs)
 
 
-def _meet(a: Step, fa: Foot, b: Step, fb: Foot) -> dict[str, int] | None:
+def _meet(a: Step, b: Step) -> dict[str, int] | None:
     """The globals before `a` where a then b can run (b reads what a leaves where a touches
     them; R ⊆ R ∪ W), or None."""
-    xs = tuple(x for x in fb.reads if x in fa.touched)
-    if _on(a, fa, xs, True) != _on(b, fb, xs, False):
+    xs = tuple(x for x in b.foot.reads if x in a.foot.touched)
+    if _on(a, xs, True) != _on(b, xs, False):
         return None
-    return {**{x: v for x, v in zip(fb.reads, b.reads, strict=True) if x not in fa.touched},
-            **dict(zip(fa.reads, a.reads, strict=True))}
+    return {**{x: v for x, v in b.pre().items() if x not in a.foot.touched}, **a.pre()}
 
 
-def _movers(view: Steps, orig: Steps, labels: dict[Step, str], partners: list[Step],
+def _movers(view: Steps, labels: dict[Step, str], partners: list[Step],
             composites: list[Composite], zero: set[Local], co: set[Local], ind: Inductive,
             code: str) -> str:  # fmt: skip
     """A transition labelled R or B (L or B) commutes with each transition of another
     instance that can follow (precede) it, or I excludes the pair, nobody in `zero` (an
     attempt's composite: neither touches what the other writes, or I excludes them)."""
-    foot, dom = view.foot, ind.dom
+    foot, dom, m_ = view.foot, ind.dom, ind.smt.m
     live = [m for m in partners if m.src in co]
     outcomes = group(((m.src, m.reads), m) for m in view.moves + view.escapes)
-    by_global = group((x, m) for m in live for x in foot[m.src].touched)
+    by_global = group((x, m) for m in live for x in m.foot.touched)
     near = {x: group((m.src, m) for m in ms) for x, ms in by_global.items()}  # by local state
     index: dict[tuple[Local, tuple[str, ...], bool], dict[tuple[int, ...], list[Step]]] = {}
     zeros = {("local", *z) for z in zero}
-    m_ = ind.smt.m
     none = m_.And([m_.Equals(ind.atom(k), m_.Int(0)) for k in sorted(zeros)])
 
     def swapped(a: Step, b: Step, v0: dict[str, int]) -> bool:  # b then a ends as a then b
-        fa, fb = foot[a.src], foot[b.src]
-        end = {**v0, **dict(zip(fa.touched, a.after, strict=True)),
-               **dict(zip(fb.touched, b.after, strict=True))}
-        return any(oa.dst == a.dst and {**v1, **dict(zip(fa.touched, oa.after, strict=True))}
-                   == end for ob in outcomes.get((b.src, tuple(v0[x] for x in fb.reads)), ())
-                   if ob.dst == b.dst for v1 in [{**v0, **dict(zip(fb.touched, ob.after,
-                                                                  strict=True))}]
-                   for oa in outcomes.get((a.src, tuple(v1[x] for x in fa.reads)), ()))
+        end = {**v0, **a.post(), **b.post()}
+        return any(oa.dst == a.dst and {**v1, **oa.post()} == end
+                   for ob in outcomes.get((b.src, tuple(v0[x] for x in b.foot.reads)), ())
+                   if ob.dst == b.dst for v1 in [{**v0, **ob.post()}]
+                   for oa in outcomes.get((a.src, tuple(v1[x] for x in a.foot.reads)), ()))
 
     def others(t: Step, first: bool) -> list[Step]:
         """The steps `_meet` lets run right after (first) or before `t`, by shared globals."""
-        out, touched = [], {k: v for x in foot[t.src].touched for k, v in near.get(x, {}).items()}
+        out, touched = [], {k: v for x in t.foot.touched for k, v in near.get(x, {}).items()}
         for src, ms in touched.items():
-            fa, fb = (foot[t.src], foot[src])[::1 if first else -1]
+            fa, fb = (t.foot, foot[src])[::1 if first else -1]
             xs = tuple(x for x in fb.reads if x in fa.touched)
             if (key := (src, xs, first)) not in index:
-                index[key] = {}
-                for u in ms:
-                    index[key].setdefault(_on(u, foot[src], xs, not first), []).append(u)
-            out += index[key].get(_on(t, foot[t.src], xs, first), [])
+                index[key] = group((_on(u, xs, not first), u) for u in ms)
+            out += index[key].get(_on(t, xs, first), [])
         return out
 
     def failures(a: Step, b: Step) -> list[dict[str, int]]:
         """Pre-valuations where a then b runs and b then a ends elsewhere (blind writes free)."""
-        fa, fb = foot[a.src], foot[b.src]
-        pre = _meet(a, fa, b, fb)
-        if pre is None or not (_writes(a, fa) & set(fb.touched) or _writes(b, fb) &
-                               set(fa.touched)):  # fmt: skip
+        pre, fa, fb = _meet(a, b), a.foot, b.foot
+        if pre is None or not (_writes(a) & set(fb.touched) or _writes(b) & set(fa.touched)):
             return []
         free = [x for x in fb.reads if x in fa.touched and x not in fa.reads]
-        pres = ({**pre, **dict(zip(free, vals, strict=True))}
-                for vals in itertools.product(*(dom[x] for x in free)))  # fmt: skip
-        return [v0 for v0 in pres if not swapped(a, b, v0)]
+        return [v0 for vals in itertools.product(*(dom[x] for x in free))  # free: any value
+                if not swapped(a, b, v0 := {**pre, **dict(zip(free, vals, strict=True))})]
 
     def meets(t: Step, c: Composite, first: bool) -> list[dict[str, int]]:
-        ft, fc = foot[t.src], orig.foot[c.commit.src]
-        if not (_writes(t, ft) & c.footprint or _writes(c.commit, fc) & set(ft.touched)):
+        if not (_writes(t) & c.footprint or _writes(c.commit) & set(t.foot.touched)):
             return []
-        pre = _meet(t, ft, c.commit, fc) if first else _meet(c.commit, fc, t, ft)
+        pre = _meet(t, c.commit) if first else _meet(c.commit, t)
         return [] if pre is None else [pre]
 
     pairs, asks = 0, []
@@ -257,11 +220,10 @@ def _movers(view: Steps, orig: Steps, labels: dict[Step, str], partners: list[St
             if open_:
                 asks.append((t, lab, first, m_.And(none, m_.Or(open_))))
     # One query for all; only a failure is asked again step by step, to name the step.
-    if asks and ind.query().unsat(m_.Or([q for *_, q in asks]), {}) is not None:
+    if asks and ind.query.unsat(m_.Or([q for *_, q in asks]), {}) is not None:
         for t, lab, first, q in asks:
-            if (bad := ind.query().unsat(q, ind.named)) is not None:
-                raise invalid(code, f"the step of {t.src[1]} at {shown(foot, t)} ({lab}) is not "
+            if (bad := ind.query.unsat(q, ind.named)) is not None:
+                raise invalid(code, f"the step of {t.src[1]} at {shown(t)} ({lab}) is not "
                               f"a {('left', 'right')[first]} mover, under the invariant ({bad})")
         raise invalid(code, "cvc5 contradicts itself on the mover obligations")
-    return f"{len(live)} transitions: {pairs} non-commuting pairs, refuted by the invariant " \
-        f"({len(asks)} steps asked in one solver query)"
+    return f"{len(live)} transitions, {pairs} non-commuting pairs refuted ({len(asks)} asked)"

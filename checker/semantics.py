@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from functools import cache
+from typing import Any, NamedTuple
 
-from checker.certificate import integer
 from checker.errors import Invalid, ModelError, invalid
 from checker.model import STATE_BOUND, env_text, local_text, run
 from checker.program import parse_program
@@ -16,8 +16,7 @@ NS_BOUND = 20_000  # locals + globals an exploration may find (--state-bound)
 PAIR_BOUND = 1_000_000  # (local, global) pairs explored by the closure of §2.4
 
 
-@dataclass(frozen=True)
-class NS:
+class NS(NamedTuple):
     """A network system over canonical names (strings). Entries are deduplicated."""
 
     initial: str
@@ -45,7 +44,6 @@ class Semantics:
 def ser_semantics(text: str, constants: dict[str, int] | None = None) -> Semantics:
     init, blocks = parse_program(text, constants)
     states: dict[str, Any] = {}  # "L"/"G" + text -> state: distinct states never share a name
-    cache: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}
 
     def name(kind: str, state: Any) -> str:
         shown = local_text(*state) if kind == "L" else env_text(state)
@@ -53,13 +51,11 @@ def ser_semantics(text: str, constants: dict[str, int] | None = None) -> Semanti
             raise ModelError(f"two distinct states print as {shown!r}")
         return shown
 
+    @cache
     def step(loc: str, glo: str) -> tuple[tuple[str, str], ...]:
-        if (loc, glo) not in cache:
-            (env, e), g = states["L" + loc], states["G" + glo]
-            out = [(name("L", (l2, v if y else ("int", v))), name("G", g2))
-                   for y, v, l2, g2 in run(e, env, g)]  # fmt: skip
-            cache[(loc, glo)] = tuple(dict.fromkeys(out))
-        return cache[(loc, glo)]
+        (env, e), g = states["L" + loc], states["G" + glo]
+        return tuple(dict.fromkeys((name("L", (l2, v if y else ("int", v))), name("G", g2))
+                                   for y, v, l2, g2 in run(e, env, g)))
 
     def answers(loc: str) -> tuple[str, ...]:
         e = states["L" + loc][1]
@@ -206,7 +202,7 @@ class Run:
 
 def apply(sem: Semantics, run: Run, ev: Any, i: int) -> None:
     """Event number `i` on the one-step semantics itself (no NS, no pair list needed)."""
-    n = integer(ev["instance"], f"event {i} instance")
+    n = ev["instance"]
     where = f"event {i} ({ev['event']} of instance {n})"
     if ev["event"] == "spawn":
         if n in run.used:

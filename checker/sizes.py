@@ -1,63 +1,61 @@
-"""Constants, arrays, families and `for` written out as core Ser by the checker's own code,
-node for node as docs/language.md ("Constants, arrays and request families") says: local
-states are named by residual text, so the prover's writer must agree with this one."""
+"""Constants, arrays, families and `for` written out as core Ser, node for node as the docs say
+(docs/language.md): local states are named by residual text, so both tools' writers agree."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from functools import partial, reduce
 from typing import Any
 
+from checker import model as m
 from checker.errors import ModelError, invalid
-from checker.model import Env, Expr, _choice, _name, mk_bin, mk_if, mk_seq, mk_un, mk_while
+from checker.model import Env, Expr
 
 MAX_CELLS, MAX_COPIES, MAX_NODES = 1_024, 4_096, 2_000_000  # the prover's, nodes doubled
 HIDDEN = "index#"
+# the nodes folded by a smart constructor (§1.4) as they are rebuilt; the others as they are
+_MAKE: dict[str, Callable[..., Expr]] = {"bin": m.mk_bin, "if": m.mk_if, "while": m.mk_while,
+                                         "not": partial(m.mk_un, "not"),
+                                         "neg": partial(m.mk_un, "neg")}
 
 
 class _Writer:
-    def __init__(self) -> None:
-        self.nodes = 0
+    nodes = 0
 
     def constant(self, e: Expr, sc: dict[str, Any], what: str) -> int:
         if (v := self.ex(e, sc))[0] != "int":
             raise ModelError(f"{what} is not a constant expression")
         return int(v[1])
 
+    def copies(self, var: str, bounds: Expr, body: Expr, sc: dict[str, Any], most: int,
+               what: str) -> dict[int, Expr]:
+        """`body` written out at each value of `var` in the constant range `bounds`."""
+        lo, hi = (self.constant(b, sc, f"a bound of {what}") for b in bounds)
+        if hi - lo >= most or var in sc["values"] or not m.is_local(var):
+            raise ModelError(f"{what} ({var} in {lo}..{hi}): too many copies or a used name")
+        return {k: self.ex(body, {**sc, "values": {**sc["values"], var: k}})
+                for k in range(lo, hi + 1)}
+
     def ex(self, e: Expr, sc: dict[str, Any]) -> Expr:
         self.nodes += 1
         if self.nodes > MAX_NODES:
             raise ModelError(f"the program written out has more than {MAX_NODES} nodes")
-        tag, vals, arrays = e[0], sc["values"], sc["arrays"]
+        tag, vals = e[0], sc["values"]
         if tag == "seq":
-            parts: list[Expr] = []
-            while e[0] == "seq":
-                parts.append(self.ex(e[1], sc))
-                e = e[2]
-            return _sequence([*parts, self.ex(e, sc)])
-        if tag in ("var", "assign") and e[1] in arrays or tag == "assign" and e[1] in vals:
+            return _sequence([self.ex(s, sc) for s in _flat(e)])
+        if tag in ("var", "assign") and e[1] in sc["arrays"] or tag == "assign" and e[1] in vals:
             raise ModelError(f"{e[1]} is an array or a constant here")
-        if tag == "var":
-            return ("int", vals[e[1]]) if e[1] in vals else e
-        if tag == "assign":
-            return ("assign", e[1], self.ex(e[2], sc))
+        if tag == "var" and e[1] in vals:
+            return ("int", vals[e[1]])
         if tag in ("idx", "idxset"):
             return self.index(e, sc)
         if tag == "for":
-            lo, hi = (self.constant(b, sc, "a bound of `for`") for b in e[2:4])
-            if hi - lo >= MAX_COPIES or e[1] in vals or e[1] in arrays or e[1][0] < "a":
-                raise ModelError(f"for ({e[1]} in {lo}..{hi}): too many copies or a used name")
-            copies = [self.ex(e[4], _bind(sc, e[1], k)) for k in range(lo, hi + 1)]
+            copies = list(self.copies(e[1], e[2:4], e[4], sc, MAX_COPIES, "`for`").values())
             return _sequence(copies) if copies else ("int", 0)
         if tag == "choose":
-            return _choice(*(self.constant(b, sc, "a bound of ?(lo..hi)") for b in e[1:]))
-        if tag == "bin":
-            return mk_bin(e[1], self.ex(e[2], sc), self.ex(e[3], sc))
-        if tag in ("not", "neg"):
-            return mk_un(tag, self.ex(e[1], sc))
-        if tag == "if":
-            return mk_if(self.ex(e[1], sc), self.ex(e[2], sc), self.ex(e[3], sc))
-        if tag == "while":
-            return mk_while(self.ex(e[1], sc), self.ex(e[2], sc))
-        return e  # literals, `?`, `yield`, `exit`
+            return m._choice(*(self.constant(b, sc, "a bound of ?(lo..hi)") for b in e[1:]))
+        kids = [self.ex(x, sc) if isinstance(x, tuple) else x for x in e[1:]]
+        return _MAKE[tag](*kids) if tag in _MAKE else (tag, *kids)
 
     def index(self, e: Expr, sc: dict[str, Any]) -> Expr:
         if (cells := sc["arrays"].get(e[1])) is None:
@@ -69,45 +67,32 @@ class _Writer:
             return ("var", name) if e[0] == "idx" else \
                 ("assign", name, self.ex(e[3], {**sc, "facts": facts}))
 
-        if at[0] == "int" or at in sc["facts"]:
-            k = at[1] if at[0] == "int" else sc["facts"][at]
-            return cell(k, sc["facts"]) if 0 <= k < cells else ("exit",)
-        hidden = not _lacks(at, ("assign", "yield", "nd", "while"))
+        if (k := sc["facts"].get(at, at[1] if at[0] == "int" else None)) is not None:
+            return cell(k, sc["facts"]) if 0 <= k < cells else ("exit",)  # a known index
+        hidden = any(n[0] in ("assign", "yield", "nd", "while") for n in m.nodes(at))
         test = ("var", HIDDEN) if hidden else at
-        keep = not hidden and e[0] == "idxset" and _lacks(
-            e[3], ("assign", "yield", "while", "idxset", "for"))
+        keep = not hidden and e[0] == "idxset" and not any(
+            n[0] in ("assign", "yield", "while", "idxset", "for") for n in m.nodes(e[3]))
         chain: Expr = ("exit",)
         for k in reversed(range(cells)):
             branch = cell(k, {**sc["facts"], at: k} if keep else sc["facts"])
-            branch = mk_seq(("assign", HIDDEN, ("int", 0)), branch) if hidden else branch
-            chain = mk_if(mk_bin("==", test, ("int", k)), branch, chain)
-        return mk_seq(("assign", HIDDEN, at), chain) if hidden else chain
+            branch = m.mk_seq(("assign", HIDDEN, ("int", 0)), branch) if hidden else branch
+            chain = m.mk_if(m.mk_bin("==", test, ("int", k)), branch, chain)
+        return m.mk_seq(("assign", HIDDEN, at), chain) if hidden else chain
 
 
-def _bind(sc: dict[str, Any], name: str, value: int) -> dict[str, Any]:
-    return {**sc, "values": {**sc["values"], name: value}}
+def _flat(e: Expr) -> Iterator[Expr]:
+    """The statements of `e`, a sequence nested to the right (or one statement)."""
+    while e[0] == "seq":
+        yield e[1]
+        e = e[2]
+    yield e
 
 
 def _sequence(parts: list[Expr]) -> Expr:
-    flat: list[Expr] = []
-    for p in parts:
-        while p[0] == "seq":
-            flat.append(p[1])
-            p = p[2]
-        flat.append(p)
-    out = flat[-1]
-    for p in reversed(flat[:-1]):
-        out = mk_seq(p, out)
-    return out
-
-
-def _lacks(e: Expr, tags: tuple[str, ...]) -> bool:
-    todo = [e]
-    while todo:
-        if (n := todo.pop())[0] in tags:
-            return False
-        todo.extend(x for x in n[1:] if isinstance(x, tuple))
-    return True
+    """The statements of `parts` as one sequence nested to the right (literals dropped)."""
+    flat = [s for p in parts for s in _flat(p)]
+    return reduce(lambda rest, s: m.mk_seq(s, rest), reversed(flat[:-1]), flat[-1])
 
 
 def expand(decls: list[Any], blocks: list[Any], constants: dict[str, int]
@@ -124,27 +109,23 @@ def expand(decls: list[Any], blocks: list[Any], constants: dict[str, int]
                                      f"the model's {declared}")
     for d in decls:
         if d[0] == "const":
-            sc = _bind(sc, str(d[1]), constants[str(d[1])])
+            sc["values"][str(d[1])] = constants[str(d[1])]
             continue
         value = w.constant(d[3], sc, f"{d[1]}'s value") if d[3] else 0
         if d[2] is None:
-            initial[_name(d[1], True)] = value
-            continue
-        cells = w.constant(d[2], sc, f"{d[1]}'s length")
-        if not 1 <= cells <= MAX_CELLS:
+            initial[m._name(d[1], True)] = value
+        elif not 1 <= (cells := w.constant(d[2], sc, f"{d[1]}'s length")) <= MAX_CELLS:
             raise ModelError(f"{d[1]} has {cells} cells: an array has 1 to {MAX_CELLS}")
-        initial.update((f"{_name(d[1], True)}[{k}]", value) for k in range(cells))
-        sc = {**sc, "arrays": {**sc["arrays"], str(d[1]): cells}}
+        else:
+            initial.update((f"{m._name(d[1], True)}[{k}]", value) for k in range(cells))
+            sc["arrays"][str(d[1])] = cells
     requests: list[tuple[str, Expr]] = []
     for b in blocks:
         if len(b) == 2:  # (name, body); a family is (family, name, var, lo, hi, body)
             requests.append((b[0], w.ex(b[1], sc)))
             continue
-        lo, hi = (w.constant(x, sc, "a bound of a request family") for x in b[3:5])
-        if hi - lo >= MAX_CELLS or b[2] in sc["values"] or b[2][0] < "a":
-            raise ModelError(f"request {b[1]}[{b[2]} in {lo}..{hi}]: too large or a used name")
-        requests += [(f"{b[1]}[{k}]", w.ex(b[5], _bind(sc, str(b[2]), k)))
-                     for k in range(lo, hi + 1)]
+        copies = w.copies(str(b[2]), b[3:5], b[5], sc, MAX_CELLS, f"request family {b[1]}")
+        requests += [(f"{b[1]}[{k}]", body) for k, body in copies.items()]
     if not requests or len({r for r, _ in requests}) != len(requests):
         raise ModelError("no request, or a request name repeated")
     return tuple(sorted((k, v) for k, v in initial.items() if v != 0)), requests

@@ -1,18 +1,17 @@
-"""The checker's own per-variable steps of a Ser program (docs/certificates.md, "Footprints"),
-written from the design, not from the prover: a step runs on a valuation of its reads R
-alone (every other global holds POISON, which it must not read and must write over in W);
-a local state is named by its residual program and its live locals."""
+"""The checker's own per-variable steps of a Ser program (docs/certificates.md, "Footprints"):
+a step runs on a valuation of its reads R alone (every other global POISON: never read, and
+written over in W); a local state is named by its residual program and its live locals."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from math import prod
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from checker.certificate import Limits
 from checker.errors import CheckerError, LimitError, ModelError, invalid
-from checker.model import POISON, Env, Expr, expr_text, local_text, run
+from checker.model import POISON, Env, Expr, expr_text, is_local, local_text, named, nodes, run
 
 Local = tuple[str, str]  # (request, canonical local text)
 Values = tuple[int, ...]
@@ -29,8 +28,18 @@ def group(pairs: Iterable[tuple[K, V]]) -> dict[K, list[V]]:
     return out
 
 
-@dataclass(frozen=True)
-class Foot:
+def reach(starts: Collection[K], succ: Callable[[K], Iterable[K]]) -> set[K]:
+    """The nodes reachable from `starts` by `succ` (the starts included)."""
+    seen, todo = set(starts), list(starts)
+    while todo:
+        for n in succ(todo.pop()):
+            if n not in seen:
+                seen.add(n)
+                todo.append(n)
+    return seen
+
+
+class Foot(NamedTuple):
     reads: tuple[str, ...]  # R, sorted
     touched: tuple[str, ...]  # R ∪ W, sorted
     writes: frozenset[str]  # W
@@ -39,13 +48,25 @@ class Foot:
 @dataclass(frozen=True)
 class Step:
     src: Local
-    reads: Values  # the values of src's R
+    reads: Values  # the values of its footprint's R
     dst: Local
-    after: Values  # the values of src's R ∪ W after the step
+    after: Values  # the values of its footprint's R ∪ W after the step
+    foot: Foot = field(compare=False)  # src's footprint in the layer the step is of
+
+    def pre(self) -> dict[str, int]:  # the globals it reads
+        return dict(zip(self.foot.reads, self.reads, strict=True))
+
+    def post(self) -> dict[str, int]:  # the globals it touches, after it
+        return dict(zip(self.foot.touched, self.after, strict=True))
+
+    def read_only(self) -> bool:  # every touched global read, and left as it was
+        return len(self.foot.touched) == len(self.foot.reads) and self.after == self.reads
+
+    def stutter(self) -> bool:  # changes nothing: read-only, back to its own state
+        return self.dst == self.src and self.read_only()
 
 
-@dataclass(frozen=True)
-class Steps:
+class Steps(NamedTuple):
     entries: tuple[Local, ...]
     foot: dict[Local, Foot]  # every local state that can step
     final: dict[Local, int]  # every local state that answers, with its answer
@@ -53,8 +74,7 @@ class Steps:
     escapes: tuple[Step, ...]  # outcomes that leave a domain
 
 
-@dataclass(frozen=True)
-class Composite:
+class Composite(NamedTuple):
     head: Local
     commit: Step
     footprint: frozenset[str]  # every global the attempt's states and its commit touch
@@ -79,7 +99,7 @@ def _meet(a: Must, b: Must) -> Must:
 
 
 def _glob(name: str) -> frozenset[str]:
-    return frozenset() if "a" <= name[0] <= "z" else frozenset({name})
+    return frozenset() if is_local(name) else frozenset({name})
 
 
 def _walk(e: Expr, acc: frozenset[str]) -> tuple[frozenset[str], frozenset[str], Must, Must]:
@@ -120,11 +140,10 @@ def footprint(e: Expr) -> Foot:
 
 
 def split(body: Expr, first: bool = True) -> Expr:
-    """`s1; …; sk; rest` → `s1; …; sk; yield; rest`, s1 … sk the longest run of first
-    statements that name no global and do not yield (docs/certificates.md, "Split
-    requests"): a step that touches no global commutes with every other, so the split
-    request's executions are the original's, each prefix run apart."""
-    if body[0] == "seq" and _local_only(body[1]):
+    """`s1; …; sk; rest` → `s1; …; sk; yield; rest`, s1 … sk the longest run of first statements
+    that name no global and do not yield (docs/certificates.md, "Split requests")."""
+    if body[0] == "seq" and not named(body[1]) and all(
+            n[0] not in ("yield", "exit") for n in nodes(body[1])):
         return ("seq", body[1], split(body[2], False))
     if first:
         raise invalid("E-SPLIT", "a split request must begin with a statement that names no "
@@ -132,21 +151,15 @@ def split(body: Expr, first: bool = True) -> Expr:
     return ("seq", ("yield",), body)
 
 
-def _local_only(e: Expr) -> bool:
-    return e[0] not in ("yield", "exit") and not (e[0] in ("var", "assign") and _glob(e[1])) \
-        and all(_local_only(c) for c in e[1:] if isinstance(c, tuple))
-
-
 # --------------------------------------------------------------------------- live locals
 
 
 def live_locals(e: Expr, out: frozenset[str] = frozenset()) -> frozenset[str]:
-    """The locals some run of `e` may read before writing them, `out` those read after it
-    (DESIGN.md, live-local naming): the others are dead, and a local state's name drops
-    them, since two states that differ only there have the same futures."""
+    """The locals some run of `e` may read before writing them, `out` those read after it; a
+    local state's name drops the others (dead: the same futures; DESIGN.md, live locals)."""
     tag = e[0]
     if tag == "var":
-        return out | {e[1]} if "a" <= e[1][0] <= "z" else out
+        return out | {e[1]} if is_local(e[1]) else out
     if tag == "assign":
         return live_locals(e[2], out - {e[1]})
     if tag == "bin":
@@ -206,10 +219,8 @@ def valuations(xs: tuple[str, ...], dom: dict[str, tuple[int, ...]], bounds: lis
 
 def enumerate_steps(blocks: list[tuple[str, Expr]], domains: dict[str, tuple[int, ...]],
                     limits: Limits, bounds: list[Linear], given: dict[Local, Foot]) -> Steps:
-    """Every local state the requests reach through steps inside the domains, and the
-    outcomes of each at every valuation of its reads within the domains (and bounds); a
-    footprint `given` for a state is checked as it steps (a read or write outside it, or a
-    must-write left undone, is E-FOOTPRINT), as every footprint is."""
+    """Every local state reached through steps inside the domains, and its outcomes at each
+    valuation of its reads there (and in the bounds); footprints checked as they step."""
     states: dict[Local, tuple[Env, Expr]] = {}
     texts: dict[str, tuple[Env, Expr]] = {}
     named: dict[Expr, tuple[frozenset[str], str]] = {}  # the same few ends of every valuation
@@ -220,8 +231,7 @@ def enumerate_steps(blocks: list[tuple[str, Expr]], domains: dict[str, tuple[int
         text = local_text(env, e, rest)
         if texts.setdefault(text, (env, e)) != (env, e):
             raise ModelError(f"two distinct local states print as {text!r}")
-        loc = (request, text)
-        if loc not in states:
+        if (loc := (request, text)) not in states:
             if len(states) >= limits.max_locals:
                 raise LimitError(f"more than {limits.max_locals} local states")
             states[loc] = (env, e)
@@ -232,7 +242,7 @@ def enumerate_steps(blocks: list[tuple[str, Expr]], domains: dict[str, tuple[int
     entries = tuple(state(r, (), body) for r, body in blocks)
     allowed = {x: frozenset(d) for x, d in domains.items()}
     foot, final = dict[Local, Foot](), dict[Local, int]()
-    moves, escapes = list[Step](), list[Step]()
+    moves, escapes = dict[Step, None](), dict[Step, None]()  # each step once, in order
     evaluated = 0
     while todo:
         loc = todo.pop()
@@ -252,7 +262,6 @@ def enumerate_steps(blocks: list[tuple[str, Expr]], domains: dict[str, tuple[int
                                  "pairs to step")  # fmt: skip
             glo = tuple(sorted([(x, v) for x, v in zip(fp.reads, vals, strict=True) if v]
                                + others))  # fmt: skip
-            outs: dict[Step, None] = {}  # outcomes that differ in dead locals only: one
             for y, v, l2, g2 in run(e, env, glo):
                 end = dict(g2)
                 after = tuple(end.get(x, 0) for x in fp.touched)
@@ -260,20 +269,12 @@ def enumerate_steps(blocks: list[tuple[str, Expr]], domains: dict[str, tuple[int
                                           if x not in fp.touched):  # fmt: skip
                     raise CheckerError(f"a step of {loc[1]} writes outside its footprint, or "
                                        "skips a write it says is certain", code="E-FOOTPRINT")
-                step = Step(loc, vals, state(loc[0], l2, v if y else ("int", v)), after)
-                if step in outs:
-                    continue
-                outs[step] = None
+                step = Step(loc, vals, state(loc[0], l2, v if y else ("int", v)), after, fp)
                 inside = all(a in allowed[x] for x, a in zip(fp.touched, after, strict=True))
-                (moves if inside else escapes).append(step)
+                (moves if inside else escapes)[step] = None  # outcomes differing in dead locals
                 if len(moves) + len(escapes) > limits.max_valuations:
                     raise LimitError(f"more than {limits.max_valuations} transitions")
     if stray := set(given) - set(foot):
         raise CheckerError(f"a footprint for {min(stray)[1]}: no local state that steps",
                            code="E-NAME")
     return Steps(entries, foot, final, tuple(moves), tuple(escapes))
-
-
-def is_stutter(s: Step, fp: Foot) -> bool:
-    """Changes nothing: the same local state, every touched global read and unchanged."""
-    return s.dst == s.src and len(fp.touched) == len(fp.reads) and s.after == s.reads

@@ -10,7 +10,6 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from checker.certificate import integer
 from checker.errors import invalid
 from checker.ltl import nodes, parse_for
 from checker.semantics import Run, Semantics, apply, explore
@@ -101,7 +100,7 @@ def _can_move(sem: Semantics, c: Conf, n: int) -> bool:
 
 def lasso(sem: Semantics, kind: str, ltl: Json) -> Iterator[tuple[str, Thunk]]:
     prefix, loop, state = ltl["prefix"], ltl["loop"], {}
-    k = integer(ltl["requests"], "ltl.requests")
+    k = ltl["requests"]
 
     def formula() -> str:
         state["f"] = f = parse_for({r for r, _ in sem.requests}, ltl["formula"])
@@ -136,7 +135,7 @@ def lasso(sem: Semantics, kind: str, ltl: Json) -> Iterator[tuple[str, Thunk]]:
         if ltl["fairness"] == "none":
             return "no fairness asked"
         cycle: list[Conf] = state["confs"][len(prefix):-1] or state["confs"][-1:]
-        moved = {integer(ev["instance"], "event instance") for ev in loop}
+        moved = {ev["instance"] for ev in loop}
         for n in sorted(set.intersection(*(set(c[1]) for c in cycle)) - moved):
             if all(_can_move(sem, c, n) for c in cycle):
                 raise invalid("E-LTL-FAIR", f"instance {n} can move in every state of the "

@@ -30,5 +30,5 @@ def deferred(s: Steps, dom: dict[str, tuple[int, ...]], bounds: list[Linear]) ->
                     return False
         return True
 
-    return {m for m in s.moves if m.dst != m.src and m.dst in s.foot and m.after == m.reads
-            and s.foot[m.src].touched == s.foot[m.src].reads and covers(m.src, m.dst)}
+    return {m for m in s.moves if m.dst != m.src and m.dst in s.foot and m.read_only()
+            and covers(m.src, m.dst)}

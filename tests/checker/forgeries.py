@@ -137,7 +137,7 @@ def reduction_forgeries(valid: Json, twin: str) -> list[Json]:
     labelled, first steps one way and later steps another, in each shape a request may
     have), with the invariant kept or dropped. None may be accepted."""
     from checker.certificate import Limits
-    from checker.invariant import globals_of
+    from checker.model import named
     from checker.program import parse_program
     from checker.steps import enumerate_steps
 
@@ -145,7 +145,7 @@ def reduction_forgeries(valid: Json, twin: str) -> list[Json]:
     init, blocks = parse_program(twin)
     names: set[str] = set(dict(init))
     for _, body in blocks:
-        globals_of(body, names)
+        names |= named(body)
     given = {d["global"]: d for d in valid["reduction"]["domains"]}
     domains = [given.get(x, {"global": x, "range": [0, 3]}) for x in sorted(names)]
     dom = {d["global"]: tuple(range(d["range"][0], d["range"][1] + 1)) if "range" in d
