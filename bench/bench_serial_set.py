@@ -52,7 +52,7 @@ def _models(paper: bool, scale: bool) -> list[Path]:
 
 def _check_seconds(path: Path, s_json: dict[str, object]) -> str:
     from checker.linear_sets import check_component
-    from checker.obligations import make_model
+    from checker.serial_model import make_model
     from checker.semantics import explore, semantics
 
     kind = "ser" if path.suffix == ".ser" else "ns-json"
