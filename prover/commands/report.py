@@ -249,7 +249,8 @@ class Reporter:
             if deadlock:
                 lines += [deadlock, ""]
             lines.append(f"engine: {outcome.engine}; time: {describe_times(outcome.times)}")
-            lines += [x for x in [search_line(outcome.stats, outcome.times)] if x]
+            if searched := search_line(outcome.stats, outcome.times):
+                lines.append(searched)
             lines += size_lines(sizes_of(outcome))
             lines.append(f"certificate: {outcome.certificate_path} "
                          f"(checked: {outcome.check_message})")

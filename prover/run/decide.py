@@ -59,7 +59,6 @@ if TYPE_CHECKING:  # the front end is imported inside the child, when it runs
     from prover.reduction.engine import Attempt
     from prover.reduction.table import Bound, Limits, Table
 
-from prover.engines.random_runs import FIRST_RUNS, MAX_REQUESTS, RUNS
 from prover.run.result import (
     Decided,
     ProveResult,
@@ -256,7 +255,7 @@ def _engines(run: _Run, use_proofs: bool
     cex = _first_search(run)
     if cex is not None:
         yield cex, None
-    cex = _random_runs(run, range(FIRST_RUNS))
+    cex = _random_runs(run, later=False)
     if cex is not None:
         yield cex, None
     if use_proofs:
@@ -266,7 +265,7 @@ def _engines(run: _Run, use_proofs: bool
         cex, cert = _parts(run)
         if cex is not None or cert is not None:
             yield cex, cert
-    cex = _random_runs(run, range(FIRST_RUNS, RUNS))
+    cex = _random_runs(run, later=True)
     if cex is not None:
         yield cex, None
     evidence = Evidence(run.model.steps is not None, _wide(run), run.reduction)
@@ -515,15 +514,16 @@ def _first_search(run: _Run, budget: int = FIRST_EXPLICIT_STATES) -> Counterexam
     return res.counterexample
 
 
-def _random_runs(run: _Run, seeds: range) -> Counterexample | None:
+def _random_runs(run: _Run, later: bool) -> Counterexample | None:
     """Random runs of a Ser program beyond what the first search exhausted, when it was
-    cut (prover/engines/random_runs.py), one per seed."""
-    from prover.engines.random_runs import search_randomly
+    cut (prover/engines/random_runs.py): the first ones, or (`later`) the rest."""
+    from prover.engines.random_runs import FIRST_RUNS, MAX_REQUESTS, RUNS, search_randomly
 
     steps, exhausted = run.model.steps, int(run.stats.get("exhausted_requests", 0))
     if steps is None or run.first_complete or not run.first_states or not run.left():
         return None
     t0 = time.monotonic()
+    seeds = range(FIRST_RUNS, RUNS) if later else range(FIRST_RUNS)
     found = search_randomly(steps, exhausted + 1, run.deadline, seeds)
     run.times["random_s"] = run.times.get("random_s", 0.0) + time.monotonic() - t0
     runs = run.stats["random_runs"] = run.stats.get("random_runs", 0) + found.runs

@@ -164,7 +164,7 @@ def test_the_second_search_has_the_deadline_not_a_share_of_it(
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(decide, "find_counterexample", spy)
-    monkeypatch.setattr(decide, "_random_runs", lambda run, seeds: None)
+    monkeypatch.setattr(decide, "_random_runs", lambda run, later: None)
     d = decide.decide(str(model), str(tmp_path / "c.json"), timeout_s=120, check_timeout_s=60,
                       progress=None, use_proofs=True)
     assert d.result.status == "not_serializable"
