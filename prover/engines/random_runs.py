@@ -53,7 +53,7 @@ def search_randomly(steps: ProgramSteps, first: int, deadline: float | None = No
             break
         k = sizes[seed % len(sizes)]
         run = sim.run(seed, k=k, max_steps=STEPS, deadline=deadline,
-                      burst=BURST if seed % 2 else 0.0)
+                      burst=BURST if seed // len(sizes) % 2 else 0.0)
         done, taken = done + 1, taken + run.steps
         if not run.finished:
             continue
