@@ -198,9 +198,10 @@ class Simulator:
             if deadline is not None and time.monotonic() > deadline:
                 return stop(END_TIMEOUT)
             n, got = enabled[rng.randrange(len(enabled))]
-            again = [e for e in enabled if e[0] >= 0 and inflight[e[0]][0] == last]
-            if again and burst > 0 and rng.random() < burst:
-                n, got = again[0]
+            if burst > 0:
+                again = [e for e in enabled if e[0] >= 0 and inflight[e[0]][0] == last]
+                if again and rng.random() < burst:
+                    n, got = again[0]
             if n < 0:  # the next request arrives
                 arrived += 1
                 req, start = order[arrived - 1], self.starts[order[arrived - 1]]
