@@ -12,8 +12,8 @@ from dataclasses import replace
 from typing import Any
 
 from checker.certificate import Limits
-from checker.errors import LimitError, invalid
-from checker.semantics import Run, Semantics, apply, explore, ser_semantics
+from checker.errors import invalid
+from checker.semantics import Run, Semantics, explore, replay
 
 Steps = Iterator[tuple[str, Callable[[], str]]]
 
@@ -24,18 +24,10 @@ def deadlock(model: dict[str, Any], section: dict[str, Any], limits: Limits,
     trace replays, and it is stuck."""
     state: dict[str, Any] = {}
 
-    def replay() -> str:
-        if model["kind"] != "ser":
-            raise invalid("E-DEADLOCK", "a deadlock section is for a Ser program only")
-        events = section["events"]
-        if len(events) > limits.max_events:
-            raise LimitError(f"more than {limits.max_events} events in the deadlock trace")
-        sem = ser_semantics(model["source"], model.get("constants"))
-        run = Run(sem.initial, {}, {}, set())
-        for i, ev in enumerate(events, 1):
-            apply(sem, run, ev, i)
-        state["sem"], state["run"] = sem, run
-        return f"{len(events)} events replayed"
+    def replayed() -> str:
+        state["sem"], state["run"] = replay(model, section["events"], limits.max_events,
+                                            "E-DEADLOCK")
+        return f"{len(section['events'])} events replayed"
 
     def stuck() -> str:
         sem, run = state["sem"], state["run"]
@@ -54,7 +46,7 @@ def deadlock(model: dict[str, Any], section: dict[str, Any], limits: Limits,
                 f"{len(globs) - 1} other globals that arriving requests can reach")
 
     yield from before
-    yield "deadlock-replay", replay
+    yield "deadlock-replay", replayed
     yield "deadlock-stuck", stuck
 
 

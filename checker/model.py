@@ -113,6 +113,7 @@ _NODE: dict[str, Callable[[list[Any]], Any]] = {
     "bin": lambda c: mk_bin(str(c[1]), c[0], c[2]), "neg": lambda c: mk_un("neg", c[1]),
     "seq": lambda c: mk_seq(c[0], c[1]), "if_": lambda c: mk_if(c[0], c[1], c[2]),
     "while_": lambda c: mk_while(c[0], c[1]), "request_block": lambda c: (str(c[0]), c[1]),
+    "assert_": lambda c: mk_if(c[0], ZERO, ("exit", "assert")),  # printed `exit`, E-ASSERT
     "nd": lambda c: ("nd", 0, 1), "int_min": lambda c: ("int", I64_MIN),
     "choose": lambda c: _choice(c[0][1], c[1][1]) if c[0][0] == c[1][0] == "int" else (
         "choose", *c),  # constant bounds now, others in checker/sizes.py
@@ -220,7 +221,8 @@ def run(e: Expr, loc: Env, glo: Env) -> list[Outcome]:
     if tag == "yield":
         return [(True, ZERO, loc, glo)]
     if tag == "exit":
-        raise ModelError("`exit` is reachable (not supported)", code="E-FAULT")
+        raise ModelError("an assertion fails" if e[1:] else "`exit` is reachable (not supported)",
+                         code="E-ASSERT" if e[1:] else "E-FAULT")
     out: list[Outcome] = []
     if tag == "assign":
         for y, v, l2, g2 in run(e[2], loc, glo):

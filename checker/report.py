@@ -32,11 +32,11 @@ def as_json(result: CheckResult, label: str) -> str:
 
 def table(rows: list[tuple[str, CheckResult]]) -> str:
     width = max([len(name) for name, _ in rows] + [11])
-    out = [f"{'certificate':<{width}}  {'verdict':<16}  {'status':<9}  {'code':<15}  seconds"]
+    out = [f"{'certificate':<{width}}  {'verdict':<18}  {'status':<9}  {'code':<15}  seconds"]
     for name, r in rows:
         secs = sum(o.seconds for o in r.obligations)
         verdict, code = r.verdict or "?", r.code or "-"
-        out.append(f"{name:<{width}}  {verdict:<16}  {r.status:<9}  {code:<15}  {secs:.2f}")
+        out.append(f"{name:<{width}}  {verdict:<18}  {r.status:<9}  {code:<15}  {secs:.2f}")
     return "\n".join(out)
 
 

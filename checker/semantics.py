@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, NamedTuple
 
-from checker.errors import Invalid, ModelError, invalid
+from checker.errors import Invalid, LimitError, ModelError, invalid
 from checker.model import STATE_BOUND, env_text, local_text, run
 from checker.program import parse_program
 
@@ -229,3 +229,16 @@ def apply(sem: Semantics, run: Run, ev: Any, i: int) -> None:
     del run.inflight[n]
     run.done[(req, ev["response"])] = run.done.get((req, ev["response"]), 0) + 1
 
+
+def replay(model: dict[str, Any], events: list[Any], max_events: int, code: str
+           ) -> tuple[Semantics, Run]:  # fmt: skip
+    """A trace of a Ser program (else `code`) replayed from the initial configuration."""
+    if model["kind"] != "ser":
+        raise invalid(code, "a trace of this kind is for a Ser program only")
+    if len(events) > max_events:
+        raise LimitError(f"more than {max_events} events in the trace")
+    sem = ser_semantics(model["source"], model.get("constants"))
+    run = Run(sem.initial, {}, {}, set())
+    for i, ev in enumerate(events, 1):
+        apply(sem, run, ev, i)
+    return sem, run

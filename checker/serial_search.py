@@ -46,12 +46,12 @@ def counterexample(sem: Semantics, ce: Json) -> Iterator[tuple[str, Callable[[],
 
 
 def _steps(sem: Semantics, loc: str, g: str) -> list[tuple[str, str]]:
-    """A serial run that fails (E-FAULT: division by zero, overflow, `exit`) answers
+    """A serial run that fails (division by zero, overflow, `exit`, an assertion) answers
     nothing, so it is a dead end of the search, not a rejection of the certificate."""
     try:
         return list(sem.step(loc, g))
     except ModelError as exc:
-        if exc.code != "E-FAULT":
+        if exc.code not in ("E-FAULT", "E-ASSERT"):
             raise
         return []
 

@@ -112,6 +112,12 @@ class IndexRangeError(ExitReachedError):
     code = "E-INDEX"
 
 
+class AssertionFailedError(ExitReachedError):
+    """`assert(e)` with `e` zero, where an execution reaches it."""
+
+    code = "E-ASSERT"
+
+
 class StateBoundError(CompileError):
     """Compilation produced more states than the configured bound."""
 

@@ -24,11 +24,12 @@ from prover.serial.membership import Multiset
 
 FORMAT = "ser-certificate/1"
 
-Verdict = Literal["serializable", "not_serializable", "ltl_violated", "ltl_holds"]
-EvidenceName = Literal["counterexample", "proof", "reduction", "ltl", "always"]
+Verdict = Literal["serializable", "not_serializable", "ltl_violated", "ltl_holds",
+                  "assertion_violated"]
+EvidenceName = Literal["counterexample", "proof", "reduction", "ltl", "always", "assertion"]
 EVIDENCE: dict[str, tuple[str, ...]] = {
     "not_serializable": ("counterexample",), "serializable": ("proof", "reduction"),
-    "ltl_violated": ("ltl",), "ltl_holds": ("always",)}
+    "ltl_violated": ("ltl",), "ltl_holds": ("always",), "assertion_violated": ("assertion",)}
 
 
 class ModelLike(Protocol):

@@ -40,6 +40,7 @@ from prover.errors import UsageError
 from prover.frontend.load import DEFAULT_NS, MODEL_SUFFIXES, NS_CHOICES
 from prover.run.output import check_destination, check_folder, write_atomically
 
+DECIDED = ("serializable", "not_serializable", "assertion_violated")
 VERDICT_OF_EXIT = {0: "serializable", 1: "not_serializable", 2: "input_error", 3: "undecided",
                    4: "internal_error"}
 
@@ -164,6 +165,8 @@ def _run_one(model: Path, out_dir: Path, timeout: float, ns: str
         report = json.loads(proc.stdout)
         record = report if isinstance(report, dict) else None
         engine = report.get("engine")
+        verdict = "assertion_violated" if report.get("verdict") == "assertion_violated" \
+            else verdict
         warned = tuple(w["code"] for w in report["warnings"])
         queries = report["stats"].get("solver_queries")
         per, net = report["sizes"]["per_variable"], report["sizes"]["petri_net"]
@@ -174,7 +177,7 @@ def _run_one(model: Path, out_dir: Path, timeout: float, ns: str
     except (ValueError, KeyError, TypeError, AttributeError):
         pass  # an input error or a crash: the row still shows the verdict
     check_s = check_status = None
-    if cert.is_file() and verdict in ("serializable", "not_serializable"):
+    if cert.is_file() and verdict in DECIDED:
         start = time.monotonic()
         chk = subprocess.run([*_tool("ser-check-cert"), str(cert)], capture_output=True,
                              text=True, stdin=subprocess.DEVNULL)
@@ -287,7 +290,7 @@ def _family_table(rows: list[BenchRow]) -> str:
         match = re.fullmatch(r"(.+)-(\d+)", Path(r.model).stem)
         if match is None:
             continue
-        decided = r.verdict in ("serializable", "not_serializable")
+        decided = r.verdict in DECIDED
         cell = f"{r.prove_s:.2f}" if decided and r.agrees is not False else (
             "WRONG" if decided else r.verdict)
         families.setdefault(match[1], {})[int(match[2])] = cell
@@ -301,7 +304,7 @@ def _family_table(rows: list[BenchRow]) -> str:
 
 
 def _summary(rows: list[BenchRow]) -> dict[str, object]:
-    decided = [r for r in rows if r.verdict in ("serializable", "not_serializable")]
+    decided = [r for r in rows if r.verdict in DECIDED]
     checks = [r.check_s for r in rows if r.check_s is not None]
     prove = [r.prove_s for r in rows]
     return {
@@ -418,7 +421,7 @@ def exit_code(rows: list[BenchRow]) -> int:
     else 0: a run that decided everything and agrees."""
     bad = any(r.agrees is False for r in rows) or any(
         r.check_status not in (None, "valid") for r in rows) or any(
-        r.verdict not in ("serializable", "not_serializable", "undecided") for r in rows)
+        r.verdict not in (*DECIDED, "undecided") for r in rows)
     if bad:
         return 1
     return 3 if any(r.verdict == "undecided" for r in rows) else 0

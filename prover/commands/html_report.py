@@ -102,6 +102,8 @@ def _summary(results: Sequence[Mapping[str, Any]], meta: Mapping[str, Any]) -> l
            f'<span class="verdict serializable">{counts["serializable"]} serializable</span>',
            f'<span class="verdict not_serializable">{counts["not_serializable"]} not '
            "serializable</span>",
+           *([f'<span class="verdict not_serializable">{counts["assertion_violated"]} '
+              "assertion violated</span>"] if counts["assertion_violated"] else []),
            f'<span class="verdict undecided">{counts["undecided"]} undecided</span>',
            f'<span class="verdict input_error">{errors} error{"s" if errors != 1 else ""}'
            + (f" ({counts['input_error']} input, {counts['internal_error']} internal)"
@@ -161,6 +163,8 @@ def _section(k: int, r: Mapping[str, Any], base: str, kept: bool) -> list[str]:
         out += _counterexample(r["counterexample"])
     elif verdict == "serializable":
         out += _proof(r)
+    elif verdict == "assertion_violated" and r.get("assertion"):
+        out += _assertion(r["assertion"])
     elif verdict == "undecided" and r.get("reason"):
         out += _undecided(str(r["reason"]))
     elif verdict == "internal_error" and r.get("reason") and not error:
@@ -286,6 +290,17 @@ def reason_parts(reason: str) -> tuple[str, list[str]]:
     head, sep, rest = reason.partition(": ")
     parts = _PART.split(rest) if sep else []
     return (head, parts) if len(parts) > 1 else (reason, [])
+
+
+def _assertion(a: Mapping[str, Any]) -> list[str]:
+    out = ["<h3>Assertion violated</h3>",
+           f"<p>After this interleaving, {_e(str(a.get('request')))}#"
+           f"{_e(str(a.get('instance')))} fails the assertion at line {_e(str(a.get('line')))}, "
+           f"column {_e(str(a.get('column')))}:</p>"]
+    out += _trail(a.get("steps") or [])
+    out.append(f"<p>at <code>{_e(str(a.get('local')))}</code>, global "
+               f"<code>{_e(str(a.get('global')))}</code></p>")
+    return out
 
 
 def _deadlock(d: Mapping[str, Any]) -> list[str]:

@@ -18,14 +18,15 @@ SCHEMA_ID = "prove-result/1"
 
 # Wall-clock seconds per stage, in pipeline order; a stage that did not run is null.
 TIME_KEYS = ("load_s", "explicit_s", "reduction_s", "random_s", "proof_s", "explicit2_s", "bmc_s",
-             "engines_s", "diagnostics_s", "deadlock_s", "check_s", "total_s")
+             "assertions_s", "engines_s", "diagnostics_s", "deadlock_s", "check_s", "total_s")
 # Search statistics; the counterexample ones are null for a proof or no verdict, the
 # solver queries are the reduction engine's (null when it did not run).
 STAT_KEYS = ("explicit_states", "exhausted_requests", "requests", "lower_bound", "events",
-             "solver_queries", "peak_memory_mib")
+             "solver_queries", "peak_memory_mib", "assertion_states")
 
 # `ProveResult.status` -> the record's verdict (input errors never get a ProveResult).
 _VERDICT = {"serializable": "serializable", "not_serializable": "not_serializable",
+            "assertion_violated": "assertion_violated",
             "undecided": "undecided", "error": "internal_error"}
 
 
@@ -56,6 +57,7 @@ def _base(model: str, verdict: str, exit_code: int) -> dict[str, Any]:
         "reduction": None,
         "deadlock": None,
         "invariant_proof": None,
+        "assertion": None,
     }
 
 
@@ -64,7 +66,8 @@ def result_record(result: ProveResult, *, warnings: tuple[Diagnostic, ...] = (),
                   counterexample: dict[str, Any] | None = None,
                   reduction: dict[str, Any] | None = None,
                   deadlock: dict[str, Any] | None = None,
-                  invariant_proof: dict[str, Any] | None = None) -> dict[str, Any]:
+                  invariant_proof: dict[str, Any] | None = None,
+                  assertion: dict[str, Any] | None = None) -> dict[str, Any]:
     """The record of a model that loaded (decided, undecided or an internal error)."""
     out = _base(result.model_path, _VERDICT[result.status], result.exit_code)
     out.update(
@@ -81,6 +84,7 @@ def result_record(result: ProveResult, *, warnings: tuple[Diagnostic, ...] = (),
         reduction=reduction,
         deadlock=deadlock,
         invariant_proof=invariant_proof,
+        assertion=assertion,
     )
     return out
 

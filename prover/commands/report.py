@@ -49,6 +49,7 @@ class InputFailure:
 Outcome = ProveResult | InputFailure | str  # a str is the message of an unexpected exception
 
 WORDS = {"serializable": "serializable", "not_serializable": "not serializable",
+         "assertion_violated": "assertion violated",
           "undecided": "undecided", "input_error": "input error",
           "internal_error": "internal error"}
 
@@ -68,7 +69,8 @@ def sizes_of(result: ProveResult) -> dict[str, dict[str, int] | None] | None:
 def explanation_of(result: ProveResult) -> tuple[str, dict[str, Any] | None]:
     """(text, JSON) of a verdict's explanation, computed in the model's own run: a
     counterexample's, or a reduction proof's; ("", None) without one."""
-    if result.status not in ("not_serializable", "serializable") or result.explanation is None:
+    if result.status not in ("not_serializable", "serializable", "assertion_violated") or \
+            result.explanation is None:
         return "", None
     return result.explanation
 
@@ -199,9 +201,11 @@ class Reporter:
         data = explanation_of(outcome)[1]
         proved = outcome.status == "serializable"
         by_net = proved and data is not None and "conjuncts" in data  # not a reduction's
+        failed = outcome.status == "assertion_violated"
         record = jsonl.result_record(outcome, warnings=outcome.warnings,
                                      sizes=sizes_of(outcome),
-                                     counterexample=None if proved else data,
+                                     counterexample=None if proved or failed else data,
+                                     assertion=data if failed else None,
                                      reduction=data if proved and not by_net else None,
                                      deadlock=outcome.deadlock[1] if outcome.deadlock else None,
                                      invariant_proof=data if by_net else None)
@@ -237,7 +241,8 @@ class Reporter:
                     lines += ["", outcome.deadlock[0]]
             self._write(self.out, "\n".join(lines) + "\n")
             return
-        word = "serializable" if outcome.status == "serializable" else "NOT serializable"
+        word = {"serializable": "serializable", "assertion_violated": "assertion violated"}.get(
+            outcome.status, "NOT serializable")
         lines = [f"{path}: {word}"]
         if any(w.code == "W-VACUOUS" for w in outcome.warnings):
             lines.append("vacuous: no request can finish")

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from prover.engines import Event
@@ -95,25 +96,40 @@ def find_deadlock(steps: ProgramSteps, *, max_states: int = DEADLOCK_STATES,
     `deadline` is only a safety net (a step that costs seconds): the verdict found before
     the search must not be lost to it; cut there, the search says it was cut."""
     tab = Tables(steps)
-    start: State = (tab.initial, ())
-    parent: dict[State, tuple[State, Move] | None] = {start: None}
-    todo: deque[State] = deque([start])
     reach: dict[int, tuple[int, ...] | None] = {}
     spent = [0]  # the pairs the closures stepped, all together (ARRIVALS_TOTAL)
+    found, parent, complete = breadth_first(
+        tab, lambda s: bool(s[1]) and _frozen(tab, s[0], s[1], reach, spent),
+        max_states, max_inflight, deadline, lambda: spent[0] > ARRIVALS_TOTAL)
+    return DeadlockSearch(None if found is None else _trace(tab, parent, found), len(parent),
+                          complete, max_inflight)
+
+
+Parents = dict[State, tuple[State, Move] | None]
+
+
+def breadth_first(tab: Tables, goal: Callable[[State], bool], max_states: int,
+                  max_inflight: int, deadline: float | None,
+                  cut: Callable[[], bool] = lambda: False
+                  ) -> tuple[State | None, Parents, bool]:  # fmt: skip
+    """The first state in breadth-first order that meets `goal` (else None), the parent
+    links to it, and whether every state with at most `max_inflight` requests in flight
+    was seen (not cut by the budget of states, `cut` or the deadline)."""
+    start: State = (tab.initial, ())
+    parent: Parents = {start: None}
+    todo: deque[State] = deque([start])
     while todo:
         state = todo.popleft()
-        g, inflight = state
-        if inflight and _frozen(tab, g, inflight, reach, spent):
-            found = _trace(tab, parent, state)
-            return DeadlockSearch(found, len(parent), False, max_inflight)
-        if len(parent) > max_states or spent[0] > ARRIVALS_TOTAL or (
+        if goal(state):
+            return state, parent, False
+        if len(parent) > max_states or cut() or (
                 deadline is not None and time.monotonic() > deadline):
-            return DeadlockSearch(None, len(parent), False, max_inflight)
+            return None, parent, False
         for s2, move in _successors(tab, state, max_inflight):
             if s2 not in parent:
                 parent[s2] = (state, move)
                 todo.append(s2)
-    return DeadlockSearch(None, len(parent), True, max_inflight)
+    return None, parent, True
 
 
 def _stutters(tab: Tables, locs: set[int], g: int) -> bool:
@@ -183,10 +199,21 @@ def _successors(tab: Tables, state: State, cap: int) -> list[tuple[State, Move]]
     return out
 
 
-def _trace(tab: Tables, parent: dict[State, tuple[State, Move] | None],
-           final: State) -> Deadlock:
+def _trace(tab: Tables, parent: Parents, final: State) -> Deadlock:
     """The parent chain as events with numbered instances; the instances left in flight
     are the blocked ones."""
+    events, at = path_events(tab, parent, final)
+    g = final[0]
+    blocked = sorted((Blocked(i, req, tab.locals[loc], _waits(tab, loc, g))
+                      for (req, loc), insts in at.items() for i in insts),
+                     key=lambda b: b.instance)  # fmt: skip
+    return Deadlock(tuple(events), tab.globals[g], tuple(blocked))
+
+
+def path_events(tab: Tables, parent: Parents, final: State
+                ) -> tuple[list[Event], dict[tuple[str, int], list[int]]]:  # fmt: skip
+    """The parent chain to `final` as events with instances numbered from 1, and the
+    instances in flight at its end by (request, local id)."""
     path: list[tuple[State, Move]] = []
     link = parent[final]
     while link is not None:
@@ -213,11 +240,7 @@ def _trace(tab: Tables, parent: dict[State, tuple[State, Move] | None],
             events.append(Event("respond", inst, req, names[l2], response=answers[0]))
         else:
             at.setdefault((req, l2), []).append(inst)
-    g = final[0]
-    blocked = sorted((Blocked(i, req, names[loc], _waits(tab, loc, g))
-                      for (req, loc), insts in at.items() for i in insts),
-                     key=lambda b: b.instance)  # fmt: skip
-    return Deadlock(tuple(events), tab.globals[g], tuple(blocked))
+    return events, at
 
 
 def _waits(tab: Tables, loc: int, g: int) -> tuple[int, ...]:

@@ -280,6 +280,7 @@ class _ProgramTables(_Ids):
         self.restrict([r for r, _ in steps.entries], groups(steps.program),
                       twins(steps.entries))
         self._steps: dict[tuple[int, int], tuple[tuple[int, int], ...]] = {}
+        self.failed: dict[tuple[int, int], CompileError] = {}  # the pairs whose step fails
 
     def _global(self, env: Env) -> int:
         text = env_text(env)
@@ -302,20 +303,22 @@ class _ProgramTables(_Ids):
     def step(self, loc: int, g: int) -> tuple[tuple[int, int], ...]:
         got = self._steps.get((loc, g))
         if got is None:
-            got = self._step(self.locals[loc], g)
-            self._steps[(loc, g)] = got
+            got = self._steps[(loc, g)] = self._step(loc, g)
         return got
 
-    def _step(self, text: str, g: int) -> tuple[tuple[int, int], ...]:
-        """A step that fails (division by zero, overflow, `exit`) has no outcome: its
-        instance is stuck there, and the search goes on with the other executions; the
-        first such error is kept for the verdict's rule (prover/run/decide.py)."""
+    def _step(self, loc: int, g: int) -> tuple[tuple[int, int], ...]:
+        """A step that fails (division by zero, overflow, `exit`, an assertion) has no
+        outcome: its instance is stuck there, and the search goes on with the other
+        executions; the first such error is kept for the verdict's rule
+        (prover/run/decide.py), and each failing pair for the assertion search."""
+        text = self.locals[loc]
         if self.source.response(text) is not None:
             return ()
         try:
             outcomes = self.source.step_global(text, self.genv[g])
         except RUNTIME_FAULTS as exc:
             self.fault = self.fault or exc
+            self.failed[(loc, g)] = exc
             return ()
         return tuple(dict.fromkeys((self._local(l2), self._global(g2)) for l2, g2, _ in outcomes))
 

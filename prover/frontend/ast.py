@@ -96,6 +96,12 @@ class IndexFault(Exit):
 
 
 @dataclass(frozen=True)
+class AssertFault(Exit):
+    """The failure of `assert(e)` (`E-ASSERT`): `assert(e)` is `if (e) { 0 } else { exit }`,
+    printed so in both tools, with this node for the message and the certified trail."""
+
+
+@dataclass(frozen=True)
 class If(Expr):
     cond: Expr
     then: Expr

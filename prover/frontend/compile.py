@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from prover.errors import (
+    AssertionFailedError,
     CompileError,
     DivisionByZeroError,
     ExitReachedError,
@@ -351,6 +352,11 @@ def step_local(
             raise IndexRangeError(
                 f"request '{cur.request}': an index of {node.array} is outside 0..{node.cells - 1}",
                 location(source, path, node.line, node.col) if node.line else None,
+            ) from None
+        if isinstance(exc.node, ast.AssertFault):
+            raise AssertionFailedError(
+                f"request '{cur.request}': an assertion fails",
+                location(source, path, exc.node.line, exc.node.col) if exc.node.line else None,
             ) from None
         raise ExitReachedError(
             f"request '{cur.request}' reaches 'exit', whose meaning is undefined",

@@ -91,6 +91,13 @@ class _Build(Transformer[Token, object]):
     def exit_(self, c: list[Token]) -> ast.Expr:
         return ast.Exit(line=c[0].line or 0, col=c[0].column or 0)
 
+    def assert_(self, c: list[object]) -> ast.Expr:
+        tok, cond = c
+        assert isinstance(tok, Token)
+        line, col = tok.line or 0, tok.column or 0
+        return ast.mk_if(_e(cond), ast.Num(0, line=line, col=col),
+                         ast.AssertFault(line=line, col=col), line, col)
+
     def if_(self, c: list[object]) -> ast.Expr:
         tok, cond, then, _else, orelse = c
         assert isinstance(tok, Token)

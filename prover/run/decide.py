@@ -143,6 +143,7 @@ class _Run:
     state_bound: int | None = None  # --state-bound: the NS's, and the checker's
     search: Tables | None = None  # the explicit search's view, kept for its later rounds
     deadlock: tuple[str, dict[str, Any]] | None = None  # the deadlock search's report
+    assertion: tuple[str, dict[str, Any]] | None = None  # a failing assertion's report
     reduction: Literal["none", "failed", "finding", "after"] = "none"  # the last reduction's end
     ns_choice: str = "reachable"  # --ns
 
@@ -184,6 +185,12 @@ def decide(
     if timeout_s <= 0:  # docs/cli.md: the model is read and checked, no engine runs
         return run.undecided("--timeout 0: the model was read, no engine ran")
     rejected: Decided | None = None  # the last certificate the checker refused
+    failed = _assertions(run, dest, check_timeout_s)
+    if failed is not None and failed.result.status != "error":
+        return failed
+    if failed is not None:  # a bug: said in the reasons, and the engines go on
+        rejected = failed
+        run.reasons.append(failed.result.reason)
     for cex, cert in _candidates(run, use_proofs):
         decided = _conclude(run, dest, cex, cert, check_timeout_s)
         if decided.result.status != "error":
@@ -402,6 +409,32 @@ def _network_system(run: _Run) -> NetworkSystem | None:
         return None
     run.sizes.update(network_system=ns.sizes(), petri_net=interleaving_net_sizes(ns))
     return ns
+
+
+def _assertions(run: _Run, dest: str, check_timeout_s: float) -> Decided | None:
+    """First, for a program with `assert`: the assertion search (bounded in states). A
+    failing assertion is the verdict, certified by its trace and checked like any other;
+    without one, the engines run as usual."""
+    from prover.certificate.assertion import assertion_certificate, assertion_report
+    from prover.engines.assertions import find_assertion_failure, has_assertion
+
+    steps = run.model.steps
+    if steps is None or not has_assertion(steps.program):
+        return None
+    t0 = time.monotonic()
+    run.say("searching for a failing assertion")
+    try:
+        search = find_assertion_failure(steps, deadline=run.deadline)
+    finally:
+        run.times["assertions_s"] = time.monotonic() - t0
+    run.stats["assertion_states"] = search.states
+    if search.failure is None:
+        return None
+    run.assertion = assertion_report(run.model, search.failure, _columns())
+    run.warnings = _diagnostics(run)
+    run.times["engines_s"] = time.monotonic() - run.start
+    return _certify(run, dest, assertion_certificate(run.model, search.failure),
+                    "assertion-search", None, check_timeout_s)
 
 
 def _deadlocks(run: _Run, cert: dict[str, Any]) -> None:
@@ -725,8 +758,10 @@ def _certify(run: _Run, dest: str, cert: dict[str, Any], engine: str,
                f"certificate kept at {saved}")
         return Decided(run.result("error", why, engine=engine, cex=cex, check=status,
                                    message=message), text, saved)
-    expl = _explanation(run, cex) if cex is not None else _proof_explanation(run, cert, engine)
-    verdict: Status = "serializable" if cert["verdict"] == "serializable" else "not_serializable"
+    expl = _explanation(run, cex) if cex is not None else run.assertion if cert[
+        "verdict"] == "assertion_violated" else _proof_explanation(run, cert, engine)
+    verdict: Status = cert["verdict"] if cert["verdict"] in (
+        "serializable", "assertion_violated") else "not_serializable"
     return Decided(run.result(verdict, cert_path=dest, engine=engine, cex=cex, check=status,
                                message=message, explanation=expl), text, dest)
 

@@ -12,7 +12,7 @@ from prover.engines import Counterexample
 from prover.errors import Diagnostic
 from prover.ns import NetworkSystem
 
-Status = Literal["serializable", "not_serializable", "undecided", "error"]
+Status = Literal["serializable", "not_serializable", "assertion_violated", "undecided", "error"]
 
 EXIT_SERIALIZABLE = 0
 EXIT_NOT_SERIALIZABLE = 1
@@ -23,6 +23,7 @@ EXIT_INTERNAL = 4
 EXIT_OF: dict[str, int] = {
     "serializable": EXIT_SERIALIZABLE,
     "not_serializable": EXIT_NOT_SERIALIZABLE,
+    "assertion_violated": EXIT_NOT_SERIALIZABLE,
     "undecided": EXIT_UNDECIDED,
     "error": EXIT_INTERNAL,
 }

@@ -151,6 +151,8 @@ CLAIMS = {
     # beside any verdict: checked apart, with the modules of the verdict's own claim
     "deadlocks (a replayed trace after which nothing can move)": ENVELOPE + [
         "semantics.py", "deadlock.py"],
+    "a failing assertion (a replayed trace, then a step that fails one)": ENVELOPE + [
+        "semantics.py", "assertion.py"],
 }
 
 
@@ -235,6 +237,13 @@ def test_a_deadlock_section_loads_only_its_own_module_beside_its_claims() -> Non
     assert _loaded(cert) <= set(CLAIMS["serializable by reduction"]) | deadlock
     del cert["deadlock"]
     assert "deadlock.py" not in _loaded(cert)
+
+
+def test_an_assertion_claim_loads_only_its_own_modules() -> None:
+    cert = json.loads((ROOT / "certificates" / "in-critical.ser.cert.json").read_text())
+    assert cert["verdict"] == "assertion_violated"
+    claim = "a failing assertion (a replayed trace, then a step that fails one)"
+    assert _loaded(cert) <= set(CLAIMS[claim])
 
 
 def test_a_lasso_check_never_reads_the_smt_net_or_automaton_modules() -> None:
