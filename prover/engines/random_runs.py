@@ -25,7 +25,8 @@ FIRST_RUNS = 300
 """Runs tried before the reduction engine's first attempt (which can take most of the
 budget on a program it does not prove): a seqlock reader overtaken by two writers needs
 68; the rest come after it."""
-STEPS = 400  # steps of one run at most
+STEPS = 400
+"""Steps of one run at most, per request in it: two requests of 250 steps each need 502."""
 MAX_REQUESTS = 4  # the largest k tried
 TOTAL_STEPS = 200_000  # steps of all the runs of one call at most
 BURST = 0.9  # the chance that a run in bursts moves the same request again
@@ -52,7 +53,7 @@ def search_randomly(steps: ProgramSteps, first: int, deadline: float | None = No
         if taken >= TOTAL_STEPS or deadline is not None and time.monotonic() > deadline:
             break
         k = sizes[seed % len(sizes)]
-        run = sim.run(seed, k=k, max_steps=STEPS, deadline=deadline,
+        run = sim.run(seed, k=k, max_steps=STEPS * k, deadline=deadline,
                       burst=BURST if seed // len(sizes) % 2 else 0.0)
         done, taken = done + 1, taken + run.steps
         if not run.finished:

@@ -57,6 +57,18 @@ def test_no_counterexample_in_a_serializable_program() -> None:
     assert found.counterexample is None and found.runs > 0
 
 
+# a request of 250 steps: two of them overlap and one reads the other's last write; the
+# explicit search's budget ends inside the interleavings of two (issue 48, item 6)
+FLAT = "request r {\n" + "".join(f"  X := {i % 2}; yield;\n" for i in range(250)) + "  X\n}\n"
+
+
+def test_runs_are_long_enough_for_two_requests_of_250_steps() -> None:
+    found = search_randomly(load_source(FLAT, "ser", lazy=True).steps, 2)
+    assert found.counterexample is not None
+    answers = {v for (req, v), _ in found.counterexample.completed}
+    assert "0" in answers  # serially every r answers 1
+
+
 def test_nothing_to_try_below_two_requests_or_beyond_four() -> None:
     steps = load_source(SEQLOCK, "ser", lazy=True).steps
     assert search_randomly(steps, 5).runs == 0
