@@ -45,7 +45,14 @@ def live_locals(e: ast.Expr, out: Names = frozenset()) -> Names:
     return out  # Num, Nondet, Yield, Exit
 
 
-def live_text(env: tuple[tuple[str, int], ...], expr: ast.Expr) -> str:
-    """The canonical name of a local state with its dead locals dropped."""
-    keep = live_locals(expr)
+def live_text(env: tuple[tuple[str, int], ...], expr: ast.Expr,
+              known: dict[str, Names] | None = None) -> str:
+    """The canonical name of a local state with its dead locals dropped; `known`: the live
+    locals of the residual programs met so far, by their text (states that differ in their
+    locals only share them: a table steps thousands of valuations of one program)."""
+    keep = None if known is None else known.get(expr.text)
+    if keep is None:
+        keep = live_locals(expr)
+        if known is not None:
+            known[expr.text] = keep
     return ast.local_text(tuple((k, v) for k, v in env if k in keep), expr)

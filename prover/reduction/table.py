@@ -150,11 +150,12 @@ def build_table(steps: ProgramSteps, domains: Domains, limits: Limits,
     `deadline`, else TableTooLarge: the limits bound the work, the deadline the run)."""
     program: dict[str, str] = {}
     canonical: dict[str, str] = {}
+    known: dict[str, frozenset[str]] = {}  # live locals by residual program
 
     def live(name: str) -> str:
         if name not in canonical:
             loc = steps.local(name)
-            canonical[name] = text = live_text(loc.env, loc.expr)
+            canonical[name] = text = live_text(loc.env, loc.expr, known)
             program.setdefault(text, name)
         return canonical[name]
 

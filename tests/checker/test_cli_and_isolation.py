@@ -239,9 +239,10 @@ def test_a_deadlock_section_loads_only_its_own_module_beside_its_claims() -> Non
     assert "deadlock.py" not in _loaded(cert)
 
 
-def test_an_assertion_claim_loads_only_its_own_modules() -> None:
-    cert = json.loads((ROOT / "certificates" / "in-critical.ser.cert.json").read_text())
-    assert cert["verdict"] == "assertion_violated"
+def test_an_assertion_claim_loads_only_its_own_modules(tmp_path: Path) -> None:
+    from tests.checker.test_assertion import COUNTER, _certificate
+    cert = _certificate(tmp_path, COUNTER)
+    assert cert is not None and cert["verdict"] == "assertion_violated"
     claim = "a failing assertion (a replayed trace, then a step that fails one)"
     assert _loaded(cert) <= set(CLAIMS[claim])
 

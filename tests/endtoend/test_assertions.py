@@ -14,8 +14,19 @@ from checker.api import check_certificate
 from prover.cli import main
 from tests.endtoend.test_machine_interface import _assert_valid
 
-ROOT = Path(__file__).resolve().parents[2]
-COUNTER = (ROOT / "examples" / "in-critical.ser").read_text(encoding="utf-8")
+# A critical section guarded by a counter read and bumped in two steps: two requests can
+# both get in, and the assertion that at most one is inside fails.
+COUNTER = """// two can get in
+request enter {
+  n := IN; IN := n + 1;
+  yield;
+  // at most one inside?
+  // (line 7 asserts it)
+  assert(IN <= 1);
+  IN := IN - 1;
+  n
+}
+"""
 LOCKED = """request enter {
   while (M == 1) { yield }; M := 1;
   IN := IN + 1;
