@@ -39,12 +39,12 @@ def invariant_json(net: PetriNet, inv: Invariant) -> dict[str, Any]:
             if assign
         ],
     }
-    if inv.hints:
-        out["hints"] = [
-            {"transition": transition_json(net.transitions[ti]),
-             "checks": [{"prove": list(prove), "from": list(using)}]}
-            for ti, prove, using in inv.hints
-        ]
+    if inv.hints:  # one entry per transition, with a check per hint
+        checks: dict[int, list[dict[str, list[int]]]] = {}
+        for ti, prove, using in inv.hints:
+            checks.setdefault(ti, []).append({"prove": list(prove), "from": list(using)})
+        out["hints"] = [{"transition": transition_json(net.transitions[ti]), "checks": c}
+                        for ti, c in sorted(checks.items())]
     return out
 
 

@@ -41,6 +41,10 @@ from prover.smt.formula import (
 from prover.smt.target_z3 import target_z3
 from prover.target import Target
 
+Hint = tuple[int, tuple[int, ...], tuple[int, ...]]
+"""A consecution hint: (transition index, the top-level conjuncts to prove, the conjuncts
+to prove them from)."""
+
 
 @dataclass(frozen=True)
 class Invariant:
@@ -51,9 +55,9 @@ class Invariant:
     initial_aux: tuple[tuple[str, int], ...]
     formula: Formula
     updates: tuple[tuple[int, tuple[tuple[str, Term], ...]], ...]
-    # Consecution hints for the checker: (transition index, the top-level conjuncts to
-    # prove, the conjuncts to prove them from), sorted by transition index.
-    hints: tuple[tuple[int, tuple[int, ...], tuple[int, ...]], ...] = ()
+    # Consecution hints for the checker, sorted by transition index (several for one
+    # transition: each proves its own conjuncts).
+    hints: tuple[Hint, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -62,8 +66,9 @@ class SelfCheck:
     failed: str  # "" when ok, else the obligation that failed
     seconds: float
     # Consecution hints (when asked for): per transition index, the top-level conjuncts
-    # it moves and the conjuncts of an unsat core that prove them.
-    hints: tuple[tuple[int, tuple[int, ...], tuple[int, ...]], ...] = ()
+    # it moves and the conjuncts of an unsat core that prove them (with `assume`, its
+    # conjuncts are numbered after the invariant's).
+    hints: tuple[Hint, ...] = ()
 
 
 def free_names(f: Formula | Term, index: dict[Place, int]) -> set[int | str]:
@@ -148,8 +153,9 @@ def self_check(
     `walk`: instead of a target, the walk-labelled refutation (prover/serial/walk.py):
     `inv ∧ quiescent ∧ ¬walk` must be unsat.
 
-    `hints`: each conjunct of `inv` is asserted under its own tracking literal, and each
-    consecution query's unsat core becomes that transition's hint (`SelfCheck.hints`)."""
+    `hints`: each conjunct of `inv` (and of `assume`, numbered after them) is asserted
+    under its own tracking literal, and each consecution query's unsat core becomes that
+    transition's hint (`SelfCheck.hints`)."""
     start = time.monotonic()
     m0 = net.initial_vector()
     init_places = {p: m0[i] for i, p in enumerate(net.places)}
@@ -168,11 +174,16 @@ def self_check(
     track = [z3.Bool(f"conjunct{k}", ctx) for k in range(len(parts))] if hints else []
     solver.add([z3.Implies(b, f) for b, f in zip(track, parts_z3, strict=True)] if hints
                else parts_z3)
-    found: list[tuple[int, tuple[int, ...], tuple[int, ...]]] = []
+    found: list[Hint] = []
+    if assume is not None:
+        given = [formula_z3(f, m.__getitem__, aux.__getitem__, ctx) for f in _parts(assume)]
+        if hints:  # tracked too: a core names the assumed conjuncts it needs (after inv's)
+            track += [z3.Bool(f"assumed{k}", ctx) for k in range(len(given))]
+            solver.add([z3.Implies(b, f) for b, f in zip(track[len(parts):], given, strict=True)])
+        else:
+            solver.add(given)
     tracker = {b.get_id(): k for k, b in enumerate(track)}
     every = _literals(track)
-    if assume is not None:
-        solver.add(formula_z3(assume, m.__getitem__, aux.__getitem__, ctx))
     zero = _forced_zero(net, inv.formula) | (
         _forced_zero(net, assume) if assume is not None else set()
     )
@@ -275,6 +286,27 @@ def _refute_target(solver: z3.Solver, target: Target, marking: list[z3.ArithRef]
     if refute is solver:
         solver.pop()
     return r
+
+
+def lift_hints(hints: Sequence[Hint], numbered: Sequence[Formula], whole: Formula
+               ) -> list[Hint]:  # fmt: skip
+    """`hints` whose conjunct k is `numbered[k]`, renumbered as conjuncts of `whole` (each
+    at its first position there; a conjunct `whole` lacks drops the hint)."""
+    pos: dict[Formula, int] = {}
+    for i, f in enumerate(_parts(whole)):
+        pos.setdefault(f, i)
+    out = []
+    for ti, prove, using in hints:
+        names = [numbered[k] for k in (*prove, *using)]
+        if all(f in pos for f in names):
+            out.append((ti, tuple(sorted(pos[numbered[k]] for k in prove)),
+                        tuple(sorted(pos[numbered[k]] for k in using))))
+    return out
+
+
+def _parts(f: Formula) -> list[Formula]:
+    """The top-level conjuncts of `f`."""
+    return list(f.args) if isinstance(f, And) else [f]
 
 
 def _literals(bools: list[z3.BoolRef]) -> z3.Ast:
