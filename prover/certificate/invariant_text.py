@@ -33,6 +33,7 @@ def explain_invariant(proof: Mapping[str, Any], engine: str, lines: Lines
         return None
     formula = inv["formula"]
     conj = formula["and"] if "and" in formula else [formula]
+    lines = _distinct(formula, lines)
     never = [c for c in conj if _never(c)]
     rest = sorted((c for c in conj if not _never(c)), key=_rank)  # program points first
     locks = [c for c in rest if _exclusion(c)]
@@ -47,6 +48,47 @@ def explain_invariant(proof: Mapping[str, Any], engine: str, lines: Lines
         "invariant": [_said(c, lines) for c in rest[:SHOWN]],
         "more": max(0, len(rest) - SHOWN),
     }
+
+
+def _distinct(formula: Any, lines: Lines) -> Lines:
+    """`lines`, and the name of each local place of `formula` (the `name` attribute of the
+    returned callable's owner): `#r@N{x=1}`, with the start of its rest of the program
+    added where two distinct places would read the same, and a number after that."""
+    found: dict[tuple[str, str], None] = {}
+    todo = [formula]
+    while todo:
+        f = todo.pop()
+        if isinstance(f, dict):
+            if isinstance(f.get("local"), list) and len(f["local"]) == 2:
+                found[(str(f["local"][0]), str(f["local"][1]))] = None
+            todo.extend(f.values())
+        elif isinstance(f, list):
+            todo.extend(f)
+    by_base: dict[str, list[tuple[str, str]]] = {}
+    for key in sorted(found):
+        by_base.setdefault(_base(*key, lines), []).append(key)
+    names: dict[tuple[str, str], str] = {}
+    for base, keys in by_base.items():
+        for key in keys:
+            names[key] = base if len(keys) == 1 else f"{base}«{_short(_residual(key[1]))}»"
+        for n, key in enumerate(k for k in keys if [names[j] for j in keys].count(names[k]) > 1):
+            names[key] += f"#{n + 1}"
+    return _Lines(lines, names)
+
+
+class _Lines:
+    """The lines of a local state, and the name each local place of the invariant gets."""
+
+    def __init__(self, lines: Lines, names: dict[tuple[str, str], str]) -> None:
+        self.lines, self.names = lines, names
+
+    def __call__(self, text: str) -> tuple[int, ...]:
+        return self.lines(text)
+
+
+def _base(request: str, text: str, lines: Lines) -> str:
+    at, env = lines(text), _env(text)
+    return f"#{request}@{at[0]}{env}" if at else f"#{request}«{_short(_residual(text))}»{env}"
 
 
 def _rank(c: Any) -> int:
@@ -167,12 +209,9 @@ def _place(p: Any, lines: Lines, names: set[str], seen: set[int]) -> str:
         return f"done({p['response'][0]}, {p['response'][1]})"
     if "local" in p:
         request, text = p["local"]
-        at = lines(text)
-        seen.update(at[:1])
-        env = _env(text)
-        if at:
-            return f"#{request}@{at[0]}{env}"
-        return f"#{request}«{_short(_residual(text))}»{env}"
+        seen.update(lines(text)[:1])
+        named = lines.names if isinstance(lines, _Lines) else {}
+        return named.get((str(request), str(text))) or _base(request, text, lines)
     return str(p)
 
 

@@ -95,3 +95,22 @@ def test_transfer_amount_names_its_globals(tmp_path: Path,
     doc = json.loads(capsys.readouterr().out)
     named = {g for c in doc["invariant_proof"]["invariant"] for g in c["globals"]}
     assert named <= {"A", "B", "L", "MOVED"} and named & {"A", "B"}
+
+
+def test_two_points_of_one_line_never_read_the_same() -> None:
+    """`a := 1; yield; b := 2` on one line: two local states at line 4 with the same
+    locals are two places, and the explanation must not print them alike."""
+    first = {"local": ["r", "({}, a := 1; yield; b := 2; 0)"]}
+    second = {"local": ["r", "({}, b := 2; 0)"]}
+    data = explain_invariant(_proof(
+        {"cmp": "<=", "lhs": {"sum": [[1, _place(first)], [1, _place(second)]]},
+         "rhs": {"const": 1}},
+        {"cmp": "=", "lhs": _place(first), "rhs": {"const": 0}},
+    ), "state-equation", lambda local: (4,))
+    assert data is not None
+    text, = [c["text"] for c in data["lock"]]
+    left, right = text.removesuffix(" ≤ 1").split(" + ")
+    assert left != right and left.startswith("#r@4«") and right.startswith("#r@4«")
+    alone = explain_invariant(_proof({"cmp": "<=", "lhs": _place(first),
+                                      "rhs": {"const": 1}}), "state-equation", lambda _: (4,))
+    assert alone is not None and alone["lock"][0]["text"] == "#r@4 ≤ 1"
