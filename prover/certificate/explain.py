@@ -263,6 +263,32 @@ def _short(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def _executes(before: str, after: str, width: int) -> str:
+    """What a step ran and how its locals changed: `n := IN; yield  ({} → {n=1})` when the
+    rest of the program after it ends the one before it (straight-line code, or the last
+    step before an answer), else both local states, shortened."""
+    env0, rest0 = _split_local(before)
+    env1, rest1 = _split_local(after)
+    ran = None
+    if rest1.lstrip("-").isdigit():  # it ran to its end and answers
+        ran = rest0
+    elif rest0.endswith("; " + rest1):
+        ran = rest0[: -len(rest1) - 2]
+    if ran is None:
+        return f"{_short(before, width)} → {_short(after, width)}"
+    if env0 == env1:
+        return _short(ran, width) + ("" if env0 in ("", "{}") else f"  ({env0})")
+    return f"{_short(ran, width)}  ({env0} → {env1})"
+
+
+def _split_local(local: str) -> tuple[str, str]:
+    """`({x=1}, rest)` as (`{x=1}`, `rest`); anything else as ("", itself)."""
+    if local.startswith("({") and local.endswith(")") and "}, " in local:
+        cut = local.index("}, ")
+        return local[1:cut + 1], local[cut + 3:-1]
+    return "", local
+
+
 def render_text(expl: Explanation, *, width: int = 48, columns: int | None = None) -> str:
     """The numbered table, the final multiset and the reasons, as plain text. `columns`:
     the terminal's width, which the table then fits by shortening the local states and
@@ -288,7 +314,7 @@ def _table(rows: tuple[Row, ...], width: int, global_width: int) -> list[str]:
     for r in rows:
         who = f"{r.request}#{r.instance}" + (" (new)" if r.arrives else "")
         if r.action == "step":
-            what = f"{_short(r.local_before, width)} → {_short(r.local_after, width)}"
+            what = _executes(r.local_before, r.local_after, width)
         else:
             what = f"responds from {_short(r.local_before, width)}"
         table.append(
