@@ -21,7 +21,7 @@ def render_reduction(data: dict[str, Any]) -> str:
                         "the same answers:", 88)
     width = max((len(r["request"]) for r in data["requests"]), default=0)
     for req in data["requests"]:
-        steps = ", ".join(f"{s['label']} {_span(s['lines'])}" for s in req["steps"])
+        steps = _steps(req["steps"])
         none = "answers at once" if req["answers_at_once"] else "no step that ends"
         out.append(f"  {req['request'].ljust(width)}  {steps or none}")
     tried = dict.fromkeys(  # one per head (a split request's: one per choice): said once
@@ -55,6 +55,20 @@ def render_parts(parts: list[dict[str, Any]]) -> str:
     lines += [f"  part {k}: {', '.join(p['requests'])} (by {p['engine']})"
               for k, p in enumerate(parts, 1)]
     return "\n".join(lines)
+
+
+ORDER = "RBNLD"  # the order of a path's labels: (R|B)* N? (L|B)*
+
+
+def _steps(steps: list[dict[str, Any]]) -> str:
+    """`R line 24, R/N lines 26-28`: one entry per span of lines, in the order of the lines,
+    with every label its steps have there (by path or by the globals' values) in path
+    order, so that the listing never shows an R after an N of the same lines."""
+    by_span: dict[tuple[int, ...], set[str]] = {}
+    for s in steps:
+        by_span.setdefault(tuple(s["lines"]), set()).add(s["label"])
+    return ", ".join(f"{'/'.join(sorted(labels, key=ORDER.find))} {_span(list(span))}"
+                     for span, labels in sorted(by_span.items()))
 
 
 SHOWN = 12

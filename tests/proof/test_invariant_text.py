@@ -114,3 +114,14 @@ def test_two_points_of_one_line_never_read_the_same() -> None:
     alone = explain_invariant(_proof({"cmp": "<=", "lhs": _place(first),
                                       "rhs": {"const": 1}}), "state-equation", lambda _: (4,))
     assert alone is not None and alone["lock"][0]["text"] == "#r@4 ≤ 1"
+
+
+def test_a_reduction_listing_never_shows_an_r_after_an_n_of_the_same_lines() -> None:
+    from prover.certificate.reduction_text import render_reduction
+
+    data = {"requests": [{"request": "audit", "answers_at_once": False, "steps": [
+        {"lines": [24], "label": "R"}, {"lines": [25], "label": "R"},
+        {"lines": [26, 27, 28], "label": "N"}, {"lines": [26, 27, 28], "label": "R"},
+        {"lines": [29], "label": "L"}]}], "invariant": []}
+    line = render_reduction(data).splitlines()[-1]
+    assert line.strip() == "audit  R line 24, R line 25, R/N lines 26-28, L line 29"
