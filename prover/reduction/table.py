@@ -245,6 +245,24 @@ def grow_domains(steps: ProgramSteps, limits: Limits, bounds: tuple[Bound, ...] 
                 raise TableTooLarge(_unbounded(steps, table, x, m))
         if not changed:
             return table
+        if not bounds:
+            _next_round_fits(table, domains, limits, spent)
+
+
+def _next_round_fits(table: Table, domains: dict[str, set[int]], limits: Limits,
+                     spent: int) -> None:
+    """Raise the next round's TableTooLarge now when the local states of this round alone,
+    on the grown domains, step more valuations than the limits allow: the domains only
+    grow, so the next round meets these states again (and maybe more), each at every
+    valuation of its reads (without bounds, the count `build_table` charges up front).
+    buffer8 of the shared set: its eighth round would step 22 s to find out."""
+    need = sum(prod(len(domains[x]) for x in reads) for reads in table.reads.values())
+    if need > limits.max_valuations:
+        raise TableTooLarge(f"more than {limits.max_valuations} (local state, valuation) "
+                            "pairs")  # fmt: skip
+    if limits.max_total is not None and spent + need > limits.max_total:
+        raise TableTooLarge(f"more than {limits.max_total} (local state, valuation) pairs "
+                            "over the rounds that grow the domains")
 
 
 def _highest(bounds: tuple[Bound, ...], lo: int, top: int) -> dict[str, int]:

@@ -34,11 +34,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from prover.serial.automaton import SerialAutomaton, SerialEdge
-from prover.serial.linalg import IntVec, Work, in_monoid, in_simple_linear_set
+from prover.serial.linalg import IntVec, TooLarge, Work, in_monoid, in_simple_linear_set
 from prover.serial.linear_sets import SimpleLinearSet, WLin, WVec, decompose, finish
 
 WORK_STEPS = 3_000_000
 """Search nodes (paths, cycles, covers, period reductions) the construction may spend."""
+
+MAX_COVERS = 50_000
+"""Covers (components before merging) the construction may hold at once, with those
+waiting to be grown. The work budget counts steps, not what they keep: each cover holds
+its label and edge vectors, so an automaton with many overlapping cycles (ring2 of the
+blind set: 14 states, 24 edges) filled 1.7 GB within the work budget and ended in
+MemoryError. The largest count of a model it builds S for is counter-128's 8,385 (the
+paper's: 172); past the cap it raises `TooLarge`, as the work budget does."""
 
 MAX_PAIRWISE = 64
 """Up to this many components the quadratic containment and merge passes run (they
@@ -138,10 +146,12 @@ def _reduce_periods(periods: list[WVec], work: Work) -> tuple[WVec, ...]:
 
 
 def build_components(
-    automaton: SerialAutomaton, work_steps: int | None = WORK_STEPS
+    automaton: SerialAutomaton, work_steps: int | None = WORK_STEPS,
+    max_covers: int = MAX_COVERS,
 ) -> tuple[SimpleLinearSet, ...]:
     """S as simple linear sets with witnesses, by cycle covers (module docstring).
-    Exact; raises `TooLarge` beyond `work_steps`."""
+    Exact; raises `TooLarge` beyond `work_steps`, or when more than `max_covers` covers
+    are held at once."""
     work = Work(work_steps)
     labels = automaton.labels
     aut = automaton.reachable()
@@ -195,6 +205,8 @@ def build_components(
             chosen, covered, base = stack.pop()
             work.charge()
             lins.append(WLin(base, periods_of(covered)))
+            if len(lins) + len(stack) > max_covers:
+                raise TooLarge(f"more than {max_covers} cycle covers")
             grow = sorted(
                 {
                     ci

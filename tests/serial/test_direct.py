@@ -147,6 +147,16 @@ def test_budget_raises_too_large() -> None:
         semilinear.build_components(chain(10), work_steps=50)
 
 
+def test_cover_cap_raises_too_large() -> None:
+    """Covers are capped by count as well as work (memory: ring2 of the blind set filled
+    1.7 GB within the work budget); under the cap the result is the same."""
+    with pytest.raises(TooLarge, match="cycle covers"):
+        direct.build_components(chain(10), max_covers=20)
+    assert direct.build_components(chain(10)) == direct.build_components(
+        chain(10), max_covers=direct.MAX_COVERS)
+    assert direct.MAX_COVERS > 8_385  # counter-128's covers: S is built for it as before
+
+
 def test_choice_elimination_on_small_cycle_covers_on_chains() -> None:
     small = compute_serial_set(automaton("a", [("a", "r", "1", "b"), ("b", "r", "0", "a")]))
     assert small.construction == ELIMINATION
