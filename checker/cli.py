@@ -20,6 +20,7 @@ from typing import NoReturn
 from checker import __version__
 from checker.api import CheckResult, check_certificate
 from checker.certificate import Limits
+from checker.errors import CheckerError
 from checker.report import EXIT_CODES, as_json, as_json_rows, human, table
 
 
@@ -107,7 +108,12 @@ def _other_constants(result: CheckResult, raw: bytes, given: dict[str, int]) -> 
     if result.status != "valid" or not given:
         return result
     model = json.loads(raw)["model"]
-    made, want = model.get("constants", {}), _constants(model, given)
+    try:
+        made, want = model.get("constants", {}), _constants(model, given)
+    except (CheckerError, RecursionError) as exc:  # e.g. K / (K - 3) at -D K=3
+        why = exc.message if isinstance(exc, CheckerError) else "nested too deeply"
+        return dataclasses.replace(result, status="invalid", code="E-CONSTANTS", message=(
+            f"-D: the model's constants cannot be computed with these values ({why})"))
     for name in sorted(set(made) | set(want) | set(given)):
         if name not in want or made.get(name) != want[name]:
             asked = f"{name}={want[name]}" if name in want else f"a constant {name}"

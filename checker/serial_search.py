@@ -47,12 +47,17 @@ def counterexample(sem: Semantics, ce: Json) -> Iterator[tuple[str, Callable[[],
 
 def _steps(sem: Semantics, loc: str, g: str) -> list[tuple[str, str]]:
     """A serial run that fails (division by zero, overflow, `exit`, an assertion) answers
-    nothing, so it is a dead end of the search, not a rejection of the certificate."""
+    nothing, so it is a dead end of the search, not a rejection of the certificate. A step
+    stops at its first failing outcome: where its rest has a choice (`?`), other outcomes
+    may finish, which the semantics does not list, so the search cannot go on (fail closed)."""
     try:
         return list(sem.step(loc, g))
     except ModelError as exc:
         if exc.code not in ("E-FAULT", "E-ASSERT"):
             raise
+        if "?" in loc:
+            raise Undecided(f"a serial run fails in a step with choices ({exc.message}) at "
+                            f"{loc}: whether another outcome finishes is not known") from None
         return []
 
 

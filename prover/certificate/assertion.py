@@ -30,8 +30,10 @@ def assertion_report(model: LoadedModel, found: AssertionFailure,
     data = {"steps": rows_json(rows), "instance": found.instance, "request": found.request,
             "local": found.local, "global": found.global_,
             "line": at.line if at else 0, "column": at.column if at else 0}
-    lines = [f"Assertion violated: after this interleaving, {found.request}#{found.instance}"
-             f" fails the assertion at {where}:", *table_lines(rows, columns=columns),
+    lead = "after this interleaving" if rows else "at its very first step"
+    lines = [f"Assertion violated: {lead}, {found.request}#{found.instance}"
+             f" fails the assertion at {where}:", *(table_lines(rows, columns=columns)
+                                                     if rows else []),
              f"  {found.request}#{found.instance} at {found.local}",
              f"  global {found.global_}"]
     return "\n".join(lines), data

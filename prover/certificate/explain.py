@@ -321,7 +321,7 @@ def _table(rows: tuple[Row, ...], width: int, global_width: int) -> list[str]:
             [str(r.index), who, what, _lines(r.lines), _short(r.global_before, global_width),
              _short(r.global_after, global_width), r.response if r.response is not None else ""]
         )
-    widths = [max(len(h), *(len(row[i]) for row in table)) for i, h in enumerate(head)]
+    widths = [max([len(h), *(len(row[i]) for row in table)]) for i, h in enumerate(head)]
     out = [
         "  ".join(h.ljust(widths[i]) for i, h in enumerate(head)).rstrip(),
         "  ".join("-" * w for w in widths),

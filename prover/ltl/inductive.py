@@ -45,6 +45,11 @@ from prover.reduction.table import Limits, Table, TableTooLarge, grow_domains
 
 Sum = tuple[dict[Key, int], int]  # Σ c·atom + k
 
+TABLE_VALUATIONS = 50_000
+"""(Local state, valuation) pairs the table of this attempt may step over all the rounds
+that grow its domains (a count, not seconds): a ticket lock's counters grow them round
+after round, 2 s of its bounded answer's 3 s at the reduction engine's 400,000."""
+
 
 def invariant_certificate(path: str, text: str, formula: Formula,
                           deadline: float | None = None) -> dict[str, Any] | None:
@@ -56,7 +61,8 @@ def invariant_certificate(path: str, text: str, formula: Formula,
     if model.steps is None:
         return None
     try:
-        t = grow_domains(model.steps, Limits())
+        t = grow_domains(model.steps, Limits(max_valuations=TABLE_VALUATIONS,
+                                             max_total=TABLE_VALUATIONS))
     except (TableTooLarge, CompileError):
         return None
     p = formula.arg

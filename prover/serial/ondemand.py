@@ -100,10 +100,16 @@ class SerialOnDemand:
         return got
 
     def _step(self, loc: str, glo: str) -> list[tuple[str, Env, frozenset[int]]]:
-        """A run alone that fails (division by zero, overflow, `exit`) answers nothing:
-        a dead end, as in the checker's serial search; the first failure is kept."""
+        """A run alone that fails (division by zero, overflow, `exit`, an assertion)
+        answers nothing: a dead end, as in the checker's serial search; the first failure
+        is kept. A step stops at its first failing outcome, so where its rest has a choice
+        (`?`) the outcomes that finish are unknown: membership is not decided (as in the
+        checker, which then cannot accept a counterexample)."""
         try:
             return self.steps.step_global(loc, self.envs[glo])
         except RUNTIME_FAULTS as exc:
             self.fault = self.fault or exc
+            if "?" in loc:
+                raise SoloTooLarge(f"a request run alone runs into {exc.code} in a step with "
+                                   "choices, whose other outcomes may finish") from None
             return []

@@ -199,3 +199,47 @@ def test_a_network_system_has_no_assertion_trace(counter: Json) -> None:
         {"initial_global": "G", "requests": [["r", "L"]], "responses": [["L", "0"]],
          "transitions": []}), "sha256": ""})
     assert _check(forged) == ("invalid", "E-ASSERTION")
+
+
+# A step with a choice: `?` = 0 fails the assertion at X = 0, `?` = 1 goes on. Run alone
+# after r, s answers 9 (with `?` = 1): {r/7, s/9} is serial, and no certificate may say
+# otherwise (the red team's F1: the serial search read the whole step as a dead end).
+CHOICE = "request r { X := 1; yield; X := 0; 7 }\nrequest s { assert(X == 1 || ?); 9 }\n"
+R0, R1 = "({}, X := 1; yield; X := 0; 7)", "({}, X := 0; 7)"
+S0 = "({}, if(X == 1 || ?){0}else{exit}; 9)"
+
+
+def _choice_counterexample(source: str, s0: str) -> Json:
+    from checker.semantics import replay
+    model = rehash({"kind": "ser", "source": source, "sha256": ""})
+    events = [
+        {"event": "spawn", "instance": 1, "request": "r", "local": R0},
+        {"event": "step", "instance": 1, "from": [R0, "{}"], "to": [R1, "{X=1}"]}]
+    sem, _ = replay(model, events, 100, "E-TEST")
+    s1 = sem.step(s0, "{X=1}")[0][0]  # s at X = 1: its assertion holds, whatever `?` is
+    events += [
+        {"event": "spawn", "instance": 2, "request": "s", "local": s0},
+        {"event": "step", "instance": 2, "from": [s0, "{X=1}"], "to": [s1, "{X=1}"]},
+        {"event": "respond", "instance": 2, "local": s1, "response": "9"},
+        {"event": "step", "instance": 1, "from": [R1, "{X=1}"], "to": ["({}, 7)", "{}"]},
+        {"event": "respond", "instance": 1, "local": "({}, 7)", "response": "7"}]
+    return {"format": "ser-certificate/1", "model": model,
+            "verdict": "not_serializable", "producer": {"tool": "hand", "version": "1"},
+            "counterexample": {"events": events, "completed": [
+                {"request": "r", "response": "7", "count": 1},
+                {"request": "s", "response": "9", "count": 1}]}}
+
+
+@pytest.mark.parametrize("source,s0", [
+    (CHOICE, S0),
+    (CHOICE.replace("assert(X == 1 || ?)", "t := ?; u := X + 1 / (t + X)"),
+     "({}, t := ?; u := X + 1 / (t + X); 9)")])
+def test_a_serial_run_that_fails_on_one_choice_only_is_no_dead_end(source: str,
+                                                                   s0: str) -> None:
+    assert _check(_choice_counterexample(source, s0)) == ("undecided", "E-UNDECIDED")
+
+
+def test_a_failure_at_the_first_step_is_certified(tmp_path: Path) -> None:
+    cert = _certificate(tmp_path, "request s { assert(X == 1); 9 }\n")
+    assert cert is not None and cert["assertion"]["events"][-1]["event"] == "spawn"
+    assert _check(cert) == ("valid", None)

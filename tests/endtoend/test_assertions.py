@@ -107,3 +107,15 @@ def test_a_bench_counts_the_verdict_as_decided(tmp_path: Path,
     out = capsys.readouterr().out
     assert code == 0, out
     assert "assertion_violated" in out
+
+
+def test_a_step_that_fails_on_one_choice_only_is_no_counterexample(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """r then s alone answers {r/7, s/9} (s's `?` = 1 avoids the division by zero), so the
+    concurrent run that gives it is no counterexample: the error is the answer (exit 2),
+    never *not serializable* (the red team's F1, prover side)."""
+    source = ("request r { X := 1; yield; X := 0; 7 }\n"
+              "request s { t := ?; u := X + 1 / (t + X); 9 }\n")
+    code, record, _ = _run(tmp_path, source, capsys)
+    assert record["verdict"] != "not_serializable"
+    assert code == 2 and record["error"]["code"] == "E-DIV-ZERO"
