@@ -25,17 +25,23 @@ ENGINES = {
 }
 
 
-def explain_invariant(proof: Mapping[str, Any], engine: str, lines: Lines
-                      ) -> dict[str, Any] | None:  # fmt: skip
-    """The `--json` data of a proof whose certificate carries an invariant formula."""
+Owners = Callable[[str], frozenset[str]]  # a local state's text -> the requests reaching it
+
+
+def explain_invariant(proof: Mapping[str, Any], engine: str, lines: Lines,
+                      owners: Owners | None = None) -> dict[str, Any] | None:
+    """The `--json` data of a proof whose certificate carries an invariant formula.
+    `owners`: the requests whose runs reach each local state; a place of another request
+    there (the net has one for every request at every local state) is never marked, and
+    is left out of the sums shown."""
     inv = proof.get("invariant")
     if not isinstance(inv, dict) or not isinstance(inv.get("formula"), dict):
         return None
     formula = inv["formula"]
     conj = formula["and"] if "and" in formula else [formula]
-    lines = _distinct(formula, lines)
-    never = [c for c in conj if _never(c)]
-    rest = sorted((c for c in conj if not _never(c)), key=_rank)  # program points first
+    lines = _distinct(formula, lines, owners)
+    never = [c for c in conj if _never(c) or _only_foreign(c, lines)]
+    rest = sorted((c for c in conj if c not in never), key=_rank)  # program points first
     locks = [c for c in rest if _exclusion(c)]
     holders = {str(t["place"]["local"]) for c in locks for _, t in _terms(c["lhs"])}
     return {
@@ -50,7 +56,7 @@ def explain_invariant(proof: Mapping[str, Any], engine: str, lines: Lines
     }
 
 
-def _distinct(formula: Any, lines: Lines) -> Lines:
+def _distinct(formula: Any, lines: Lines, owners: Owners | None = None) -> Lines:
     """`lines`, and the name of each local place of `formula` (the `name` attribute of the
     returned callable's owner): `#r@N{x=1}`, with the start of its rest of the program
     added where two distinct places would read the same, and a number after that."""
@@ -73,14 +79,24 @@ def _distinct(formula: Any, lines: Lines) -> Lines:
             names[key] = base if len(keys) == 1 else f"{base}«{_short(_residual(key[1]))}»"
         for n, key in enumerate(k for k in keys if [names[j] for j in keys].count(names[k]) > 1):
             names[key] += f"#{n + 1}"
-    return _Lines(lines, names)
+    return _Lines(lines, names, owners)
 
 
 class _Lines:
-    """The lines of a local state, and the name each local place of the invariant gets."""
+    """The lines of a local state, the name each local place of the invariant gets, and
+    the requests that reach each local state (when known)."""
 
-    def __init__(self, lines: Lines, names: dict[tuple[str, str], str]) -> None:
-        self.lines, self.names = lines, names
+    def __init__(self, lines: Lines, names: dict[tuple[str, str], str],
+                 owners: Owners | None) -> None:
+        self.lines, self.names, self.owners = lines, names, owners
+
+    def foreign(self, t: Any) -> bool:
+        """A place of a request at a local state only other requests reach (never marked)."""
+        local = t.get("place", {}).get("local") if isinstance(t, dict) else None
+        if self.owners is None or not isinstance(local, list) or len(local) != 2:
+            return False
+        reach = self.owners(str(local[1]))
+        return bool(reach) and str(local[0]) not in reach
 
     def __call__(self, text: str) -> tuple[int, ...]:
         return self.lines(text)
@@ -89,6 +105,23 @@ class _Lines:
 def _base(request: str, text: str, lines: Lines) -> str:
     at, env = lines(text), _env(text)
     return f"#{request}@{at[0]}{env}" if at else f"#{request}«{_short(_residual(text))}»{env}"
+
+
+def _only_foreign(c: Any, lines: Lines) -> bool:
+    """Every place `c` names is one that is never marked (a request at another's code)."""
+    if not isinstance(lines, _Lines) or lines.owners is None:
+        return False
+    places, todo = [], [c]
+    while todo:
+        f = todo.pop()
+        if isinstance(f, dict):
+            if "place" in f or "aux" in f:
+                places.append(f)
+            else:
+                todo.extend(f.values())
+        elif isinstance(f, list):
+            todo.extend(f)
+    return bool(places) and all(lines.foreign(p) for p in places)
 
 
 def _rank(c: Any) -> int:
@@ -183,10 +216,12 @@ def _term(t: Any, lines: Lines, names: set[str], seen: set[int]) -> str:
     if "aux" in t:
         return str(t["aux"])
     if "place" in t:
-        return _place(t["place"], lines, names, seen)
+        return "0" if isinstance(lines, _Lines) and lines.foreign(t) else \
+            _place(t["place"], lines, names, seen)
     if "sum" in t:
-        parts = [(k, _term(s, lines, names, seen)) for k, s in t["sum"]]
-        return _sum(parts)
+        kept = [(k, s) for k, s in t["sum"] if not (isinstance(lines, _Lines) and
+                                                    lines.foreign(s))]
+        return _sum([(k, _term(s, lines, names, seen)) for k, s in kept])
     c, a, b = t["ite"]
     return f"(if {_form(c, lines, names, seen)} then {_term(a, lines, names, seen)} " \
         f"else {_term(b, lines, names, seen)})"

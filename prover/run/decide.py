@@ -818,7 +818,7 @@ def _invariant_explanation(run: _Run, proof: dict[str, Any], engine: str
                            ) -> tuple[str, dict[str, Any]] | None:  # fmt: skip
     from prover.certificate.invariant_text import explain_invariant, render_invariant
 
-    data = explain_invariant(proof, engine, _local_lines(run))
+    data = explain_invariant(proof, engine, _local_lines(run), _owners(run))
     return None if data is None else (render_invariant(data), data)
 
 
@@ -831,6 +831,29 @@ def _local_lines(run: _Run) -> Callable[[str], tuple[int, ...]]:
         for t, o in zip(ns.transitions, ns.origins, strict=False):
             at.setdefault(t.from_local, set()).update(o.lines)
     return lambda local: tuple(sorted(at.get(local, ())))
+
+
+def _owners(run: _Run) -> Callable[[str], frozenset[str]] | None:
+    """A local state's text -> the requests whose runs reach it in the network system (the
+    net has a place for every request at every local state; the others are never marked),
+    or None without a built NS."""
+    ns = run.ctx.ns if run.ctx.ns_built else None
+    if ns is None:
+        return None
+    succ: dict[str, set[str]] = {}
+    for t in ns.transitions:
+        succ.setdefault(t.from_local, set()).add(t.to_local)
+    owners: dict[str, set[str]] = {}
+    for entry in ns.requests:
+        todo, seen = [entry.local], {entry.local}
+        while todo:
+            loc = todo.pop()
+            owners.setdefault(loc, set()).add(entry.request)
+            for nxt in succ.get(loc, ()):
+                if nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+    return lambda local: frozenset(owners.get(local, ()))
 
 
 def _record(stats: dict[str, Any], res: SearchResult) -> None:

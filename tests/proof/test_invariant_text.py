@@ -125,3 +125,20 @@ def test_a_reduction_listing_never_shows_an_r_after_an_n_of_the_same_lines() -> 
         {"lines": [29], "label": "L"}]}], "invariant": []}
     line = render_reduction(data).splitlines()[-1]
     assert line.strip() == "audit  R line 24, R line 25, R/N lines 26-28, L line 29"
+
+
+def test_a_place_of_a_request_at_another_requests_code_is_left_out() -> None:
+    """The net has a place for every request at every local state: `use` at the owner's
+    line 13 is never marked, and the explanation neither names it under `use` nor shows
+    a conjunct about such places alone."""
+    mine = {"local": ["drop_owner", "({}, O := 0; 0)"]}
+    theirs = {"local": ["use", "({}, O := 0; 0)"]}
+    owners = {"({}, O := 0; 0)": frozenset({"drop_owner"})}
+    data = explain_invariant(_proof(
+        {"cmp": "<=", "lhs": {"sum": [[1, _place(mine)], [1, _place(theirs)]]},
+         "rhs": {"const": 1}},
+        {"cmp": "=", "lhs": _place(theirs), "rhs": _place(theirs)},
+    ), "state-equation", lambda local: (13,), lambda t: owners.get(t, frozenset()))
+    assert data is not None and data["never_marked"] == 1
+    assert [c["text"] for c in data["lock"]] == ["#drop_owner@13 ≤ 1"]
+    assert "#use" not in render_invariant(data)
