@@ -263,7 +263,7 @@ def _short(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def _executes(before: str, after: str, width: int) -> str:
+def executes(before: str, after: str, width: int) -> str:
     """What a step ran and how its locals changed: `n := IN; yield  ({} → {n=1})` when the
     rest of the program after it ends the one before it (straight-line code, or the last
     step before an answer), else both local states, shortened."""
@@ -314,7 +314,7 @@ def _table(rows: tuple[Row, ...], width: int, global_width: int) -> list[str]:
     for r in rows:
         who = f"{r.request}#{r.instance}" + (" (new)" if r.arrives else "")
         if r.action == "step":
-            what = _executes(r.local_before, r.local_after, width)
+            what = executes(r.local_before, r.local_after, width)
         else:
             what = f"responds from {_short(r.local_before, width)}"
         table.append(

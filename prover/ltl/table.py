@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from prover.certificate.explain import executes
 from prover.ltl.formula import Formula, is_safety
 from prover.ltl.lasso import Observation, global_values, holds
 from prover.ns import NetworkSystem, Transition
@@ -89,9 +90,10 @@ def _after(ev: Event, names: dict[int, str], inflight: dict[str, int],
 
 def describe(ev: Event) -> str:
     if ev["event"] == "spawn":
-        return f"arrives: {ev['request']} at {ev['local']}"
-    if ev["event"] == "step":
-        return f"{ev['from'][0]} → {ev['to'][0]}; global {ev['from'][1]} → {ev['to'][1]}"
+        return f"arrives: {ev['request']}"  # its start is its whole body: not repeated
+    if ev["event"] == "step":  # what it ran, as the counterexample tables say it
+        return f"{executes(ev['from'][0], ev['to'][0], 60)}; global {ev['from'][1]} → " \
+            f"{ev['to'][1]}"
     return f"answers {ev['response']}"
 
 
