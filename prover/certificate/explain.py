@@ -269,6 +269,8 @@ def executes(before: str, after: str, width: int) -> str:
     step before an answer), else both local states, shortened."""
     env0, rest0 = _split_local(before)
     env1, rest1 = _split_local(after)
+    if before == after:  # a wait that fails (a spin): nothing changes
+        return f"waits, nothing changes: {_short(rest0, width)}"
     ran = None
     if rest1.lstrip("-").isdigit():  # it ran to its end and answers
         ran = rest0

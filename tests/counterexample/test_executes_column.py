@@ -29,3 +29,8 @@ def test_a_loop_step_shows_both_states() -> None:
     before = "({}, while(L == 1){ yield }; L := 1; 0)"
     after = "({}, if(L == 1){yield; while(L == 1){ yield }}else{0}; L := 1; 0)"
     assert executes(before, after, 200) == f"{before} → {after}"
+
+
+def test_a_spin_says_it_waits() -> None:
+    state = "({}, while(L == 1){ yield }; L := 1; 0)"
+    assert executes(state, state, 48) == "waits, nothing changes: while(L == 1){ yield }; L := 1; 0"
