@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import copy
 import json
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from checker.api import check_certificate
 from checker.model import expr_text, parse_source
@@ -18,6 +21,7 @@ from prover.engines.assertions import find_assertion_failure, has_assertion
 from prover.frontend.load import load_model
 from prover.frontend.parser import parse
 from tests.checker.forgeries import rehash
+from tests.strategies import ser_programs
 
 Json = dict[str, Any]
 
@@ -243,3 +247,31 @@ def test_a_failure_at_the_first_step_is_certified(tmp_path: Path) -> None:
     cert = _certificate(tmp_path, "request s { assert(X == 1); 9 }\n")
     assert cert is not None and cert["assertion"]["events"][-1]["event"] == "spawn"
     assert _check(cert) == ("valid", None)
+
+
+CONDITIONS = ["X == 0", "Y == 1", "X == Y", "y == 0", "X == 0 || ?", "!(X == 1 && Y == 1)"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(ser_programs(True, ["0", "1"]), st.sampled_from(CONDITIONS), st.integers(0, 1))
+def test_random_assertions_are_written_alike_and_their_failures_accepted(
+        program: str, cond: str, where: int) -> None:
+    """Random programs with an assertion at the start or the end of a request: both tools
+    write it out alike, and every failure the search finds is a certificate the checker
+    accepts (it replays the trace and sees the assertion fail)."""
+    body_at = program.index("{ ") + 2
+    if where == 0:
+        source = program[:body_at] + f"assert({cond}); " + program[body_at:]
+    else:
+        source = program.replace(" }", f"; assert({cond}); 0 }}", 1)
+    blocks = parse_source(source)[2]
+    assert [expr_text(b[1]) for b in blocks] == [r.body.text for r in parse(source).requests]
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "m.ser"
+        path.write_text(source, encoding="utf-8")
+        model = load_model(path, lazy=True)
+        assert model.steps is not None and has_assertion(model.steps.program)
+        found = find_assertion_failure(model.steps, max_states=2_000).failure
+        if found is not None:
+            cert = assertion_certificate(model, found)
+            assert _check(cert) == ("valid", None), source
