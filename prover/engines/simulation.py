@@ -53,6 +53,11 @@ MAX_SERIAL_CHECK = 8
 """Requests of a finished run whose serial orders are tried (K! orders); beyond, the run
 is "not checked"."""
 
+SERIAL_WORK = 100_000
+"""(Local, global) pairs the runs alone behind one set of requests' serial check may visit
+together: eight accounts with transfers of any amount have serial executions of four
+requests beyond any budget, and the check had no other bound (the random runs of a
+30 s run never returned); past it, the run is not checked (its serial answers unknown)."""
 MOVES_CACHE = 200_000
 """Steps kept for the runs that follow; past it the cache starts again empty (what it
 holds never changes a draw, only how often a step is evaluated)."""
@@ -245,7 +250,7 @@ class Simulator:
         names = frozenset(run.requests)
         oracle = self._serial.get(names)
         if oracle is None:
-            oracle = self._serial[names] = SerialOnDemand(self.steps, names)
+            oracle = self._serial[names] = SerialOnDemand(self.steps, names, SERIAL_WORK)
         try:
             order = oracle.membership(k).serial_order(run.completed)
         except SoloTooLarge as exc:

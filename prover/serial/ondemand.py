@@ -30,10 +30,14 @@ class SerialOnDemand:
     """Membership in the serial set of a program, levels of the automaton built as asked.
     Not frozen: it owns caches whose contents are functions of the program only."""
 
-    def __init__(self, steps: ProgramSteps, requests: frozenset[str] | None = None) -> None:
+    def __init__(self, steps: ProgramSteps, requests: frozenset[str] | None = None,
+                 max_work: int | None = None) -> None:
         """`requests`: build the automaton of these requests only (all if None); exact
-        for the multisets of their pairs, whose serial executions run nothing else."""
+        for the multisets of their pairs, whose serial executions run nothing else.
+        `max_work`: the (local, global) pairs all its runs alone may visit together (None:
+        no cap); past it, `SoloTooLarge`, now and at every later question."""
         self.steps = steps
+        self.max_work, self.work = max_work, 0
         self.entries = tuple((r, start) for r, start in steps.entries
                              if requests is None or r in requests)
         self.initial = env_text(steps.initial)
@@ -49,6 +53,9 @@ class SerialOnDemand:
         """The oracle of the automaton's walks of at most `depth` edges."""
         oracle = self._oracles.get(depth)
         if oracle is None:
+            if self.max_work is not None and self.work > self.max_work:
+                raise SoloTooLarge(f"the runs alone of these requests visit more than "
+                                   f"{self.max_work} states")
             while len(self.levels) <= depth:
                 self._grow()
             states = [g for level in self.levels[: depth + 1] for g in level]
@@ -91,6 +98,10 @@ class SerialOnDemand:
                 g2 = env_text(env2)
                 self.envs.setdefault(g2, env2)
                 if (l2, g2) not in seen:
+                    self.work += 1
+                    if self.max_work is not None and self.work > self.max_work:
+                        raise SoloTooLarge(f"the runs alone of these requests visit more "
+                                           f"than {self.max_work} states")
                     if len(seen) >= MAX_SOLO_PAIRS:
                         raise SoloTooLarge(f"a request run alone visits more than "
                                            f"{MAX_SOLO_PAIRS} states")  # fmt: skip

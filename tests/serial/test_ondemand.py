@@ -78,3 +78,21 @@ def test_search_on_steps_agrees_with_search_on_the_ns(prelude: str,
             assert res.counterexample.requests == min(
                 r.counterexample.requests for r in (on_ns, on_steps)
                 if r.counterexample is not None), source
+
+
+def test_a_capped_oracle_says_so_now_and_later() -> None:
+    """`max_work`: the runs alone may visit that many pairs in all; past it SoloTooLarge,
+    also at the next question (its levels are partial), never a wrong answer."""
+    import pytest
+
+    from prover.serial.ondemand import SoloTooLarge
+
+    steps = load_source("request r { x := ?(0..9); X := (X + x) % 50; x }", "ser",
+                        lazy=True).steps
+    assert steps is not None
+    oracle = SerialOnDemand(steps, None, max_work=30)
+    for _ in range(2):
+        with pytest.raises(SoloTooLarge):
+            oracle.membership(3)
+    free = SerialOnDemand(steps)
+    assert free.membership(2).is_serial(make_multiset([("r", "1"), ("r", "2")]))
