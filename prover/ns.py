@@ -181,3 +181,22 @@ class NetworkSystem:
             "responses": len(self.responses),
             "transitions": len(self.transitions),
         }
+
+
+def reaching_requests(ns: NetworkSystem) -> dict[str, frozenset[str]]:
+    """Each local state -> the request names whose arrival states reach it along the
+    transitions (their globals ignored): the requests an instance there can be of."""
+    succ: dict[str, set[str]] = {}
+    for t in ns.transitions:
+        succ.setdefault(t.from_local, set()).add(t.to_local)
+    owners: dict[str, set[str]] = {}
+    for entry in ns.requests:
+        todo, seen = [entry.local], {entry.local}
+        while todo:
+            loc = todo.pop()
+            owners.setdefault(loc, set()).add(entry.request)
+            for nxt in succ.get(loc, ()):
+                if nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+    return {loc: frozenset(o) for loc, o in owners.items()}

@@ -56,12 +56,17 @@ def find_assertion_failure(steps: ProgramSteps, *, max_states: int = ASSERT_STAT
                            deadline: float | None = None) -> AssertionSearch:
     """The first configuration in breadth-first order where a step fails an assertion."""
     tab = Tables(steps)
-    found, parent, complete = breadth_first(
-        tab, lambda s: _failing(tab, s, max_inflight) is not None, max_states, max_inflight,
-        deadline)
+    hit: list[tuple[bool, str, int]] = []  # the failing step the goal found
+
+    def goal(state: State) -> bool:
+        got = _failing(tab, state, max_inflight)
+        hit.extend([got] if got is not None else [])
+        return got is not None
+
+    found, parent, complete = breadth_first(tab, goal, max_states, max_inflight, deadline)
     if found is None:
         return AssertionSearch(None, len(parent), complete, max_inflight)
-    spawn, req, loc = _failing(tab, found, max_inflight) or (False, "", 0)
+    spawn, req, loc = hit[-1]
     events, at = path_events(tab, parent, found)
     if spawn:  # a request that arrives there fails at its first step
         instance = 1 + max((e.instance for e in events), default=0)

@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable
 from xml.sax.saxutils import escape, quoteattr
 
-from prover.ns import NetworkSystem
+from prover.ns import NetworkSystem, reaching_requests
 from prover.petri.net import NetTransition, PetriNet, Place
 from prover.serial.automaton import SerialAutomaton
 
@@ -191,20 +191,7 @@ _HEAD = ('  graph [fontname=Helvetica, fontsize=11, labelloc=t, nodesep=0.3, ran
 def _request_of_locals(ns: NetworkSystem) -> dict[str, str]:
     """Each local state reached from the arrival states of exactly one request name ->
     that name (the cluster it is drawn in); shared local states are drawn outside."""
-    succ: dict[str, set[str]] = {}
-    for t in ns.transitions:
-        succ.setdefault(t.from_local, set()).add(t.to_local)
-    owners: dict[str, set[str]] = {}
-    for r in ns.requests:
-        todo, seen = [r.local], {r.local}
-        while todo:
-            loc = todo.pop()
-            owners.setdefault(loc, set()).add(r.request)
-            for nxt in sorted(succ.get(loc, ())):
-                if nxt not in seen:
-                    seen.add(nxt)
-                    todo.append(nxt)
-    return {loc: next(iter(o)) for loc, o in owners.items() if len(o) == 1}
+    return {loc: next(iter(o)) for loc, o in reaching_requests(ns).items() if len(o) == 1}
 
 
 def ns_to_dot(ns: NetworkSystem, name: str = "model") -> str:

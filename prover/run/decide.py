@@ -50,7 +50,7 @@ from prover.engines.explicit import (
 )
 from prover.errors import RUNTIME_FAULTS, Diagnostic, SerError
 from prover.frontend.steps import ProgramSteps
-from prover.ns import NetworkSystem
+from prover.ns import NetworkSystem, reaching_requests
 from prover.run.schedule import PROBE_UNITS, REDUCTION_UNITS, Evidence, Stage, plan
 from prover.serial.ondemand import SoloTooLarge
 
@@ -840,20 +840,8 @@ def _owners(run: _Run) -> Callable[[str], frozenset[str]] | None:
     ns = run.ctx.ns if run.ctx.ns_built else None
     if ns is None:
         return None
-    succ: dict[str, set[str]] = {}
-    for t in ns.transitions:
-        succ.setdefault(t.from_local, set()).add(t.to_local)
-    owners: dict[str, set[str]] = {}
-    for entry in ns.requests:
-        todo, seen = [entry.local], {entry.local}
-        while todo:
-            loc = todo.pop()
-            owners.setdefault(loc, set()).add(entry.request)
-            for nxt in succ.get(loc, ()):
-                if nxt not in seen:
-                    seen.add(nxt)
-                    todo.append(nxt)
-    return lambda local: frozenset(owners.get(local, ()))
+    owners = reaching_requests(ns)
+    return lambda local: owners.get(local, frozenset())
 
 
 def _record(stats: dict[str, Any], res: SearchResult) -> None:

@@ -12,6 +12,7 @@ import pytest
 
 from checker.api import check_certificate
 from prover.cli import main
+from tests.checker.test_assertion import LOCKED
 from tests.endtoend.test_machine_interface import _assert_valid
 
 # A critical section guarded by a counter read and bumped in two steps: two requests can
@@ -25,16 +26,6 @@ request enter {
   assert(IN <= 1);
   IN := IN - 1;
   n
-}
-"""
-LOCKED = """request enter {
-  while (M == 1) { yield }; M := 1;
-  IN := IN + 1;
-  yield;
-  assert(IN <= 1);
-  IN := IN - 1;
-  M := 0;
-  0
 }
 """
 

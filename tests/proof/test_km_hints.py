@@ -12,15 +12,7 @@ from prover.frontend.load import load_source
 from prover.smt.formula import PlaceVar, cmp, conj, const
 from prover.smt.invariant import lift_hints
 from tests.proof.proof_helpers import assert_checker_accepts
-
-LOCK = """request main {
-  while (L == 1) { yield };
-  L := 1; X := 1; yield; y := X; X := 0; L := 0; y
-}"""
-
-SEMAPHORE = """request enter {
-  while (S == 2) { yield }; S := S + 1; yield; S := S - 1; 0
-}"""
+from tests.reachable.test_reachable import LOCK, SEMAPHORE
 
 
 def test_lift_hints_renumbers_by_first_position_and_drops_unknown_conjuncts() -> None:
