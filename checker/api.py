@@ -113,10 +113,11 @@ def _obligations(cert: dict[str, Any] | str | bytes, model_text: str | bytes | N
     def read() -> str:
         data = state["cert"] = parse(cert, limits)
         # Only the modules of the claim's own kind are imported (an auditor trusts those
-        # alone): a per-variable reduction or G p (no NS), parts (each alone), or on an NS.
-        state["claim"] = claim = "parts" if "parts" in data else "reduction" if "reduction" \
-            in data else "always" if "invariant" in data.get("always", {}) else "assertion" \
-            if "assertion" in data else "network"
+        # alone): a per-variable reduction or G p (no NS), parts or versions (what they nest
+        # alone), or on an NS.
+        state["claim"] = claim = next((c for c in ("parts", "versions", "reduction", "assertion")
+                                       if c in data), "always" if "invariant" in data.get(
+                                           "always", {}) else "network")
         if claim == "network":  # what the schema cannot say of claims on an NS or on events
             from checker.network import check_structure
 

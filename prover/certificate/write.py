@@ -117,6 +117,16 @@ def parts_certificate(model: ModelLike, parts: list[dict[str, Any]]) -> dict[str
             "verdict": "serializable", "producer": producer("parts"), "parts": parts}
 
 
+def versions_certificate(model: ModelLike, versions: list[dict[str, Any]],
+                         abstract: dict[str, Any]) -> dict[str, Any]:
+    """A Ser program serializable because its abstraction without versions that never wrap
+    is (prover/frontend/versions.py): the versions, and the abstraction's certificate."""
+    return {"format": FORMAT, "model": model_section(model.kind, model.path, model.source,
+                                                     model.constants),
+            "verdict": "serializable", "producer": producer("versions"),
+            "versions": {"globals": versions, "abstract": abstract}}
+
+
 def vector_json(multiset: Multiset) -> list[dict[str, Any]]:
     """A sparse (request, response, count) vector, sorted by request then response."""
     return [

@@ -37,6 +37,7 @@ from prover.certificate.write import (
     dump_certificate,
     make_certificate,
     parts_certificate,
+    versions_certificate,
     producer,
 )
 from prover.context import RunContext
@@ -266,6 +267,10 @@ def _engines(run: _Run, use_proofs: bool
     if cex is not None:
         yield cex, None
     if use_proofs:
+        # before the reduction's probe: a version that never wraps is a global it cannot bound
+        cert = _versions(run)
+        if cert is not None:
+            yield None, cert
         cert = _reduction(run, PROBE_UNITS)
         if cert is not None:
             yield None, cert
@@ -367,6 +372,39 @@ def _parts(run: _Run) -> tuple[Counterexample | None, dict[str, Any] | None]:
     run.stats["parts"] = [{"requests": list(kinds), "engine": c["producer"].get("engine")}
                           for kinds, c in zip(groups, certs, strict=True)]
     return None, parts_certificate(run.model, certs)
+
+
+def _versions(run: _Run) -> dict[str, Any] | None:
+    """A Ser program whose versions never wrap (prover/frontend/versions.py): its abstract
+    program decided with half of what is left; its proof is the program's
+    (docs/certificates.md, "Versions that never wrap"). A counterexample of the abstract
+    program is none of the program's: only the reason is kept."""
+    from checker.errors import CheckerError
+    from prover.frontend.versions import find
+
+    if run.model.kind != "ser" or run.model.steps is None:
+        return None
+    t0 = time.monotonic()
+    try:
+        found, why = find(run.model.source, dict(run.model.constants) or None)
+    except CheckerError as exc:  # the checker's parse refuses what the prover's took: no claim
+        found, why = None, f"the checker's parse: {exc}"
+    if found is None:
+        run.stats.setdefault("versions", why)
+        return None
+    named = "without versions " + ", ".join(v for v, _ in found.versions)
+    sub = _load(run.path, max(0.0, run.hard - time.monotonic()), _prefixed(run.say, named),
+                run.state_bound, run.ns_choice, found.source.encode("utf-8"))
+    sub.hard = run.hard
+    sub.deadline = time.monotonic() + max(0.0, (run.deadline - time.monotonic()) / 2)
+    cex, cert = _part(sub, named)
+    run.times["versions_s"] = time.monotonic() - t0
+    if cert is None:
+        run.reasons.append(f"{named}: " + ("the abstract program is not serializable"
+                                           if cex is not None else "; ".join(sub.reasons)))
+        return None
+    run.stats["versions"] = [{"version": v, "guards": list(xs)} for v, xs in found.versions]
+    return versions_certificate(run.model, run.stats["versions"], cert)
 
 
 def _part(sub: _Run, named: str) -> tuple[Counterexample | None, dict[str, Any] | None]:
