@@ -37,8 +37,8 @@ from prover.certificate.write import (
     dump_certificate,
     make_certificate,
     parts_certificate,
-    versions_certificate,
     producer,
+    versions_certificate,
 )
 from prover.context import RunContext
 from prover.engines import Counterexample
