@@ -153,9 +153,10 @@ class _Scan:
 
     def assume(self, c: Expr, p: Path, st: Facts | None) -> tuple[Facts | None, Facts | None]:
         """Facts in the then and else branches of `if (c)`: a version test that is the
-        condition or one of its top-level conjuncts (then V == l), or `V != l` alone (else)."""
-        if st is None:
-            return None, None
+        condition or one of its top-level conjuncts (then V == l), or `V != l` alone (else),
+        in a condition that neither yields nor assigns."""
+        if st is None or any(n[0] in ("yield", "assign") for n in _walk(c)):
+            return st, st  # what the test showed may not hold by the time the branch runs
         then, other = st, st
         negated = c[1] if c[0] == "not" and self.test(c[1]) and c[1][1] == "==" else None
         if negated is not None or c[0] == "bin" and c[1] == "!=" and self.test(c):

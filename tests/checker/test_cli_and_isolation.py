@@ -148,6 +148,8 @@ CLAIMS = {
                                                              "ltl.py", "ltl.lark"],
     # the split only: each part's certificate is checked by its own claim's modules
     "serializable in independent parts": ENVELOPE + ["parts.py"],
+    # the rules and the abstraction only: its certificate is checked by its claim's modules
+    "serializable by versions that never wrap": ENVELOPE + ["versions.py"],
     # beside any verdict: checked apart, with the modules of the verdict's own claim
     "deadlocks (a replayed trace after which nothing can move)": ENVELOPE + [
         "semantics.py", "deadlock.py"],
@@ -226,6 +228,15 @@ def test_an_array_model_loads_the_writer_of_arrays_beside_its_claims_modules() -
     loaded = _loaded(cert)
     assert "sizes.py" in loaded
     assert loaded <= set(CLAIMS["serializable by reduction"]) | {"__init__.py", "sizes.py"}
+
+
+def test_a_versions_claim_loads_its_module_beside_its_abstractions_claims(
+        tmp_path: Path) -> None:
+    from tests.checker.test_versions import OCC, _decide
+    status, cert = _decide(tmp_path, OCC)
+    assert status == "serializable" and "reduction" in cert["versions"]["abstract"]
+    assert _loaded(cert) <= set(CLAIMS["serializable by reduction with blocks (attempts, "
+                                       "sections)"]) | {"versions.py", "__init__.py"}
 
 
 def test_a_deadlock_section_loads_only_its_own_module_beside_its_claims() -> None:
