@@ -93,26 +93,114 @@ def _at(e: Expr, p: Path) -> Expr:
     return e
 
 
-class _Scan:
-    """One request's body against the versions' rules; what the abstraction needs of it."""
+def _fold(e: Expr, env: dict[str, int]) -> int | None:
+    """The value of `e` if literals and the inputs of `env` settle it."""
+    if e[0] in ("int", "var"):
+        return e[1] if e[0] == "int" else env.get(e[1])
+    kids = [_fold(k, env) for k in e[2:]] if e[0] == "bin" else [_fold(e[1], env)] \
+        if e[0] in ("not", "neg") else [None]
+    if None in kids or e[0] == "bin" and e[1] in ("&&", "||"):  # quirk Q1 folds them
+        return None
+    try:
+        return (mk_bin(e[1], ("int", kids[0]), ("int", kids[1])) if e[0] == "bin"
+                else mk_un(e[0], ("int", kids[0])))[1]
+    except CheckerError:  # out of 64 bits: not settled here (the run faults)
+        return None
 
-    def __init__(self, request: str, versions: dict[str, list[str]],
-                 vlocals: dict[str, str]) -> None:
-        self.request, self.vlocals, self.versions = request, vlocals, set(versions)
+
+def _resolve(e: Expr, env: dict[str, int]) -> Expr:
+    """`e` with the `if`s its inputs settle taken: `if(r == 0){V0}else{...}` is V0 at r = 0."""
+    while e[0] == "if" and (c := _fold(e[1], env)) is not None:
+        e = e[2] if c else e[3]
+    return e
+
+
+def _inputs(e: Expr, envs: list[dict[str, int]]) -> list[dict[str, int]] | None:
+    """The locals after `e` from each of `envs`, if `e` only sets locals from literals,
+    choices and locals it knows, by `if`s they settle (None otherwise, or past 256 cases)."""
+    out: list[dict[str, int]] = []
+    for env in envs:
+        if e[0] == "int":
+            out.append(env)
+        elif e[0] == "assign" and is_local(e[1]) and e[2][0] == "nd":
+            out += [{**env, e[1]: v} for v in range(e[2][1], e[2][2] + 1)]
+        elif e[0] == "assign" and is_local(e[1]) and (v := _fold(e[2], env)) is not None:
+            out.append({**env, e[1]: v})
+        elif e[0] in ("seq", "if"):
+            c = 1 if e[0] == "seq" else _fold(e[1], env)
+            first = [env] if e[0] == "if" else _inputs(e[1], [env])
+            more = None if c is None or first is None else _inputs(
+                e[2] if e[0] == "seq" or c else e[3], first)
+            if more is None:
+                return None
+            out += more
+        else:
+            return None
+        if len(out) > 256:
+            return None
+    return out
+
+
+def _specs(body: Expr) -> tuple[list[dict[str, int]], Path]:
+    """The values of a request's inputs, and where the rest of its body starts: its first
+    statements that only set locals from choices and literals (`i := ?(0..2); j := ...`),
+    when no later statement sets those locals again."""
+    steps: list[tuple[list[dict[str, int]], Path]] = [([{}], ())]
+    rest = body
+    while rest[0] == "seq" and (more := _inputs(rest[1], steps[-1][0])) is not None:
+        steps.append((more, steps[-1][1] + (2,)))
+        rest = rest[2]
+    while set(steps[-1][0][0]) & _assigned(_at(body, steps[-1][1]))[0]:
+        steps.pop()  # an input set again later: the prefix ends before its first setting
+    return steps[-1]
+
+
+class _Scan:
+    """One request's body, at one value of its inputs (`env`), against the versions' rules;
+    what the abstraction needs of it."""
+
+    def __init__(self, request: str, versions: dict[str, list[str]], body: Expr,
+                 env: dict[str, int]) -> None:
+        self.request, self.versions, self.env = request, set(versions), env
         self.guard = {x: v for v, xs in versions.items() for x in xs}
-        self.sites: dict[Path, frozenset[tuple[str, str]] | None] = {}  # test -> snapshot
+        self.vlocals: dict[str, str] = {}  # l -> V: the locals assigned from a version
+        for n in self.reached(body):
+            r = _resolve(n[2], env) if n[0] == "assign" and is_local(n[1]) else ("",)
+            if r[0] == "var" and r[1] in self.versions:
+                self.vlocals.setdefault(n[1], r[1])
+        self.sites: dict[Path, tuple[str, str, frozenset[tuple[str, str]] | None, str]] = {}
         self.valid: dict[Path, tuple[Path, int]] = {}  # test -> (its `if`, failing branch)
+        self.removed: dict[Path, bool] = {}  # assignments reached -> the abstraction's `0`
         self.problems: set[tuple[str, str]] = set()  # (the global at fault, why)
+
+    def reached(self, e: Expr) -> Iterator[Expr]:
+        """The nodes of `e` but the branches its inputs rule out."""
+        todo = [e]
+        while todo:
+            n = todo.pop()
+            if n[0] == "if" and (c := _fold(n[1], self.env)) is not None:
+                todo.append(n[2] if c else n[3])
+                continue
+            yield n
+            todo.extend(k for k in n[1:] if isinstance(k, tuple))
 
     def problem(self, name: str, what: str, e: Expr) -> None:
         self.problems.add((name, f"request {self.request}: {what} (at `{expr_text(e)[:60]}`)"))
 
-    def test(self, e: Expr) -> tuple[str, str] | None:  # (V, l) of `V == l`, `l != V`, ...
-        if e[0] != "bin" or e[1] not in ("==", "!=") or e[2][0] != "var" or e[3][0] != "var":
+    def test(self, e: Expr, st: Facts) -> tuple[str, str] | None:
+        """(V, l) of a version test: `V == l`, `l != V`, or `c == l` where c is V's value
+        read in this step."""
+        if e[0] != "bin" or e[1] not in ("==", "!="):
             return None
-        for g, lo in ((e[2][1], e[3][1]), (e[3][1], e[2][1])):
+        a, b = _resolve(e[2], self.env), _resolve(e[3], self.env)
+        if a[0] != "var" or b[0] != "var":
+            return None
+        for g, lo in ((a[1], b[1]), (b[1], a[1])):
             if g in self.versions and self.vlocals.get(lo) == g:
                 return g, lo
+            v = self.vlocals.get(g)
+            if v is not None and self.vlocals.get(lo) == v and (v, g) in st.eq and g != lo:
+                return v, lo
         return None
 
     def go(self, e: Expr, p: Path, st: Facts | None) -> Facts | None:
@@ -125,11 +213,12 @@ class _Scan:
         if tag == "exit":
             return None
         if tag == "assign":
+            self.removed[p] = e[1] in self.versions or e[1] in self.vlocals
             return self.assign(e, self.go(e[2], p + (2,), st))
         if tag == "bin":
-            if (vl := self.test(e)) is not None:
+            if (vl := self.test(e, st)) is not None:
                 s = st.snaps().get(vl[1])
-                self.sites[p] = s[1] if s is not None and s[0] == vl[0] else None
+                self.sites[p] = (*vl, s[1] if s is not None and s[0] == vl[0] else None, e[1])
             a = self.go(e[2], p + (2,), st)
             b = self.go(e[3], p + (3,), a)
             return _join(a, b) if e[1] in ("&&", "||") else b
@@ -138,6 +227,8 @@ class _Scan:
         if tag == "seq":
             return self.go(e[2], p + (2,), self.go(e[1], p + (1,), st))
         if tag == "if":
+            if (v := _fold(e[1], self.env)) is not None:  # the inputs settle it
+                return self.go(e[2 if v else 3], p + (2 if v else 3,), st)
             c = self.go(e[1], p + (1,), st)
             then, other = self.assume(e[1], p, c)
             return _join(self.go(e[2], p + (2,), then), self.go(e[3], p + (3,), other))
@@ -151,33 +242,32 @@ class _Scan:
                 head = after
         return st  # int, var, nd
 
+    def site(self, p: Path, op: str) -> tuple[str, str] | None:
+        """(V, l) of a test `op` at `p` where l holds a value read from V since."""
+        s = self.sites.get(p)
+        return None if s is None or s[2] is None or s[3] != op else (s[0], s[1])
+
     def assume(self, c: Expr, p: Path, st: Facts | None) -> tuple[Facts | None, Facts | None]:
         """Facts in the then and else branches of `if (c)`: a version test that is the
         condition or one of its top-level conjuncts (then V == l), or `V != l` alone (else),
         in a condition that neither yields nor assigns."""
         if st is None or any(n[0] in ("yield", "assign") for n in _walk(c)):
             return st, st  # what the test showed may not hold by the time the branch runs
-        then, other = st, st
-        negated = c[1] if c[0] == "not" and self.test(c[1]) and c[1][1] == "==" else None
-        if negated is not None or c[0] == "bin" and c[1] == "!=" and self.test(c):
-            t = negated or c
-            vl = self.test(t)
-            assert vl is not None
-            if self.sites.get(path := p + (1,) + ((1,) if negated else ())) is not None:
-                self.valid[path] = (p, 2)
-                other = replace(st, eq=st.eq | {vl})
-            return then, other
-        for k, kp in _conjuncts(c, p + (1,)):
-            if k[1] == "==" and (vl := self.test(k)) is not None and \
-                    self.sites.get(kp) is not None:
+        neg = p + (1, 1) if c[0] == "not" else p + (1,)
+        if (vl := self.site(neg, "==" if c[0] == "not" else "!=")) is not None:
+            self.valid[neg] = (p, 2)
+            return st, replace(st, eq=st.eq | {vl})
+        then = st
+        for _, kp in _conjuncts(c, p + (1,)):
+            if (vl := self.site(kp, "==")) is not None:
                 self.valid[kp] = (p, 3)
                 then = replace(then, eq=then.eq | {vl})
-        return then, other
+        return then, st
 
     def assign(self, e: Expr, st: Facts | None) -> Facts | None:
         if st is None:
             return None
-        x, rhs = e[1], e[2]
+        x, rhs = e[1], _resolve(e[2], self.env)
         snap = st.snaps()
         if is_local(x):
             snap = {lo: (v, frozenset(r for r in s if r[1] != x)) for lo, (v, s) in snap.items()
@@ -213,84 +303,95 @@ class _Scan:
         for x in sorted(st.owed if st is not None else ()):
             self.problem(x, f"{x} is written in a step that does not raise {self.guard[x]}", e)
 
-    def uses(self, e: Expr, p: Path, stmt: bool, parent: Expr | None, up: Expr | None) -> None:
+    def uses(self, e: Expr, p: Path, stmt: bool, parent: tuple[Expr, Path] | None,
+             up: Expr | None) -> None:
         """Versions and their locals only in tests, `l := V` and `V := V + c` (or `v + c`),
-        assignments as statements; every test at a place `assume` took."""
-        tag = e[0]
+        assignments as statements; every test at a place `assume` took. An `if` the inputs
+        settle is its branch (a version chosen by an input index)."""
+        tag, env = e[0], self.env
+        if tag == "if" and (c := _fold(e[1], env)) is not None:
+            self.uses(e[2 if c else 3], p + (2 if c else 3,), stmt, parent, up)
+            return
         if tag == "var" and (e[1] in self.versions or e[1] in self.vlocals):
             v = str(self.vlocals.get(e[1], e[1]))
-            ok = parent is not None and (
-                self.test(parent) is not None
-                or parent == ("assign", parent[1], e) and is_local(parent[1]) and e[1] == v
-                or parent[0] == "bin" and parent[1] == "+" and parent[2] is e and up is not None
-                and up[0] == "assign" and up[1] == v and up[2] is parent)
+            par, pp = parent if parent is not None else (("",), ())
+            ok = pp in self.sites or par[0] == "assign" and is_local(par[1]) and e[1] == v \
+                or par[0] == "bin" and par[1] == "+" and _resolve(par[2], env) == e and \
+                up is not None and up[0] == "assign" and up[1] == v
             if not ok:
                 self.problem(v, f"{e[1]} is used other than in a version test or a raise", e)
         if tag == "assign" and (e[1] in self.versions or e[1] in self.vlocals):
             v = str(self.vlocals.get(e[1], e[1]))
-            if not stmt or e[1] in self.vlocals and e[2] != ("var", v):
+            if not stmt or e[1] in self.vlocals and _resolve(e[2], env) != ("var", v):
                 self.problem(v, f"{e[1]} is assigned where its value is used, or not from {v}", e)
-        if (vl := self.test(e)) is not None and (p not in self.valid or self.sites.get(p) is None):
-            self.problem(vl[0], "a version test that is not an `if`'s condition (or a conjunct "
-                                "of it), or compares with a value not read since", e)
-        kids = [(i, k) for i, k in enumerate(e) if i > 0 and isinstance(k, tuple)]
-        for i, k in kids:
-            kstmt = (tag == "seq" and (i == 1 or stmt) or tag == "if" and i > 1 and stmt
-                     or tag == "while" and i == 2)
-            self.uses(k, p + (i,), kstmt, e, parent)
+        if p in self.sites and p not in self.valid:
+            self.problem(self.sites[p][0], "a version test that is not an `if`'s condition (or "
+                                           "a conjunct of it), or compares with a value not "
+                                           "read since", e)
+        for i, k in enumerate(e):
+            if i > 0 and isinstance(k, tuple):
+                kstmt = (tag == "seq" and (i == 1 or stmt) or tag == "if" and i > 1 and stmt
+                         or tag == "while" and i == 2)
+                self.uses(k, p + (i,), kstmt, (e, p), parent[0] if parent else None)
+
+    def rep(self, e: Expr, p: Path) -> Expr:
+        """What the abstraction has for the test `e` at `p` at these inputs."""
+        new: Expr = ("nd", 0, 1)
+        for x, lo in sorted(self.sites[p][2] or (), reverse=True):
+            new = mk_bin("&&", ("bin", "==", ("var", x), ("var", lo)), new)
+        return new if e[1] == "==" else mk_un("not", new)
 
 
 def _assigned(e: Expr) -> tuple[set[str], set[str]]:
     """(locals, globals) that `e` assigns anywhere."""
     loc: set[str] = set()
     glo: set[str] = set()
-    todo = [e]
-    while todo:
-        n = todo.pop()
+    for n in _walk(e):
         if n[0] == "assign":
             (loc if is_local(n[1]) else glo).add(n[1])
-        todo.extend(k for k in n[1:] if isinstance(k, tuple))
     return loc, glo
 
 
-def _first(e: Expr, done: frozenset[str], watch: set[str], bad: set[str]) -> frozenset[str]:
-    """The locals of `watch` surely assigned after `e`; those read before it go to `bad`."""
+def _first(e: Expr, done: frozenset[str] | None, watch: set[str], bad: set[str]
+           ) -> frozenset[str] | None:  # fmt: skip
+    """The locals surely assigned after `e` (None: no run gets past it); those of `watch`
+    read before they are assigned go to `bad`."""
     tag = e[0]
+    if done is None or tag == "exit":
+        return None
     if tag == "var" and e[1] in watch and e[1] not in done:
         bad.add(e[1])
     if tag == "assign":
-        return _first(e[2], done, watch, bad) | {e[1]}
+        after = _first(e[2], done, watch, bad)
+        return None if after is None else after | {e[1]}
     if tag == "seq":
         return _first(e[2], _first(e[1], done, watch, bad), watch, bad)
     if tag == "if":
         c = _first(e[1], done, watch, bad)
-        return _first(e[2], c, watch, bad) & _first(e[3], c, watch, bad)
-    if tag == "while":
-        c = _first(e[1], done, watch, bad)
-        _first(e[2], c, watch, bad)
+        t, f = _first(e[2], c, watch, bad), _first(e[3], c, watch, bad)
+        return f if t is None else t if f is None else t & f
+    if tag == "while" or tag == "bin" and e[1] in ("&&", "||"):
+        c = _first(e[1 if tag == "while" else 2], done, watch, bad)
+        _first(e[2 if tag == "while" else 3], c, watch, bad)
         return c
-    if tag == "bin" and e[1] in ("&&", "||"):
-        a = _first(e[2], done, watch, bad)
-        _first(e[3], a, watch, bad)
-        return a
     for k in e[1:]:
         if isinstance(k, tuple):
             done = _first(k, done, watch, bad)
     return done
 
 
-def _retry(scan: _Scan, body: Expr, test: Path, at: tuple[Path, int], version: str) -> None:
+def _retry(scan: _Scan, body: Expr, test: Path, at: tuple[Path, int]) -> None:
     """A failing test must end a round of its innermost loop that changes nothing: no global
     written but in the passing branch, and every local it writes dead at the loop's head."""
     p_if, failing = at
+    version = scan.sites[test][0]
     loops = [q for q in (p_if[:i] for i in range(len(p_if), -1, -1))
              if _at(body, q)[0] == "while" and p_if[len(q):len(q) + 1] == (2,)]
     if not loops:
         scan.problem(version, "a version test outside a retry loop", _at(body, test))
         return
     loop = _at(body, loops[0])
-    rel = p_if[len(loops[0]) + 1:] + (5 - failing,)
-    failed = _put(loop[2], rel, ZERO)
+    failed = _put(loop[2], p_if[len(loops[0]) + 1:] + (5 - failing,), ZERO)
     loc, glo = _assigned(failed)
     bad: set[str] = set()
     _first(loop[2], frozenset(), loc, bad)
@@ -316,44 +417,58 @@ def _put(e: Expr, p: Path, new: Expr) -> Expr:
     return e[:p[0]] + (_put(e[p[0]], p[1:], new),) + e[p[0] + 1:]
 
 
-def _rewrite(scan: _Scan, e: Expr, p: Path) -> Expr:
-    if p in scan.valid:
-        snap = scan.sites[p] or frozenset()
-        new: Expr = ("nd", 0, 1)
-        for x, lo in sorted(snap, reverse=True):
-            new = mk_bin("&&", ("bin", "==", ("var", x), ("var", lo)), new)
-        return new if e[1] == "==" else mk_un("not", new)
-    if e[0] == "assign" and (e[1] in scan.versions or e[1] in scan.vlocals):
+def _rewrite(scans: list[_Scan], e: Expr, p: Path, problems: list[tuple[str, str]]) -> Expr:
+    """The abstraction of `e` at `p`: each input's test, by cases of the inputs where they
+    differ; the assignments of versions and their locals `0`."""
+    reached = [s for s in scans if p in s.sites]
+    if reached:
+        reps = [(s.env, s.rep(e, p)) for s in reached]
+        if all(r == reps[0][1] for _, r in reps):
+            return reps[0][1]
+        new: Expr = ("nd", 0, 1)  # no run gets here: every input value has its case
+        for env, r in reversed(reps):
+            cond = _and([("bin", "==", ("var", k), ("int", v)) for k, v in sorted(env.items())])
+            new = mk_if(cond, r, new)
+        return new
+    marks = {s.removed[p] for s in scans if p in s.removed}
+    if marks == {True}:
         return ZERO
-    kids = [_rewrite(scan, k, p + (i,)) if isinstance(k, tuple) else k
+    if len(marks) > 1:
+        problems.append(("", f"an assignment a version's at some inputs only (`{expr_text(e)}`)"))
+    kids = [_rewrite(scans, k, p + (i,), problems) if isinstance(k, tuple) else k
             for i, k in enumerate(e) if i > 0]
     return _MAKE[e[0]](*kids) if e[0] in _MAKE else (e[0], *kids)
+
+
+def _and(conds: list[Expr]) -> Expr:
+    out = conds[-1]
+    for c in reversed(conds[:-1]):
+        out = mk_bin("&&", c, out)
+    return out
 
 
 def abstraction(initial: Env, requests: list[tuple[str, Expr]], versions: dict[str, list[str]]
                 ) -> tuple[tuple[Env, list[tuple[str, Expr]]], list[tuple[str, str]]]:  # fmt: skip
     """The program with its versions (each with the globals it guards) taken out, and what
     breaks the rules (nothing: the claim holds)."""
-    vlocals: dict[str, str] = {}
-    for _, body in requests:
-        for n in _walk(body):
-            if n[0] == "assign" and n[2][0] == "var" and n[2][1] in versions and is_local(n[1]):
-                vlocals.setdefault(n[1], n[2][1])
     named = [*versions, *(x for xs in versions.values() for x in xs)]
     problems = [(g, f"{g} is a local, or named twice among versions and guarded globals")
                 for g in sorted(set(named)) if not g or is_local(g) or named.count(g) > 1]
     out = []
     for name, body in requests:
-        scan = _Scan(name, versions, vlocals)
-        scan.step_end(scan.go(body, (), Facts()), body)
-        scan.uses(body, (), False, None, None)
-        tested = body  # the tests as the abstraction has them: what a lone round reads
-        for test in scan.valid:
-            tested = _put(tested, test, _rewrite(scan, _at(body, test), test))
-        for test, at in sorted(scan.valid.items()):
-            _retry(scan, tested, test, at, (scan.test(_at(body, test)) or ("",))[0])
-        problems += sorted(scan.problems)
-        out.append((name, _rewrite(scan, body, ())))
+        specs, at = _specs(body)
+        rest = _at(body, at)
+        scans = [_Scan(name, versions, rest, env) for env in specs]
+        for scan in scans:
+            scan.step_end(scan.go(rest, at, Facts()), body)
+            scan.uses(rest, at, False, None, None)
+            tested = body  # the tests as the abstraction has them: what a lone round reads
+            for test in scan.valid:
+                tested = _put(tested, test, scan.rep(_at(body, test), test))
+            for test, where in sorted(scan.valid.items()):
+                _retry(scan, tested, test, where)
+            problems += sorted(scan.problems)
+        out.append((name, _rewrite(scans, body, (), problems)))
     return (tuple((k, v) for k, v in initial if k not in versions), out), problems
 
 

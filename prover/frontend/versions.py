@@ -33,45 +33,76 @@ def _raises(e: Expr, name: str) -> bool:
             and e[2][0] == "var" and (e[2][1] == name or is_local(e[2][1])))
 
 
+def _leaves(e: Expr) -> set[str]:
+    """The variables an expression is, through the `if`s that choose it (`Ver[r]`)."""
+    if e[0] == "if":
+        return _leaves(e[2]) | _leaves(e[3])
+    return {e[1]} if e[0] == "var" else set()
+
+
 def candidates(requests: list[tuple[str, Expr]]) -> list[str]:
     """Globals only ever raised, and read into a local somewhere."""
     writes = [n for _, b in requests for n in nodes(b) if n[0] == "assign"]
-    read = {n[2][1] for n in writes if is_local(n[1]) and n[2][0] == "var"}
+    read = set().union(*(_leaves(n[2]) for n in writes if is_local(n[1])))
     names = {n[1] for n in writes if not is_local(n[1])}
     return sorted(g for g in names & read
                   if all(_raises(n[2], g) for n in writes if n[1] == g))
 
 
-def _guards(requests: list[tuple[str, Expr]], versions: list[str]) -> dict[str, list[str]]:
-    """Each written global that is not a version, under the first version that every
-    request writing it writes too."""
+def _suffix(a: str, b: str) -> int:
+    return next((i for i in range(min(len(a), len(b))) if a[-1 - i] != b[-1 - i]),
+                min(len(a), len(b)))
+
+
+def _choices(requests: list[tuple[str, Expr]], versions: list[str]) -> dict[str, list[str]]:
+    """For each written global that is not a version, the versions that every request
+    writing it writes too: the one whose name ends most like it first (`Val[3]`, `Ver[3]`)."""
     wrote = {r: {n[1] for n in nodes(b) if n[0] == "assign" and not is_local(n[1])}
              for r, b in requests}
-    out: dict[str, list[str]] = {v: [] for v in versions}
-    for x in sorted(set().union(*wrote.values()) - set(versions)):
-        common = [v for v in versions if all(v in w for w in wrote.values() if x in w)]
-        if common:
-            out[common[0]].append(x)
-    return out
+    return {x: sorted((v for v in versions if all(v in w for w in wrote.values() if x in w)),
+                      key=lambda v: (-_suffix(x, v), v))
+            for x in sorted(set().union(*wrote.values()) - set(versions))}
 
 
 def find(source: str, constants: dict[str, int] | None) -> tuple[Found | None, str]:
-    """Versions that never wrap and the abstract program, or None and why not."""
+    """Versions that never wrap and the abstract program, or None and why not. A guarded
+    global at fault moves to its next version, or is left unguarded; a version at fault
+    is dropped."""
     initial, requests = parse_program(source, constants)
-    versions = _guards(requests, candidates(requests))
+    live = candidates(requests)
+    choices = {x: vs for x, vs in _choices(requests, live).items() if vs}
     why = "no global is only ever raised and read into locals"
-    while versions:
+    while live:
+        versions = {v: [x for x, vs in choices.items() if vs[0] == v] for v in live}
         (init, reqs), problems = abstraction(initial, requests, versions)
         if not problems:
             break
         why = problems[0][1]
         at = {name for name, _ in problems}
-        versions = {v: [x for x in xs if x not in at] for v, xs in versions.items()
-                    if v not in at}
-    if not versions:
+        if not at & (set(live) | set(choices)):  # broken by no global's fault
+            return None, why
+        live = [v for v in live if v not in at]
+        choices = {x: rest for x, vs in choices.items()
+                   if (rest := [v for v in (vs[1:] if x in at else vs) if v in live])}
+    if not live:
         return None, why
-    text = "".join(f"global {', '.join(f'{k} := {v}' for k, v in init)};\n" if init else "")
-    text += "".join(f"request {r} {{ {expr_text(b)} }}\n" for r, b in reqs)
-    if parse_program(text) != (init, reqs):
+    text = _source(init, reqs)
+    if text is None or parse_program(text) != (init, reqs):
         return None, "the abstract program does not print back to itself"
     return Found(tuple((v, tuple(xs)) for v, xs in sorted(versions.items())), text), ""
+
+
+def _source(init: tuple[tuple[str, int], ...], reqs: list[tuple[str, Expr]]) -> str | None:
+    """The abstract program as Ser: an array's cells (`Val[3]`, written out by constant
+    indices) declared as arrays again, big enough for every cell named."""
+    cells: dict[str, int] = {}
+    for _, body in reqs:
+        for n in nodes(body):
+            if n[0] in ("var", "assign") and "[" in n[1]:
+                name, _, k = n[1].rstrip("]").partition("[")
+                cells[name] = max(cells.get(name, 0), int(k) + 1)
+    if any("[" in k for k, _ in init):  # arrays with initial values: not printed here
+        return None
+    decls = [f"{k}[{n}]" for k, n in sorted(cells.items())] + [f"{k} := {v}" for k, v in init]
+    text = f"global {', '.join(decls)};\n" if decls else ""
+    return text + "".join(f"request {r} {{ {expr_text(b)} }}\n" for r, b in reqs)
