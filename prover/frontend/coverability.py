@@ -94,13 +94,11 @@ def coverability_set(
     nodes: list[tuple[str, tuple[int, ...], int]] = [(initial_global, root, -1)]
     by_global: dict[str, list[int]] = {initial_global: [0]}
     skipped: set[int] = set()
-    expanded: list[int] = []
     stack: list[int] = [0]
     while stack:
         n = stack.pop()
         if n in skipped:
             continue
-        expanded.append(n)
         g, m, _ = nodes[n]
         for i, c in enumerate(m):
             if c == 0 or final[i]:
@@ -147,7 +145,7 @@ def coverability_set(
                 keep.append(k)
                 by_global[g2] = keep
                 stack.append(k)
-    return _result(nodes, expanded, names, final, list(globals_))
+    return _result(nodes, by_global, names, final, list(globals_))
 
 
 def _accelerate(
@@ -177,22 +175,15 @@ def _accelerate(
 
 def _result(
     nodes: list[tuple[str, tuple[int, ...], int]],
-    expanded: list[int],
+    by_global: dict[str, list[int]],
     names: list[str],
     final: list[bool],
     globals_: list[str],
 ) -> Coverability:
-    groups: dict[str, list[int]] = {}
-    for n in expanded:
-        groups.setdefault(nodes[n][0], []).append(n)
-    maximal: list[int] = []
-    for members in groups.values():
-        for n in members:
-            m = nodes[n][1]
-            # markings of one global are pairwise distinct (a new node equal to an
-            # existing one is never added), so "below another" is strict
-            if not any(k != n and _leq(m, nodes[k][1]) for k in members):
-                maximal.append(n)
+    # At the end every node of by_global was expanded, and every other expanded node lies
+    # below one of them: they are the maximal expanded nodes, with no pairwise comparison
+    # (quadratic in the nodes of a global: minutes at 100,000 nodes).
+    maximal = sorted(n for members in by_global.values() for n in members)
     pairs: set[tuple[str, str]] = set()
     ideals: list[Ideal] = []
     for n in maximal:
