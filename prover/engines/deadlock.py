@@ -99,7 +99,7 @@ def find_deadlock(steps: ProgramSteps, *, max_states: int = DEADLOCK_STATES,
     reach: dict[int, tuple[int, ...] | None] = {}
     spent = [0]  # the pairs the closures stepped, all together (ARRIVALS_TOTAL)
     found, parent, complete = breadth_first(
-        tab, lambda s: bool(s[1]) and _frozen(tab, s[0], s[1], reach, spent),
+        tab, lambda s: bool(s[1]) and _frozen(tab, s[0], s[1], reach, spent, deadline),
         max_states, max_inflight, deadline, lambda: spent[0] > ARRIVALS_TOTAL)
     return DeadlockSearch(None if found is None else _trace(tab, parent, found), len(parent),
                           complete, max_inflight)
@@ -137,19 +137,21 @@ def _stutters(tab: Tables, locs: set[int], g: int) -> bool:
 
 
 def _frozen(tab: Tables, g: int, inflight: tuple[int, ...],
-            reach: dict[int, tuple[int, ...] | None], spent: list[int]) -> bool:
+            reach: dict[int, tuple[int, ...] | None], spent: list[int],
+            deadline: float | None = None) -> bool:
     """Every request in flight only stutters at `g` and at every global that requests
     arriving from `g` on can reach (their closure, cached per `g`; too large: no)."""
     locs = {tab.tokens[tok][1] for tok in inflight}
     if not _stutters(tab, locs, g):
         return False
     if g not in reach:
-        reach[g] = _arrivals(tab, g, spent)
+        reach[g] = _arrivals(tab, g, spent, deadline)
     globs = reach[g]
     return globs is not None and all(_stutters(tab, locs, g2) for g2 in globs)
 
 
-def _arrivals(tab: Tables, g: int, spent: list[int]) -> tuple[int, ...] | None:
+def _arrivals(tab: Tables, g: int, spent: list[int], deadline: float | None = None
+              ) -> tuple[int, ...] | None:  # fmt: skip
     """The globals of the closure from `g` over the requests' own local states (every
     local state found stepped at every global found: what any number of arriving
     requests can reach, and perhaps more), as the checker computes it; None beyond
@@ -163,6 +165,9 @@ def _arrivals(tab: Tables, g: int, spent: list[int]) -> tuple[int, ...] | None:
         for loc, g2 in [(a, b) for a in list(locs) for b in list(globs) if (a, b) not in done]:
             done.add((loc, g2))
             spent[0] += 1
+            if deadline is not None and spent[0] % 64 == 0 and time.monotonic() > deadline:
+                spent[0] = ARRIVALS_TOTAL + 1  # the safety net: the search ends as cut
+                return None
             for l3, g3 in tab.step(loc, g2):
                 grew |= l3 not in locs or g3 not in globs
                 locs.setdefault(l3, None)
