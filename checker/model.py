@@ -132,15 +132,15 @@ class _Build(lark.Transformer[Any, Any]):
 
 
 _GRAMMAR = (importlib.resources.files("checker") / "ser.lark").read_text(encoding="utf-8")
-_OPTIONS: dict[str, Any] = {"parser": "lalr", "lexer": "basic", "maybe_placeholders": True}
 
 
 def _parser(tables: str) -> lark.Lark:
-    # lark's own tables of this grammar (checker/tables.py): plain JSON, so reading them runs
-    # no code; made by another lark or from another grammar, they are not used
+    # lark's own tables of this grammar and these options (checker/tables.py): plain JSON, so
+    # reading them runs no code; made by another lark or from another grammar, not used
     key, data = tables.split("\n", 1)
-    if json.loads(key) != [lark.__version__, _OPTIONS, _GRAMMAR]:
-        return lark.Lark(_GRAMMAR, **_OPTIONS, transformer=_Build())  # 0.1 s
+    if json.loads(key) != [lark.__version__, _GRAMMAR]:
+        return lark.Lark(_GRAMMAR, parser="lalr", lexer="basic", maybe_placeholders=True,
+                         transformer=_Build())  # 0.1 s
     return lark.Lark._load_from_dict(*json.loads(data, object_pairs_hook=lambda kv: {
         int(k) if k.isdigit() else k: v for k, v in kv}), transformer=_Build())  # int keys
 
