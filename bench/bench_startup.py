@@ -8,8 +8,8 @@ account for (load, engines, deadlock search, check) and the rest (interpreter st
 imports, the child process, writing the certificate). Prints a table; no timing is
 asserted, and the machine may be shared: the ratios to `python -c pass` of the same run
 are what to compare. With PYTHONDONTWRITEBYTECODE set, no `__pycache__` is written and every
-process compiles the sources it imports again (measured: about 0.3 s more per prove + check of a1); the
-benchmark says so when it is set.
+process compiles the sources it imports again (measured: about 0.3 s more per prove and
+check of a1); the benchmark says so when it is set.
 
     .venv/bin/python bench/bench_startup.py [MODEL ...] [--repeat 5] [--json FILE]
 """
