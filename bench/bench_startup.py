@@ -7,7 +7,9 @@ of `--repeat` runs; then says where a prove's time goes: the stages its `--json`
 account for (load, engines, deadlock search, check) and the rest (interpreter start,
 imports, the child process, writing the certificate). Prints a table; no timing is
 asserted, and the machine may be shared: the ratios to `python -c pass` of the same run
-are what to compare.
+are what to compare. With PYTHONDONTWRITEBYTECODE set, no `__pycache__` is written and every
+process compiles the sources it imports again (measured: about 0.3 s more per prove and
+check of a1); the benchmark says so when it is set.
 
     .venv/bin/python bench/bench_startup.py [MODEL ...] [--repeat 5] [--json FILE]
 """
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -76,6 +79,9 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=5, help="runs per measure (median)")
     ap.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
     args = ap.parse_args()
+    if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        print("note: PYTHONDONTWRITEBYTECODE is set: every process compiles its sources "
+              "again (unset it to measure what a user waits for)", file=sys.stderr)
     base, _ = wall([sys.executable, "-c", "pass"], args.repeat)
     helped, _ = wall([str(BIN / "ser-prove"), "--help"], args.repeat)
     print(f"python -c pass {base:.3f} s; ser-prove --help {helped:.3f} s "

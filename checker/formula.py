@@ -25,7 +25,7 @@ def solver_modules() -> Any:
     """pySMT with z3 blocked, imported on first use: a counterexample needs no solver."""
     sys.meta_path.insert(0, blocker := _BlockZ3())
     try:
-        for name in ("environment", "exceptions", "logics", "solvers.cvcfive", "typing"):
+        for name in ("environment", "exceptions", "logics", "typing"):
             importlib.import_module(f"pysmt.{name}")
     finally:
         sys.meta_path.remove(blocker)
@@ -94,7 +94,9 @@ class Query:
 
     def __init__(self, smt: Smt, remaining: Callable[[], float]) -> None:
         self.smt, self.remaining = smt, remaining
-        self.solver = smt.ps.solvers.cvcfive.CVC5Solver(smt.env, smt.ps.logics.QF_LIA)
+        # cvc5 (25 ms) only when a query is made: most small proofs are settled by arithmetic
+        cvc5 = importlib.import_module("pysmt.solvers.cvcfive")
+        self.solver = cvc5.CVC5Solver(smt.env, smt.ps.logics.QF_LIA)
         self.add: Callable[[FNode], None] = self.solver.add_assertion  # held by every query
 
     def unsat(self, f: FNode, shown: Mapping[str, FNode]) -> str | None:

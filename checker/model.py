@@ -5,6 +5,7 @@ x, e) ("bin", op, a, b) ("not", a) ("neg", a) ("seq", a, b) ("if", c, t, e) ("wh
 from __future__ import annotations
 
 import importlib.resources
+import json
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -131,8 +132,20 @@ class _Build(lark.Transformer[Any, Any]):
 
 
 _GRAMMAR = (importlib.resources.files("checker") / "ser.lark").read_text(encoding="utf-8")
-_PARSER = lark.Lark(_GRAMMAR, parser="lalr", lexer="basic", maybe_placeholders=True,
-                    transformer=_Build())
+
+
+def _parser(tables: str) -> lark.Lark:
+    # lark's own tables of this grammar and these options (checker/tables.py): plain JSON, so
+    # reading them runs no code; made by another lark or from another grammar, not used
+    key, data = tables.split("\n", 1)
+    if json.loads(key) != [lark.__version__, _GRAMMAR]:
+        return lark.Lark(_GRAMMAR, parser="lalr", lexer="basic", maybe_placeholders=True,
+                         transformer=_Build())  # 0.1 s
+    return lark.Lark._load_from_dict(*json.loads(data, object_pairs_hook=lambda kv: {
+        int(k) if k.isdigit() else k: v for k, v in kv}), transformer=_Build())  # int keys
+
+
+_PARSER = _parser((importlib.resources.files("checker") / "ser_tables.json").read_text("utf-8"))
 
 
 def parse_source(text: str) -> tuple[Any, ...]:

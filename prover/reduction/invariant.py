@@ -481,7 +481,7 @@ class Solver:
         return got
 
     def solver(self, inv: list[Conjunct]) -> z3.Solver:
-        s = z3.SolverFor("QF_LIA", ctx=self.ctx)
+        s = solver_for_lia(self.ctx)
         s.add(*self.base)
         s.add(*[self.term(c) for c in inv])
         s.add(*[v >= 0 for k, v in self.vars.items() if k[0] == "response"])  # answers
@@ -515,6 +515,12 @@ class Solver:
             parts += [self.atom(("value", x)) == v for x, v in key[2]]
             got = self.pres[key] = z3.And(parts)
         return got
+
+
+def solver_for_lia(ctx: z3.Context) -> z3.Solver:
+    """z3.SolverFor("QF_LIA", ctx=ctx) without the process's main context, which SolverFor
+    makes (about 10 ms) only to name the logic: the same solver."""
+    return z3.Solver(z3.Z3_mk_solver_for_logic(ctx.ref(), z3.to_symbol("QF_LIA", ctx)), ctx)
 
 
 def _nary(mk: Any, args: list[z3.ArithRef], ctx: z3.Context) -> z3.ArithRef:

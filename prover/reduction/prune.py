@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import z3
 
 from prover.reduction.houdini import at_risk, broken, steps_by_atom
-from prover.reduction.invariant import Conjunct, Solver, changes, rlimit_count
+from prover.reduction.invariant import Conjunct, Solver, changes, rlimit_count, solver_for_lia
 from prover.reduction.table import Move, Table
 
 PRUNE_RLIMIT = 20_000_000  # z3 resource units of one core query
@@ -76,7 +76,7 @@ class Cores:
     def __init__(self, solver: Solver, inv: Sequence[Conjunct], budget: int,
                  rlimit: int = PRUNE_RLIMIT) -> None:  # fmt: skip
         ctx = solver.ctx
-        self.s = z3.SolverFor("QF_LIA", ctx=ctx)
+        self.s = solver_for_lia(ctx)
         self.s.add(*solver.base)
         self.flags = [z3.Bool(f"keep{i}", ctx) for i in range(len(inv))]
         self.s.add(*[z3.Implies(f, solver.term(c)) for f, c in zip(self.flags, inv, strict=True)])

@@ -21,3 +21,4 @@ def warm(batch: bool) -> None:
         from checker.formula import solver_modules
 
         solver_modules()  # the checker's pySMT and cvc5, which it loads on first use
+        import pysmt.solvers.cvcfive  # noqa: F401

@@ -127,6 +127,8 @@ def _code_lines(names: list[str]) -> int:
                if ln.strip() and not ln.strip().startswith(("#", "//")))
 
 
+# (model.py reads lark's tables of ser.lark from checker/ser_tables.json, data that
+# tests/checker/test_tables.py matches to the automaton lark builds from the grammar)
 ENVELOPE = ["__init__.py", "api.py", "certificate.py", "errors.py", "model.py", "ser.lark",
             "program.py"]
 # What an auditor of each kind of claim must trust: the modules its check imports (the
