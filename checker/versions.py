@@ -44,6 +44,7 @@ from checker.model import (
 from checker.program import parse_program
 
 Path = tuple[int, ...]
+START, RAISE = 2**32, 2**16  # a version's largest start and raise: 2^47 raises to overflow
 Snap = dict[str, tuple[str, frozenset[tuple[str, str]]]]  # l -> (V, {(X, x)})
 _MAKE: dict[str, Callable[..., Expr]] = {"bin": mk_bin, "if": mk_if, "while": mk_while,
                                          "seq": mk_seq, "not": lambda a: mk_un("not", a),
@@ -284,8 +285,8 @@ class _Scan:
                         for lo, (v, s) in snap.items()}
             return replace(st, eq=eq, reads=reads).with_snaps(snap)
         if x in self.versions:
-            up = rhs[0] == "bin" and rhs[1] == "+" and rhs[2][0] == "var" and \
-                rhs[3][0] == "int" and rhs[3][1] > 0 and (rhs[2][1] == x or (x, rhs[2][1]) in st.eq)
+            up = rhs[0] == "bin" and rhs[1] == "+" and rhs[2][0] == "var" and rhs[3][0] == \
+                "int" and 0 < rhs[3][1] <= RAISE and (rhs[2][1] == x or (x, rhs[2][1]) in st.eq)
             if not up:
                 self.problem(x, f"{x} is written with a value not known above its own", e)
             snap = {lo: vs for lo, vs in snap.items() if vs[0] != x}
@@ -385,19 +386,21 @@ def _retry(scan: _Scan, body: Expr, test: Path, at: tuple[Path, int]) -> None:
     written but in the passing branch, and every local it writes dead at the loop's head."""
     p_if, failing = at
     version = scan.sites[test][0]
-    loops = [q for q in (p_if[:i] for i in range(len(p_if), -1, -1))
-             if _at(body, q)[0] == "while" and p_if[len(q):len(q) + 1] == (2,)]
-    if not loops:
-        scan.problem(version, "a version test outside a retry loop", _at(body, test))
+    loops = [q for q in (p_if[:i] for i in range(len(p_if) - 1, -1, -1))
+             if _at(body, q)[0] == "while"]
+    if not loops or p_if[len(loops[0])] != 2:  # no loop, or in the condition of one
+        scan.problem(version, "a version test outside a retry loop's body", _at(body, test))
         return
     loop = _at(body, loops[0])
     failed = _put(loop[2], p_if[len(loops[0]) + 1:] + (5 - failing,), ZERO)
     loc, glo = _assigned(failed)
     bad: set[str] = set()
-    _first(loop[2], frozenset(), loc, bad)
-    if glo or loc & _names(loop[1]) or bad:
+    after = _first(loop[2], frozenset(), loc, bad)  # each round sets them again
+    bad |= loc - (after if after is not None else loc)
+    if glo or loc & _names(loop[1]) or bad or _assigned(loop[1]) != (set(), set()):
         scan.problem(version, "a failed round of the retry loop writes a global, or a local "
-                     f"read before it is written again ({', '.join(sorted(glo | bad))})", loop)
+                     "read before it is written again or not written again by every round, "
+                     f"or the loop's condition assigns ({', '.join(sorted(glo | bad))})", loop)
 
 
 def _names(e: Expr) -> set[str]:
@@ -454,6 +457,8 @@ def abstraction(initial: Env, requests: list[tuple[str, Expr]], versions: dict[s
     named = [*versions, *(x for xs in versions.values() for x in xs)]
     problems = [(g, f"{g} is a local, or named twice among versions and guarded globals")
                 for g in sorted(set(named)) if not g or is_local(g) or named.count(g) > 1]
+    problems += [(g, f"{g} starts at {v}, outside 0..{START}") for g, v in initial
+                 if g in versions and not 0 <= v <= START]
     out = []
     for name, body in requests:
         specs, at = _specs(body)
@@ -482,8 +487,10 @@ def versions(data: dict[str, Any], limits: Limits, remaining: Callable[[], float
 
     def rules() -> str:
         model = data["model"]
-        if model["kind"] != "ser" or inner["model"]["kind"] != "ser":
-            raise invalid("E-VERSIONS", "only a Ser program has versions taken out")
+        if model["kind"] != "ser" or inner["model"]["kind"] != "ser" or \
+                inner["verdict"] != "serializable":
+            raise invalid("E-VERSIONS", "only a Ser program has versions taken out, and its "
+                                        "abstract program must be proved serializable")
         declared = data["versions"]["globals"]
         versions = {v["version"]: list(v["guards"]) for v in declared}
         if len(versions) != len(declared):
