@@ -11,6 +11,7 @@ as core Ser, and kept only if it parses back to exactly the checker's abstractio
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from checker.model import Expr, expr_text, is_local, nodes
@@ -77,7 +78,7 @@ def find(source: str, constants: dict[str, int] | None) -> tuple[Found | None, s
         (init, reqs), problems = abstraction(initial, requests, versions)
         if not problems:
             break
-        why = problems[0][1]
+        why = f"{problems[0][1]}{_lines(source, problems[0][0])}"
         at = {name for name, _ in problems}
         if not at & (set(live) | set(choices)):  # broken by no global's fault
             return None, why
@@ -106,3 +107,15 @@ def _source(init: tuple[tuple[str, int], ...], reqs: list[tuple[str, Expr]]) -> 
     decls = [f"{k}[{n}]" for k, n in sorted(cells.items())] + [f"{k} := {v}" for k, v in init]
     text = f"global {', '.join(decls)};\n" if decls else ""
     return text + "".join(f"request {r} {{ {expr_text(b)} }}\n" for r, b in reqs)
+
+
+def _lines(source: str, name: str) -> str:
+    """`; NAME is written at lines ...` (an array cell by its array's name), or nothing."""
+    base = name.partition("[")[0]
+    if not base:
+        return ""
+    pattern = re.compile(rf"(?<![\w]){re.escape(base)}\s*(\[[^\]]*\])?\s*:=")
+    lines = [str(k) for k, text in enumerate(source.splitlines(), 1)
+             if pattern.search(text.split("//")[0])]
+    return f"; {base} is written at line{'s' * (len(lines) > 1)} {', '.join(lines)}" \
+        if lines else ""

@@ -391,7 +391,8 @@ def _versions(run: _Run) -> dict[str, Any] | None:
     except CheckerError as exc:  # the checker's parse refuses what the prover's took: no claim
         found, why = None, f"the checker's parse: {exc}"
     if found is None:
-        run.stats.setdefault("versions", why)
+        if "only ever raised" not in why:  # a global that grows, not as a version does
+            run.reasons.append(f"versions that never wrap: {why}")
         return None
     named = "without versions " + ", ".join(v for v, _ in found.versions)
     sub = _load(run.path, max(0.0, run.hard - time.monotonic()), _prefixed(run.say, named),

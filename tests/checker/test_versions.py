@@ -213,3 +213,13 @@ def test_the_abstract_programs_own_evidence_is_checked(occ: Json) -> None:
     red["domains"] = [{"global": "D", "range": [0, 1]}]  # D reaches 2
     status, _, message = _status(forged)
     assert status == "invalid" and message.startswith("abstract program"), message
+
+
+def test_a_global_that_grows_otherwise_is_named_with_its_lines() -> None:
+    """Issue 48, item 3: when a global grows without bound and is not a version that never
+    wraps, say which global and which line."""
+    seq = ("request write {\n  S := S + 1;\n  yield;\n  A := 1;\n  yield;\n  S := S + 1;\n"
+           "  0\n}\nrequest read { s := S; a := A; yield; if (S == s) { a } else { 9 } }\n")
+    found, why = find(seq, None)
+    assert found is None and "A is written in a step that does not raise S" in why
+    assert why.endswith("A is written at line 4"), why
