@@ -1,5 +1,6 @@
-"""Reduction certificates (docs/certificates.md): Lipton movers under an inductive invariant,
-blocks (layers.py) reduced first; labels R, L, B (both), N (commit), D (dead): (R|B)* N? (L|B)*."""
+"""Reduction certificates (docs/certificates.md): Lipton movers under an inductive invariant."""
+# Blocks (layers.py) are reduced first; labels R, L, B (both), N (commit), D (dead); every
+# path reads (R|B)* N? (L|B)*.
 
 from __future__ import annotations
 
@@ -146,8 +147,8 @@ def _on(m: Step, xs: tuple[str, ...], after: bool) -> tuple[int, ...]:
 
 
 def _meet(a: Step, b: Step) -> dict[str, int] | None:
-    """The globals before `a` where a then b can run (b reads what a leaves where a touches
-    them; R ⊆ R ∪ W), or None."""
+    # The globals before `a` where a then b can run (b reads what a leaves where a touches
+    # them; R ⊆ R ∪ W), or None.
     xs = tuple(x for x in b.foot.reads if x in a.foot.touched)
     if _on(a, xs, True) != _on(b, xs, False):
         return None
@@ -157,9 +158,9 @@ def _meet(a: Step, b: Step) -> dict[str, int] | None:
 def _movers(view: Steps, labels: dict[Step, str], partners: list[Step],
             composites: list[Composite], zero: set[Local], co: set[Local], ind: Inductive,
             code: str) -> str:  # fmt: skip
-    """A transition labelled R or B (L or B) commutes with each transition of another
-    instance that can follow (precede) it, or I excludes the pair, nobody in `zero` (an
-    attempt's composite: neither touches what the other writes, or I excludes them)."""
+    # A transition labelled R or B (L or B) commutes with each transition of another
+    # instance that can follow (precede) it, or I excludes the pair, nobody in `zero` (an
+    # attempt's composite: neither touches what the other writes, or I excludes them).
     foot, dom, m_ = view.foot, ind.dom, ind.smt.m
     live = [m for m in partners if m.src in co]
     outcomes = group(((m.src, m.reads), m) for m in view.moves + view.escapes)
@@ -196,11 +197,10 @@ def _movers(view: Steps, labels: dict[Step, str], partners: list[Step],
         return [v0 for vals in itertools.product(*(dom[x] for x in free))  # free: any value
                 if not swapped(a, b, v0 := {**pre, **dict(zip(free, vals, strict=True))})]
 
-    def meets(t: Step, c: Composite, first: bool) -> list[dict[str, int]]:
-        if not (_writes(t) & c.footprint or _writes(c.commit) & set(t.foot.touched)):
-            return []
-        pre = _meet(t, c.commit) if first else _meet(c.commit, t)
-        return [] if pre is None else [pre]
+    def meets(t: Step, c: Composite, first: bool) -> list[dict[str, int] | None]:
+        # the pre-valuation where t and the composite meet, if they conflict
+        return [_meet(*(t, c.commit)[::1 if first else -1])] if _writes(t) & c.footprint or \
+            _writes(c.commit) & set(t.foot.touched) else []
 
     pairs, asks = 0, []
     for t, lab in labels.items():
@@ -210,7 +210,7 @@ def _movers(view: Steps, labels: dict[Step, str], partners: list[Step],
             found = [(v0, u.src) for u in others(t, first)
                      for v0 in (failures(t, u) if first else failures(u, t))]
             found += [(v0, c.head) for c in composites if c.head in co
-                      for v0 in meets(t, c, first)]  # fmt: skip
+                      for v0 in meets(t, c, first) if v0 is not None]  # fmt: skip
             pairs, open_ = pairs + len(found), []
             for v0, other in found:  # both requests, and the groups their states are in
                 two = [("local", *t.src), ("local", *other)]
