@@ -98,11 +98,11 @@ def _macro(start: Local, v0: dict[str, int], s: Steps, groups: dict[Any, list[St
     return out
 
 
-def check_attempts(ind: Any, b: Blocks, claim: list[Json], local: Any) -> str:
+def check_attempts(ind: Any, s: Steps, b: Blocks, claim: list[Json], local: Any) -> str:
     # Each attempt's version V, as docs/certificates.md says (the head reads it, a commit
     # finds it as a step the head could take last read it; when the attempt reads more than
     # V: V never lowered, writes under it).
-    m, s = ind.smt.m, ind.steps
+    m = ind.smt.m  # `s`: the steps without the deferred ones (pass 0)
     bad: list[Any] = []
     for i, c in enumerate(claim):
         if c["kind"] != "attempt":
