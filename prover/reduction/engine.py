@@ -11,7 +11,7 @@ of these steps passes.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Literal
@@ -127,8 +127,8 @@ def _reduce(steps: ProgramSteps, t: Table, live: list[Move], solver: Solver,
     # Beyond plain reduction: attempts, and the candidates they and guarded steps need. The
     # blocks are found on the steps without the deferred ones, as the checker reads them
     # (pass 0: docs/certificates.md, "Deferred steps").
-    t0 = without_waits(t)
-    found = find_attempts(t0, [m for m in live if m in set(t0.moves)], {r for r, _ in t.entries})
+    kept = set((t0 := without_waits(t)).moves)
+    found = find_attempts(t0, [m for m in live if m in kept], {r for r, _ in t.entries})
     inner = {loc for a in found for loc in a.states}
     seen = observe(t, live)
     tested = value_sets(t, live, inner) + conservation_laws(t, live)
@@ -203,8 +203,8 @@ def _round(steps: ProgramSteps, t: Table, live: list[Move], cands: list[Conjunct
     live = [m for m in live if (m.src, m.reads) not in dead]
     # Steps into a wait are deferred (docs/certificates.md, "Deferred steps"): no view but
     # consecution's has them, and no swap uses one (the checker finds them itself).
-    t0 = without_waits(t)
-    live0 = [m for m in live if m in set(t0.moves)]
+    kept = set((t0 := without_waits(t)).moves)
+    live0 = [m for m in live if m in kept]
     blocks, why = _validated(t0, found, live0, inv, solver) if found else ([], "")
     layered: Layered | str = "no attempt validated"
     if blocks:  # with attempts first: the first round saw the plain labels fail
@@ -559,12 +559,18 @@ def _explain(steps: ProgramSteps, t: Table, top: Table, layered: Layered,
     name."""
     rows: dict[str, dict[tuple[tuple[int, ...], str], None]] = {}
     inner = frozenset().union(set(), *layered.sections)
+    macro: dict[Local, set[int]] = {}  # the same for every macro step of a state: made once
     for m in layered.live:
         lab = layered.labels[(m.src, m.reads)]
         if lab == "D":
             continue
-        lines = t.lines(steps, m) if top.reads[m.src] == t.reads.get(m.src) else \
-            _macro_lines(steps, t, m.src, inner)
+        lines: Collection[int]
+        if top.reads[m.src] == t.reads.get(m.src):
+            lines = t.lines(steps, m)
+        else:
+            if m.src not in macro:
+                macro[m.src] = _macro_lines(steps, t, m.src, inner)
+            lines = macro[m.src]
         rows.setdefault(m.src[0], {})[(tuple(sorted(lines)), lab)] = None
     tries = []
     for a in layered.attempts:
