@@ -334,7 +334,10 @@ def _layered(t: Table, live: list[Move], dead: set[Group], inv: list[Conjunct],
     if with_sections:
         movers = Movers(t, view, inv, solver, comps, zero)
         inner_movers = ((movers, inner),)
-        for sec in find_sections(t, view, inv, taken):
+        # found on every step but stutters, dead ones too: the checker reads the blocks
+        # before it knows which steps are dead, and no step may go from one into another
+        steps = [m for m in t.moves if not t.is_stutter(m) and m not in gone]
+        for sec in find_sections(t, steps, inv, taken):
             got = section_labels(t, view, sec, movers)
             if isinstance(got, dict):
                 sections.append(sec)
