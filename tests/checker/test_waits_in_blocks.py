@@ -111,3 +111,35 @@ def test_a_section_left_out(ring2: Json) -> None:
         forged = copy.deepcopy(ring2)
         del forged["reduction"]["blocks"][i]
         _rejected(forged, ("E-LABEL", "E-SHAPE", "E-MOVER", "E-SECTION", "E-BLOCK"))
+
+
+REDTEAM = Path(__file__).resolve().parents[2].parent / "shared" / "redteam"
+
+
+@pytest.mark.parametrize("name", ["p01-occ02-lower.ser", "b17-occ02-blindwriter.ser"])
+def test_the_red_teams_attempt_models_stay_rejected(name: str) -> None:
+    """../shared/redteam: not serializable, and only rule 4 of the attempts stopped forged
+    proofs. The proof of the model without its last request (the one that lowers the
+    version, or writes blindly) moved onto it, as it is and relabelled for every local state
+    in each shape (blocks kept): never accepted, now that steps into waits may be deferred
+    beside blocks; nor is a reduction proof of the prover's own."""
+    if not REDTEAM.is_dir():
+        pytest.skip("../shared/redteam is not there")
+    source = (REDTEAM / name).read_text(encoding="utf-8")
+    base = source[:source.rstrip().rindex("\nrequest ")] + "\n"
+    model = load_source(base, "ser", lazy=True)
+    attempt = prove_by_reduction(model.steps, deadline=time.monotonic() + 120)
+    assert attempt.evidence is not None, attempt.reason
+    valid = make_certificate(model, "serializable", "reduction", attempt.evidence,
+                             producer("reduction"))
+    assert any(b["kind"] == "attempt" for b in valid["reduction"]["blocks"])
+    for forged in reduction_forgeries(valid, source):
+        r = check_certificate(forged, timeout_s=60)
+        assert r.status != "valid" and r.code != "E-INTERNAL", (r.code, r.message)
+    # and the prover's own reduction proves neither
+    bad = prove_by_reduction(load_source(source, "ser", lazy=True).steps,
+                             deadline=time.monotonic() + 120)
+    if bad.evidence is not None:
+        cert = make_certificate(load_source(source, "ser", lazy=True), "serializable",
+                                "reduction", bad.evidence, producer("reduction"))
+        assert check_certificate(cert, timeout_s=60).status != "valid"
