@@ -1,5 +1,6 @@
-"""Reading a certificate, in this order: strict JSON with integer literals only (the schema's
-"integer" takes 1.0 and 1e300; floats forge proofs), limits on what the rest walks, the schema."""
+"""Reading a certificate: strict JSON with integer literals only, limits, the schema."""
+# In this order: strict JSON with integer literals only (the schema's "integer" takes 1.0
+# and 1e300; floats forge proofs), limits on what the rest walks, then the schema.
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""Invariant formulas, walked as data by one translator with two back ends: pySMT terms for
-cvc5 here (z3, which pySMT imports if it can, is blocked), exact integers in obligations.py."""
+"""Invariant formulas, walked as data by one translator with two back ends."""
+# pySMT terms for cvc5 here (z3, which pySMT imports if it can, is blocked), exact integers
+# in obligations.py.
 
 from __future__ import annotations
 

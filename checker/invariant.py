@@ -1,6 +1,7 @@
-"""Inductive invariants on the checker's own per-variable steps (docs/certificates.md): I over
-the counters M(l) of local states, the globals and (`G p`) the answers C(r, v), with the
-domains and M, C ≥ 0; arithmetic settles a conjunct a step shifts by constants, cvc5 the rest."""
+"""Inductive invariants on the checker's own per-variable steps (docs/certificates.md)."""
+# I is over the counters M(l) of local states, the globals and (`G p`) the answers C(r, v),
+# with the domains and M, C ≥ 0; arithmetic settles a conjunct a step shifts by constants,
+# cvc5 the rest.
 
 from __future__ import annotations
 
@@ -224,8 +225,8 @@ class Inductive:
         return out
 
     def after(self, f: Json, d: dict[Key, int | None], after: dict[str, int]) -> Any:
-        """`f` after a step (atoms changed by `d`, globals set to `after`): a linear comparison
-        is its sum before (made once) plus the step's change, any other is made anew."""
+        # `f` after a step (atoms changed by `d`, globals set to `after`): a linear comparison
+        # is its sum before (made once) plus the step's change, any other is made anew.
         m, smt = self.smt.m, self.smt
         if isinstance(f, dict) and ("and" in f or "or" in f):
             parts = [self.after(g, d, after) for g in f["and" if "and" in f else "or"]]

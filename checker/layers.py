@@ -1,5 +1,6 @@
-"""Blocks of a reduction proof (docs/certificates.md, "Blocks"): attempts (read-only steps run
-at their commit, validated by a version: one N step on top) and sections (reduced first)."""
+"""Blocks of a reduction proof (docs/certificates.md, "Blocks"): attempts and sections."""
+# Attempts: read-only steps run at their commit, validated by a version (one N step on top);
+# sections: reduced first (layer 1), one macro step on top.
 
 from __future__ import annotations
 
@@ -57,8 +58,8 @@ def _heads(s: Steps, h: Local) -> Callable[[Step], bool]:
 
 def top_view(s: Steps, moves: list[Step], b: Blocks, dom: dict[str, tuple[int, ...]],
              budget: int) -> Steps:  # fmt: skip
-    """The top layer from the steps neither dead nor tried: a state that enters a section
-    steps through it at once on the footprints met (macro steps)."""
+    # The top layer from the steps neither dead nor tried: a state that enters a section
+    # steps through it at once on the footprints met (macro steps).
     groups = group(((m.src, m.reads), m) for m in moves)
     succ = {src: set(dst) for src, dst in group((m.src, m.dst) for m in moves).items()}
     sect = {loc for loc, i in b.inner.items() if b.kinds[i] == "section"}
@@ -81,8 +82,8 @@ def top_view(s: Steps, moves: list[Step], b: Blocks, dom: dict[str, tuple[int, .
 
 def _macro(start: Local, v0: dict[str, int], s: Steps, groups: dict[Any, list[Step]],
            sect: set[Local], fp: Foot) -> list[Step]:  # fmt: skip
-    """Every run from `start` at `v0` through section states to a state outside them, as a
-    step on the macro footprint `fp`."""
+    # Every run from `start` at `v0` through section states to a state outside them, as a
+    # step on the macro footprint `fp`.
     out, stack, seen = [], [(start, v0)], set()
     while stack:
         loc, v = stack.pop()
@@ -97,11 +98,11 @@ def _macro(start: Local, v0: dict[str, int], s: Steps, groups: dict[Any, list[St
     return out
 
 
-def check_attempts(ind: Any, b: Blocks, claim: list[Json], local: Any) -> str:
-    """Each attempt's version V, as docs/certificates.md says (the head reads it, a commit
-    finds it as a step the head could take last read it; when the attempt reads more than
-    V: V never lowered, writes under it)."""
-    m, s = ind.smt.m, ind.steps
+def check_attempts(ind: Any, s: Steps, b: Blocks, claim: list[Json], local: Any) -> str:
+    # Each attempt's version V, as docs/certificates.md says (the head reads it, a commit
+    # finds it as a step the head could take last read it; when the attempt reads more than
+    # V: V never lowered, writes under it).
+    m = ind.smt.m  # `s`: the steps without the deferred ones (pass 0)
     bad: list[Any] = []
     for i, c in enumerate(claim):
         if c["kind"] != "attempt":

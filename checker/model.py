@@ -1,6 +1,6 @@
-"""The checker's own Ser language (parser, printer, atomic step function), not the prover's.
-Expressions are tuples: ("int", n) ("var", x) ("nd", lo, hi) ("yield",) ("exit",) ("assign",
-x, e) ("bin", op, a, b) ("not", a) ("neg", a) ("seq", a, b) ("if", c, t, e) ("while", c, b)."""
+"""The checker's own Ser language (parser, printer, atomic step function), not the prover's."""
+# Expressions are tuples: ("int", n) ("var", x) ("nd", lo, hi) ("yield",) ("exit",) ("assign",
+# x, e) ("bin", op, a, b) ("not", a) ("neg", a) ("seq", a, b) ("if", c, t, e) ("while", c, b).
 
 from __future__ import annotations
 

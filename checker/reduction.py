@@ -1,5 +1,6 @@
-"""Reduction certificates (docs/certificates.md): Lipton movers under an inductive invariant,
-blocks (layers.py) reduced first; labels R, L, B (both), N (commit), D (dead): (R|B)* N? (L|B)*."""
+"""Reduction certificates (docs/certificates.md): Lipton movers under an inductive invariant."""
+# Blocks (layers.py) are reduced first; labels R, L, B (both), N (commit), D (dead); every
+# path reads (R|B)* N? (L|B)*.
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from checker.certificate import Limits
 from checker.errors import SchemaError, invalid
 from checker.invariant import Inductive, shown
 from checker.steps import Blocks, Composite, Foot, Local, Step, Steps, group, refuted
+from checker.waits import deferred
 
 Json = Any
 Thunk = Callable[[], str]
@@ -66,18 +68,23 @@ def reduction(data: Json, limits: Limits, remaining: Callable[[], float]
               ) -> Iterator[tuple[str, Thunk]]:  # fmt: skip
     model, claim = data["model"], data["reduction"]
     blocks: list[Json] = claim.get("blocks", [])
-    # A claim with blocks loads their module, a plain one that of its deferred steps (each
-    # kind of claim's trusted core is what it loads: tests/checker/test_cli_and_isolation.py)
-    own = __import__("checker.layers" if blocks else "checker.waits", fromlist=["checker"])
+    # Only a claim with blocks loads their module (each kind of claim's trusted core is what
+    # it loads: tests/checker/test_cli_and_isolation.py)
+    own: Any = __import__("checker.layers", fromlist=["checker"]) if blocks else None
     ind = Inductive(model, claim["domains"], claim["invariant"], limits, remaining, False,
                     *(claim.get(k, []) for k in ("groups", "bounds", "footprints", "split")))
-    st: dict[str, Any] = {"b": Blocks(), "dead": []}
+    st: dict[str, Any] = {"b": Blocks(), "dead": [], "w0": set()}
 
     def local(p: Json) -> Local:
         return cast(Local, ind.resolve({"local": p})[1:])
 
     def read() -> str:
-        b = st["b"] = own.read_blocks(blocks, ind.steps, ind.live, local)
+        # Pass 0 (docs/certificates.md, "Deferred steps"): the blocks are read on the steps
+        # without those into a wait, which no finished execution needs once pass 0 is done.
+        w0 = st["w0"] = deferred(ind.steps, ind.dom, ind.bounds)
+        st["s0"] = ind.steps._replace(moves=tuple(m for m in ind.steps.moves if m not in w0))
+        b = st["b"] = own.read_blocks(blocks, st["s0"], [m for m in ind.live if m not in w0],
+                                      local)
         if any(c["version"] not in ind.dom for c in blocks if c["kind"] == "attempt"):
             raise invalid("E-NAME", "an attempt's version is not a global of the program")
         st["l1"] = _assign([e for c in blocks if c["kind"] == "section" for e in c["labels"]],
@@ -86,12 +93,15 @@ def reduction(data: Json, limits: Limits, remaining: Callable[[], float]
         return f"{len(b.heads)} attempts, {len(blocks) - len(b.heads)} sections"
 
     def labels() -> str:
-        s, dead = ind.steps, set(st["dead"])
+        s, dead = st.get("s0", ind.steps), set(st["dead"])
         gone = dead | {m for ms in st["b"].tried.values() for m in ms}  # tried: at the commit
         top = s if not blocks else own.top_view(s, [m for m in s.moves if m not in gone],
                                                 st["b"], ind.dom, limits.max_valuations)
-        wait = set() if blocks else own.deferred(top, ind.dom, ind.bounds)
-        live = [m for m in top.moves if not m.stutter() and m not in wait]
+        # The top layer's steps into a wait are deferred too (a step into an attempt's head
+        # is not: the head's composites are no steps of the top view), and no swap uses one.
+        wait = {m for m in deferred(top, ind.dom, ind.bounds) if m.dst not in st["b"].heads}
+        top = top._replace(moves=tuple(m for m in top.moves if m not in wait))
+        live = [m for m in top.moves if not m.stutter()]
         label = st["label"] = _assign(claim["labels"], top.foot, live)
         st["top"], st["live"] = top, [m for m in live if label[m] != "D"]
         st["edges"] = [(m.src, m.dst, label[m]) for m in st["live"]] + [
@@ -103,8 +113,8 @@ def reduction(data: Json, limits: Limits, remaining: Callable[[], float]
         return f"{len(label)} transitions labelled"
 
     def sections() -> str:
-        s, b = ind.steps, st["b"]
-        co = _co(s.final, [(m.src, m.dst, "") for m in ind.live])
+        s, b, w0 = st["s0"], st["b"], st["w0"]
+        co = _co(s.final, [(m.src, m.dst, "") for m in ind.live if m not in w0])
         l1 = {m: lab for m, lab in st["l1"].items() if lab != "D"}
         edges = [(m.src, m.dst, lab) for m, lab in l1.items() if m.src in b.inner]
         starts = [(m.dst, MOVES[0][lab]) for m, lab in l1.items()
@@ -112,8 +122,8 @@ def reduction(data: Json, limits: Limits, remaining: Callable[[], float]
         _phases(starts, edges, co, "E-SECTION")
         tried = {m for ms in b.tried.values() for m in ms}
         zero = {loc for loc, i in b.inner.items() if b.kinds[i] == "attempt"}
-        return _movers(s, l1, [m for m in ind.live if m not in tried], b.composites, zero, co,
-                       ind, "E-SECTION")
+        return _movers(s, l1, [m for m in ind.live if m not in tried | w0], b.composites, zero,
+                       co, ind, "E-SECTION")
 
     yield "model", ind.program
     yield "reduction-domains", ind.domains
@@ -125,7 +135,8 @@ def reduction(data: Json, limits: Limits, remaining: Callable[[], float]
     yield "reduction-dead", lambda: ind.dead(st["dead"])
     yield "consecution", ind.consecution
     if blocks:
-        yield "reduction-attempts", lambda: own.check_attempts(ind, st["b"], blocks, local)
+        yield "reduction-attempts", lambda: own.check_attempts(ind, st["s0"], st["b"], blocks,
+                                                               local)
         yield "reduction-sections", sections
     yield "reduction-shape", lambda: _phases([(e, 0) for e in st["top"].entries], st["edges"],
                                              st["co"], "E-SHAPE")
@@ -146,8 +157,8 @@ def _on(m: Step, xs: tuple[str, ...], after: bool) -> tuple[int, ...]:
 
 
 def _meet(a: Step, b: Step) -> dict[str, int] | None:
-    """The globals before `a` where a then b can run (b reads what a leaves where a touches
-    them; R ⊆ R ∪ W), or None."""
+    # The globals before `a` where a then b can run (b reads what a leaves where a touches
+    # them; R ⊆ R ∪ W), or None.
     xs = tuple(x for x in b.foot.reads if x in a.foot.touched)
     if _on(a, xs, True) != _on(b, xs, False):
         return None
@@ -157,9 +168,9 @@ def _meet(a: Step, b: Step) -> dict[str, int] | None:
 def _movers(view: Steps, labels: dict[Step, str], partners: list[Step],
             composites: list[Composite], zero: set[Local], co: set[Local], ind: Inductive,
             code: str) -> str:  # fmt: skip
-    """A transition labelled R or B (L or B) commutes with each transition of another
-    instance that can follow (precede) it, or I excludes the pair, nobody in `zero` (an
-    attempt's composite: neither touches what the other writes, or I excludes them)."""
+    # A transition labelled R or B (L or B) commutes with each transition of another
+    # instance that can follow (precede) it, or I excludes the pair, nobody in `zero` (an
+    # attempt's composite: neither touches what the other writes, or I excludes them).
     foot, dom, m_ = view.foot, ind.dom, ind.smt.m
     live = [m for m in partners if m.src in co]
     outcomes = group(((m.src, m.reads), m) for m in view.moves + view.escapes)
@@ -196,11 +207,10 @@ def _movers(view: Steps, labels: dict[Step, str], partners: list[Step],
         return [v0 for vals in itertools.product(*(dom[x] for x in free))  # free: any value
                 if not swapped(a, b, v0 := {**pre, **dict(zip(free, vals, strict=True))})]
 
-    def meets(t: Step, c: Composite, first: bool) -> list[dict[str, int]]:
-        if not (_writes(t) & c.footprint or _writes(c.commit) & set(t.foot.touched)):
-            return []
-        pre = _meet(t, c.commit) if first else _meet(c.commit, t)
-        return [] if pre is None else [pre]
+    def meets(t: Step, c: Composite, first: bool) -> list[dict[str, int] | None]:
+        # the pre-valuation where t and the composite meet, if they conflict
+        return [_meet(*(t, c.commit)[::1 if first else -1])] if _writes(t) & c.footprint or \
+            _writes(c.commit) & set(t.foot.touched) else []
 
     pairs, asks = 0, []
     for t, lab in labels.items():
@@ -210,7 +220,7 @@ def _movers(view: Steps, labels: dict[Step, str], partners: list[Step],
             found = [(v0, u.src) for u in others(t, first)
                      for v0 in (failures(t, u) if first else failures(u, t))]
             found += [(v0, c.head) for c in composites if c.head in co
-                      for v0 in meets(t, c, first)]  # fmt: skip
+                      for v0 in meets(t, c, first) if v0 is not None]  # fmt: skip
             pairs, open_ = pairs + len(found), []
             for v0, other in found:  # both requests, and the groups their states are in
                 two = [("local", *t.src), ("local", *other)]

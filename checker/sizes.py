@@ -1,5 +1,6 @@
-"""Constants, arrays, families and `for` written out as core Ser, node for node as the docs say
-(docs/language.md): local states are named by residual text, so both tools' writers agree."""
+"""Constants, arrays, families and `for` written out as core Ser (docs/language.md)."""
+# Node for node as the docs say: local states are named by residual text, so both tools'
+# writers agree.
 
 from __future__ import annotations
 

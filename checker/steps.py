@@ -1,6 +1,7 @@
-"""The checker's own per-variable steps of a Ser program (docs/certificates.md, "Footprints"):
-a step runs on a valuation of its reads R alone (every other global POISON: never read, and
-written over in W); a local state is named by its residual program and its live locals."""
+"""The checker's own per-variable steps of a Ser program (docs/certificates.md)."""
+# "Footprints": a step runs on a valuation of its reads R alone (every other global POISON:
+# never read, and written over in W); a local state is named by its residual program and
+# its live locals.
 
 from __future__ import annotations
 
@@ -103,8 +104,8 @@ def _glob(name: str) -> frozenset[str]:
 
 
 def _walk(e: Expr, acc: frozenset[str]) -> tuple[frozenset[str], frozenset[str], Must, Must]:
-    """(reads, possible writes, must-writes of paths stopping at a yield, of paths that
-    run to the end of `e`), `e` entered with `acc` surely written."""
+    # (reads, possible writes, must-writes of paths stopping at a yield, of paths that
+    # run to the end of `e`), `e` entered with `acc` surely written.
     none: frozenset[str] = frozenset()
     tag = e[0]
     if tag in ("yield", "exit"):
@@ -140,8 +141,8 @@ def footprint(e: Expr) -> Foot:
 
 
 def split(body: Expr, first: bool = True) -> Expr:
-    """`s1; …; sk; rest` → `s1; …; sk; yield; rest`, s1 … sk the longest run of first statements
-    that name no global and do not yield (docs/certificates.md, "Split requests")."""
+    # `s1; …; sk; rest` → `s1; …; sk; yield; rest`, s1 … sk the longest run of first statements
+    # that name no global and do not yield (docs/certificates.md, "Split requests").
     if body[0] == "seq" and not named(body[1]) and all(
             n[0] not in ("yield", "exit") for n in nodes(body[1])):
         return ("seq", body[1], split(body[2], False))
@@ -155,8 +156,8 @@ def split(body: Expr, first: bool = True) -> Expr:
 
 
 def live_locals(e: Expr, out: frozenset[str] = frozenset()) -> frozenset[str]:
-    """The locals some run of `e` may read before writing them, `out` those read after it; a
-    local state's name drops the others (dead: the same futures; DESIGN.md, live locals)."""
+    # The locals some run of `e` may read before writing them, `out` those read after it; a
+    # local state's name drops the others (dead: the same futures; DESIGN.md, live locals).
     tag = e[0]
     if tag == "var":
         return out | {e[1]} if is_local(e[1]) else out
@@ -188,8 +189,8 @@ Linear = tuple[dict[Key, int], int, str]  # Σ c·atom + k  OP  0
 
 def refuted(lin: list[Linear], low: dict[Key, int], fixed: dict[str, int],
             dom: dict[str, tuple[int, ...]], zero: Collection[Key]) -> bool:  # fmt: skip
-    """Intervals: a linear conjunct is false wherever the globals of `fixed` are so, the
-    others in their domains, M(l) ≥ low[l] (else ≥ 0), M(l) = 0 for the keys in `zero`."""
+    # Intervals: a linear conjunct is false wherever the globals of `fixed` are so, the
+    # others in their domains, M(l) ≥ low[l] (else ≥ 0), M(l) = 0 for the keys in `zero`.
     for coeffs, k, op in lin:
         lo: int | None = k
         hi: int | None = k
@@ -209,8 +210,8 @@ def refuted(lin: list[Linear], low: dict[Key, int], fixed: dict[str, int],
 
 def valuations(xs: tuple[str, ...], dom: dict[str, tuple[int, ...]], bounds: list[Linear],
                vals: tuple[int, ...] = ()) -> Iterator[tuple[int, ...]]:
-    """The valuations of xs within their domains (extending `vals`), in product order, that
-    the other globals' domains can extend to one where no bound over the globals is refuted."""
+    # The valuations of xs within their domains (extending `vals`), in product order, that
+    # the other globals' domains can extend to one where no bound over the globals is refuted.
     if not refuted(bounds, {}, dict(zip(xs, vals, strict=False)), dom, set()):
         yield from [vals] if len(vals) == len(xs) else ()
         for v in dom[xs[len(vals)]] if len(vals) < len(xs) else ():
@@ -219,8 +220,8 @@ def valuations(xs: tuple[str, ...], dom: dict[str, tuple[int, ...]], bounds: lis
 
 def enumerate_steps(blocks: list[tuple[str, Expr]], domains: dict[str, tuple[int, ...]],
                     limits: Limits, bounds: list[Linear], given: dict[Local, Foot]) -> Steps:
-    """Every local state reached through steps inside the domains, and its outcomes at each
-    valuation of its reads there (and in the bounds); footprints checked as they step."""
+    # Every local state reached through steps inside the domains, and its outcomes at each
+    # valuation of its reads there (and in the bounds); footprints checked as they step.
     states: dict[Local, tuple[Env, Expr]] = {}
     texts: dict[str, tuple[Env, Expr]] = {}
     named: dict[Expr, tuple[frozenset[str], str]] = {}  # the same few ends of every valuation

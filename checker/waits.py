@@ -1,21 +1,20 @@
-"""Deferred steps of a plain reduction proof (docs/certificates.md, "Deferred steps"): a
-step into a wait that the request could as well have taken later; the checker finds them
-itself, so a certificate cannot name one."""
+"""Deferred steps (docs/certificates.md, "Deferred steps"): steps into a wait, found here."""
+# A step into a wait that the request could as well have taken later; the checker finds them
+# itself, so a certificate cannot name one. Used at layer 0 (pass 0 of a claim with blocks)
+# and on the top layer.
 
 from __future__ import annotations
 
 from functools import cache
 
-from checker.steps import Linear, Local, Step, Steps, Values, valuations
+from checker.steps import Linear, Local, Step, Steps, group, valuations
 
 
 def deferred(s: Steps, dom: dict[str, tuple[int, ...]], bounds: list[Linear]) -> set[Step]:
-    """Steps into a wait (docs/certificates.md, "Deferred steps"): E → S changing no global,
-    where E has, at each valuation of its reads, every outcome of S there that changes
-    something."""
-    outs: dict[tuple[Local, Values], set[tuple[Local, Values]]] = {}
-    for m in s.moves + s.escapes:
-        outs.setdefault((m.src, m.reads), set()).add((m.dst, m.after))
+    # E → S changing no global, S not answering, where E has, at each valuation of its reads,
+    # every outcome of S there that changes something (with the same values after).
+    outs = {k: set(v) for k, v in group(((m.src, m.reads), (m.dst, m.after))
+                                        for m in s.moves + s.escapes).items()}
 
     @cache
     def covers(src: Local, dst: Local) -> bool:

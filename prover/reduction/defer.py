@@ -13,6 +13,7 @@ still holds of S (its consecution keeps the step).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 from prover.reduction.table import Local, Move, Table, valuations
 
@@ -35,6 +36,15 @@ def deferred(t: Table, live: Iterable[Move]) -> frozenset[Move]:
         if out[key]:
             found.append(m)
     return frozenset(found)
+
+
+def without_waits(t: Table, heads: frozenset[Local] = frozenset()) -> Table:
+    """`t` without its deferred steps (those into the states `heads` excepted): what the
+    checker's views have, at layer 0 and on the top layer alike (docs/certificates.md,
+    "Deferred steps"), so that no mover check of the prover's uses a step the checker's
+    swaps may not."""
+    waits = {m for m in deferred(t, t.moves) if m.dst not in heads}
+    return replace(t, moves=tuple(m for m in t.moves if m not in waits)) if waits else t
 
 
 def _writes_nothing(t: Table, m: Move) -> bool:

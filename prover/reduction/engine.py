@@ -11,7 +11,7 @@ of these steps passes.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Literal
@@ -25,7 +25,7 @@ from prover.frontend.footprint import footprint
 from prover.frontend.steps import ProgramSteps
 from prover.reduction.attempts import Attempt as Attempt_
 from prover.reduction.attempts import composite_commits, exposed, find_attempts, validate
-from prover.reduction.defer import deferred
+from prover.reduction.defer import without_waits
 from prover.reduction.guards import conservation_laws, sampled, value_sets
 from prover.reduction.houdini import houdini
 from prover.reduction.invariant import (
@@ -121,11 +121,14 @@ def _reduce(steps: ProgramSteps, t: Table, live: list[Move], solver: Solver,
     """Plain reduction, then with attempts and the candidates they need."""
     base = [*bound_conjuncts(t), *candidates(t, live)]
     wrong = refuted_by_runs(t, live, base)  # each candidate's own: asked once per candidate
-    first = _round(steps, t, live, base, wrong, [], solver, deadline, stats, frozenset())
+    first = _round(steps, t, live, base, wrong, None, solver, deadline, stats, frozenset())
     if first.evidence is not None or first.reason.endswith(OUT_OF_TIME):
         return first
-    # Beyond plain reduction: attempts, and the candidates they and guarded steps need.
-    found = find_attempts(t, live, {r for r, _ in t.entries})
+    # Beyond plain reduction: attempts, and the candidates they and guarded steps need. The
+    # blocks are found on the steps without the deferred ones, as the checker reads them
+    # (pass 0: docs/certificates.md, "Deferred steps").
+    kept = set((t0 := without_waits(t)).moves)
+    found = find_attempts(t0, [m for m in live if m in kept], {r for r, _ in t.entries})
     inner = {loc for a in found for loc in a.states}
     seen = observe(t, live)
     tested = value_sets(t, live, inner) + conservation_laws(t, live)
@@ -174,11 +177,12 @@ def _visited(c: Conjunct, seen: Observed) -> bool:
 
 
 def _round(steps: ProgramSteps, t: Table, live: list[Move], cands: list[Conjunct],
-           wrong: set[Conjunct], found: list[Attempt_], solver: Solver,
+           wrong: set[Conjunct], found: list[Attempt_] | None, solver: Solver,
            deadline: float | None, stats: dict[str, int], known: frozenset[Conjunct]
            ) -> Attempt:  # fmt: skip
     """One Houdini run on `cands` but those the runs refuted (`wrong`; `known`: inductive
-    already), then labels with the attempts, then without blocks."""
+    already), then labels with the attempts `found`, then with sections (`found` None: no
+    blocks), then without blocks."""
     cands = list(dict.fromkeys(cands))
     solver.phase = FINDING
     inv = houdini(t, live, [c for c in cands if c not in wrong], solver, deadline,
@@ -197,19 +201,21 @@ def _round(steps: ProgramSteps, t: Table, live: list[Move], cands: list[Conjunct
     refuters = _dead(t, live, inv)
     dead, every = set(refuters), live
     live = [m for m in live if (m.src, m.reads) not in dead]
-    blocks, why = _validated(t, found, live, inv, solver) if found else ([], "")
+    # Steps into a wait are deferred (docs/certificates.md, "Deferred steps"): no view but
+    # consecution's has them, and no swap uses one (the checker finds them itself).
+    kept = set((t0 := without_waits(t)).moves)
+    live0 = [m for m in live if m in kept]
+    blocks, why = _validated(t0, found, live0, inv, solver) if found else ([], "")
     layered: Layered | str = "no attempt validated"
     if blocks:  # with attempts first: the first round saw the plain labels fail
-        layered = _layered(t, live, dead, inv, solver, deadline, blocks, False)
-    if isinstance(layered, str) and found:
-        layered = _layered(t, live, dead, inv, solver, deadline, blocks, True)
+        layered = _layered(t0, live0, dead, inv, solver, deadline, blocks, False)
+    if isinstance(layered, str) and found is not None:
+        layered = _layered(t0, live0, dead, inv, solver, deadline, blocks, True)
     if isinstance(layered, str):
-        waits = deferred(t, live)  # docs/certificates.md, "Deferred steps"
-        view = [m for m in live if m not in waits]
-        movers = Movers(t, view, inv, solver)
-        plain = _labels(t, view, movers, deadline)
-        layered = Layered(t, view, plain, [], {}, [], ((movers, plain),)) \
-            if isinstance(plain, dict) else plain if not found else \
+        movers = Movers(t0, live0, inv, solver)
+        plain = _labels(t0, live0, movers, deadline)
+        layered = Layered(t0, live0, plain, [], {}, [], ((movers, plain),)) \
+            if isinstance(plain, dict) else plain if found is None else \
             f"{plain}; blocks: {why or layered}"
     stats["solver_queries"], stats["solver_units"] = solver.queries, solver.units
     if isinstance(layered, str):
@@ -240,11 +246,18 @@ def _evidence(t: Table, layered: Layered, labels: dict[Group, str],
     if t.bounds:
         evidence["bounds"] = [b.json() for b in bound_conjuncts(t)]
     if layered.attempts or layered.sections:
+        # A state that enters two sections has all its labels in the first: the checker
+        # reads the sections' labels as one list, where two entries for a state are wrong.
+        first: dict[Local, int] = {}
+        for i, sec in enumerate(layered.sections):
+            for g in layered.inner:
+                if g[0] in sec or _enters(t, g, sec):
+                    first.setdefault(g[0], i)
         evidence["blocks"] = [_attempt_json(a) for a in layered.attempts] + [
             {"kind": "section", "states": [list(x) for x in sorted(sec)],
              "labels": _labels_json(t, [], {g: lab for g, lab in layered.inner.items()
-                                           if g[0] in sec or _enters(t, g, sec)})}
-            for sec in layered.sections]
+                                           if first.get(g[0]) == i})}
+            for i, sec in enumerate(layered.sections)]
     if groups:
         evidence["groups"] = groups
     return evidence
@@ -321,7 +334,10 @@ def _layered(t: Table, live: list[Move], dead: set[Group], inv: list[Conjunct],
     if with_sections:
         movers = Movers(t, view, inv, solver, comps, zero)
         inner_movers = ((movers, inner),)
-        for sec in find_sections(t, view, inv, taken):
+        # found on every step but stutters, dead ones too: the checker reads the blocks
+        # before it knows which steps are dead, and no step may go from one into another
+        steps = [m for m in t.moves if not t.is_stutter(m) and m not in gone]
+        for sec in find_sections(t, steps, inv, taken):
             got = section_labels(t, view, sec, movers)
             if isinstance(got, dict):
                 sections.append(sec)
@@ -331,11 +347,14 @@ def _layered(t: Table, live: list[Move], dead: set[Group], inv: list[Conjunct],
         inner.update({g: "D" for g in dead if g[0] in frozenset().union(*sections) or any(
             _enters(t, g, sec) for sec in sections)})  # fmt: skip
     shut = {g for g, lab in inner.items() if lab == "D"}
-    try:
+    try:  # the checker's top view: the states outside every block, macro steps for sections
         top = top_table(t, [m for m in t.moves if (m.src, m.reads) not in shut and m not in gone],
-                        sections, set(zero), MACRO_BUDGET) if sections else t
+                        sections, set(zero), MACRO_BUDGET)
     except OverflowError as exc:
         return str(exc)
+    # The top layer's steps into a wait are deferred too, but those into an attempt's head
+    # (whose composites are no steps of the top table), as the checker finds them.
+    top = without_waits(top, frozenset(a.head for a in blocks))
     top_live = [m for m in top.moves if not top.is_stutter(m) and m not in gone
                 and not (top.reads[m.src] == t.reads.get(m.src) and (m.src, m.reads) in dead)]
     everyone = frozenset(zero | frozenset().union(set(), *sections))
@@ -543,12 +562,18 @@ def _explain(steps: ProgramSteps, t: Table, top: Table, layered: Layered,
     name."""
     rows: dict[str, dict[tuple[tuple[int, ...], str], None]] = {}
     inner = frozenset().union(set(), *layered.sections)
+    macro: dict[Local, set[int]] = {}  # the same for every macro step of a state: made once
     for m in layered.live:
         lab = layered.labels[(m.src, m.reads)]
         if lab == "D":
             continue
-        lines = t.lines(steps, m) if top.reads[m.src] == t.reads.get(m.src) else \
-            _macro_lines(steps, t, m.src, inner)
+        lines: Collection[int]
+        if top.reads[m.src] == t.reads.get(m.src):
+            lines = t.lines(steps, m)
+        else:
+            if m.src not in macro:
+                macro[m.src] = _macro_lines(steps, t, m.src, inner)
+            lines = macro[m.src]
         rows.setdefault(m.src[0], {})[(tuple(sorted(lines)), lab)] = None
     tries = []
     for a in layered.attempts:

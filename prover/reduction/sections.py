@@ -180,7 +180,7 @@ def top_table(t: Table, moves: list[Move], sections: list[frozenset[Local]], ski
         for vals in itertools.product(*(t.domains[x] for x in names)):
             out += _macro(t, loc, dict(zip(names, vals, strict=True)), groups, inner, names)
     return Table(t.domains, t.initial, t.entries, t.final, reads, touched, writes,
-                 tuple(dict.fromkeys(out)), (), t.program, t.canonical)
+                 tuple(dict.fromkeys(out)), (), t.program, t.canonical, t.bounds)
 
 
 def _macro(t: Table, start: Local, v0: dict[str, int], groups: dict[tuple[Local, tuple[int,
