@@ -325,7 +325,7 @@ class _Scan:
             v = str(self.vlocals.get(e[1], e[1]))
             if not stmt or e[1] in self.vlocals and _resolve(e[2], env) != ("var", v):
                 self.problem(v, f"{e[1]} is assigned where its value is used, or not from {v}", e)
-        if p in self.sites and p not in self.valid:
+        if p in self.sites and (p not in self.valid or self.sites[p][2] is None):
             self.problem(self.sites[p][0], "a version test that is not an `if`'s condition (or "
                                            "a conjunct of it), or compares with a value not "
                                            "read since", e)

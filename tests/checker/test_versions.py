@@ -89,6 +89,11 @@ request read { D }
                          OCC + "request reset { D := 0 }\n"),
     "test after a yield in its condition": ("V is written with a value not known above", _twin(
         "if (V == v)", "if (V == v && (yield; 1))")),
+    # v and d read once, before the loop: after a passing round's raise, no later round's
+    # test compares with a value read since (a fact of the first round only)
+    "snapshot of the first round only": ("request update:", _twin(
+        "ok := 0;\n  while (ok == 0) {\n    v := V; d := D;\n",
+        "ok := 0; v := V; d := D;\n  while (ok == 0) {\n")),
     "test in a loop condition": ("a failed round of the retry loop", _twin(
         "while (ok == 0)", "while (ok == 0 && V == v)")),
 }
