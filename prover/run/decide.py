@@ -508,10 +508,10 @@ def _deadlock_when_undecided(run: _Run) -> None:
     from prover.engines.deadlock import find_deadlock
 
     steps, t0 = run.model.steps, time.monotonic()
-    if steps is None or run.hard - t0 < 2.0:
+    if steps is None or run.hard - t0 < 0.5:
         return
     try:  # a margin: one step of a wide program can take most of a second
-        search = find_deadlock(steps, deadline=run.hard - 1.0)
+        search = find_deadlock(steps, deadline=run.hard - min(1.0, (run.hard - t0) / 3))
     except SerError:
         return
     run.times["deadlock_s"] = time.monotonic() - t0
