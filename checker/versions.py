@@ -151,7 +151,7 @@ def _specs(body: Expr) -> tuple[list[dict[str, int]], Path]:
     while rest[0] == "seq" and (more := _inputs(rest[1], steps[-1][0])) is not None:
         steps.append((more, steps[-1][1] + (2,)))
         rest = rest[2]
-    while set(steps[-1][0][0]) & _assigned(_at(body, steps[-1][1]))[0]:
+    while {k for env in steps[-1][0] for k in env} & _assigned(_at(body, steps[-1][1]))[0]:
         steps.pop()  # an input set again later: the prefix ends before its first setting
     return steps[-1]
 
@@ -172,6 +172,7 @@ class _Scan:
         self.sites: dict[Path, tuple[str, str, frozenset[tuple[str, str]] | None, str]] = {}
         self.valid: dict[Path, tuple[Path, int]] = {}  # test -> (its `if`, failing branch)
         self.removed: dict[Path, bool] = {}  # assignments reached -> the abstraction's `0`
+        self.bins: dict[Path, None] = {}  # binary operations reached
         self.problems: set[tuple[str, str]] = set()  # (the global at fault, why)
 
     def reached(self, e: Expr) -> Iterator[Expr]:
@@ -217,6 +218,7 @@ class _Scan:
             self.removed[p] = e[1] in self.versions or e[1] in self.vlocals
             return self.assign(e, self.go(e[2], p + (2,), st))
         if tag == "bin":
+            self.bins[p] = None
             if (vl := self.test(e, st)) is not None:
                 s = st.snaps().get(vl[1])
                 self.sites[p] = (*vl, s[1] if s is not None and s[0] == vl[0] else None, e[1])
@@ -235,7 +237,10 @@ class _Scan:
             return _join(self.go(e[2], p + (2,), then), self.go(e[3], p + (3,), other))
         if tag == "while":
             head: Facts | None = st
-            while True:
+            while True:  # each pass records afresh: only the fixpoint's facts count
+                for rec in (self.sites, self.valid, self.removed, self.bins):
+                    for q in [q for q in rec if q[:len(p)] == p]:
+                        del rec[q]
                 c = self.go(e[1], p + (1,), head)
                 after = _join(head, self.go(e[2], p + (2,), c))
                 if after == head:
@@ -397,10 +402,12 @@ def _retry(scan: _Scan, body: Expr, test: Path, at: tuple[Path, int]) -> None:
     bad: set[str] = set()
     after = _first(loop[2], frozenset(), loc, bad)  # each round sets them again
     bad |= loc - (after if after is not None else loc)
-    if glo or loc & _names(loop[1]) or bad or _assigned(loop[1]) != (set(), set()):
+    if glo or loc & _names(loop[1]) or bad or _assigned(loop[1]) != (set(), set()) or any(
+            n[0] == "nd" for n in _walk(loop[1])):
         scan.problem(version, "a failed round of the retry loop writes a global, or a local "
                      "read before it is written again or not written again by every round, "
-                     f"or the loop's condition assigns ({', '.join(sorted(glo | bad))})", loop)
+                     "or the loop's condition assigns or chooses "
+                     f"({', '.join(sorted(glo | bad))})", loop)
 
 
 def _names(e: Expr) -> set[str]:
@@ -424,6 +431,8 @@ def _rewrite(scans: list[_Scan], e: Expr, p: Path, problems: list[tuple[str, str
     """The abstraction of `e` at `p`: each input's test, by cases of the inputs where they
     differ; the assignments of versions and their locals `0`."""
     reached = [s for s in scans if p in s.sites]
+    if reached and len(reached) != sum(p in s.bins for s in scans):
+        problems.append(("", f"a version test at some inputs only (`{expr_text(e)[:60]}`)"))
     if reached:
         reps = [(s.env, s.rep(e, p)) for s in reached]
         if all(r == reps[0][1] for _, r in reps):
