@@ -449,6 +449,10 @@ def _rewrite(scans: list[_Scan], e: Expr, p: Path, problems: list[tuple[str, str
         problems.append(("", f"an assignment a version's at some inputs only (`{expr_text(e)}`)"))
     kids = [_rewrite(scans, k, p + (i,), problems) if isinstance(k, tuple) else k
             for i, k in enumerate(e) if i > 0]
+    if e[0] == "bin" and e[1] in ("&&", "||") and kids[1][0] == "int" != e[2][0]:
+        # quirk Q1 would fold `n && B` to B itself, where the program computes 0 or 1
+        problems.append(("", f"a version's read or raise left a literal before {e[1]} "
+                             f"(`{expr_text(e)[:60]}`)"))
     return _MAKE[e[0]](*kids) if e[0] in _MAKE else (e[0], *kids)
 
 
