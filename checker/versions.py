@@ -40,6 +40,7 @@ from checker.model import (
     mk_seq,
     mk_un,
     mk_while,
+    nodes,
 )
 from checker.program import parse_program
 
@@ -257,7 +258,7 @@ class _Scan:
         """Facts in the then and else branches of `if (c)`: a version test that is the
         condition or one of its top-level conjuncts (then V == l), or `V != l` alone (else),
         in a condition that neither yields nor assigns."""
-        if st is None or any(n[0] in ("yield", "assign") for n in _walk(c)):
+        if st is None or any(n[0] in ("yield", "assign") for n in nodes(c)):
             return st, st  # what the test showed may not hold by the time the branch runs
         neg = p + (1, 1) if c[0] == "not" else p + (1,)
         if (vl := self.site(neg, "==" if c[0] == "not" else "!=")) is not None:
@@ -352,7 +353,7 @@ def _assigned(e: Expr) -> tuple[set[str], set[str]]:
     """(locals, globals) that `e` assigns anywhere."""
     loc: set[str] = set()
     glo: set[str] = set()
-    for n in _walk(e):
+    for n in nodes(e):
         if n[0] == "assign":
             (loc if is_local(n[1]) else glo).add(n[1])
     return loc, glo
@@ -403,7 +404,7 @@ def _retry(scan: _Scan, body: Expr, test: Path, at: tuple[Path, int]) -> None:
     after = _first(loop[2], frozenset(), loc, bad)  # each round sets them again
     bad |= loc - (after if after is not None else loc)
     if glo or loc & _names(loop[1]) or bad or _assigned(loop[1]) != (set(), set()) or any(
-            n[0] == "nd" for n in _walk(loop[1])):
+            n[0] == "nd" for n in nodes(loop[1])):
         scan.problem(version, "a failed round of the retry loop writes a global, or a local "
                      "read before it is written again or not written again by every round, "
                      "or the loop's condition assigns or chooses "
@@ -411,14 +412,7 @@ def _retry(scan: _Scan, body: Expr, test: Path, at: tuple[Path, int]) -> None:
 
 
 def _names(e: Expr) -> set[str]:
-    return {n[1] for n in _walk(e) if n[0] == "var"}
-
-
-def _walk(e: Expr) -> Iterator[Expr]:
-    todo = [e]
-    while todo:
-        yield (n := todo.pop())
-        todo.extend(k for k in n[1:] if isinstance(k, tuple))
+    return {n[1] for n in nodes(e) if n[0] == "var"}
 
 
 def _put(e: Expr, p: Path, new: Expr) -> Expr:

@@ -356,11 +356,8 @@ def _parts(run: _Run) -> tuple[Counterexample | None, dict[str, Any] | None]:
     certs: list[dict[str, Any]] = []
     for k, kinds in enumerate(groups, 1):
         named = f"part {k} of {len(groups)} ({', '.join(kinds)})"
-        sub = _load(run.path, max(0.0, run.hard - time.monotonic()), _prefixed(run.say, named),
-                    run.state_bound, run.ns_choice,
-                    str(sources[k - 1]).encode("utf-8"), run.model.constants)
-        share = (run.deadline - time.monotonic()) / (len(groups) - k + 1)
-        sub.hard, sub.deadline = run.hard, time.monotonic() + max(0.0, share)
+        sub = _other_program(run, named, str(sources[k - 1]), 1 / (len(groups) - k + 1),
+                             run.model.constants)
         cex, cert = _part(sub, named)
         run.fault = run.fault or _fault(sub)
         if cert is None:
@@ -395,10 +392,7 @@ def _versions(run: _Run) -> dict[str, Any] | None:
             run.reasons.append(f"versions that never wrap: {why}")
         return None
     named = "without versions " + ", ".join(v for v, _ in found.versions)
-    sub = _load(run.path, max(0.0, run.hard - time.monotonic()), _prefixed(run.say, named),
-                run.state_bound, run.ns_choice, found.source.encode("utf-8"))
-    sub.hard = run.hard
-    sub.deadline = time.monotonic() + max(0.0, (run.deadline - time.monotonic()) / 2)
+    sub = _other_program(run, named, found.source, 1 / 2)
     cex, cert = _part(sub, named)
     run.times["versions_s"] = time.monotonic() - t0
     if cert is None:
@@ -407,6 +401,17 @@ def _versions(run: _Run) -> dict[str, Any] | None:
         return None
     run.stats["versions"] = [{"version": v, "guards": list(xs)} for v, xs in found.versions]
     return versions_certificate(run.model, run.stats["versions"], cert)
+
+
+def _other_program(run: _Run, named: str, source: str, share: float,
+                   constants: tuple[tuple[str, int], ...] = ()) -> _Run:
+    """A run of another program (a part, or the program without its versions): `share` of
+    what is left of this run's engines' time, under the same hard deadline."""
+    sub = _load(run.path, max(0.0, run.hard - time.monotonic()), _prefixed(run.say, named),
+                run.state_bound, run.ns_choice, source.encode("utf-8"), constants)
+    sub.hard = run.hard
+    sub.deadline = time.monotonic() + max(0.0, share * (run.deadline - time.monotonic()))
+    return sub
 
 
 def _part(sub: _Run, named: str) -> tuple[Counterexample | None, dict[str, Any] | None]:

@@ -6,17 +6,15 @@ of them grafted from the correct optimistic update onto a twin that is not seria
 from __future__ import annotations
 
 import copy
-import hashlib
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from checker.api import check_certificate
 from checker.program import parse_program
 from checker.versions import abstraction
 from prover.frontend.versions import candidates, find
-from prover.run import decide
+from tests.checker.test_parts import _decide, _model, _status
 
 Json = Any
 
@@ -97,25 +95,6 @@ request read { D }
     "test in a loop condition": ("a failed round of the retry loop", _twin(
         "while (ok == 0)", "while (ok == 0 && V == v)")),
 }
-
-
-def _decide(tmp_path: Path, source: str) -> tuple[str, Json]:
-    path = tmp_path / "m.ser"
-    path.write_text(source, encoding="utf-8")
-    d = decide.decide(str(path), str(path) + ".cert.json", timeout_s=60, check_timeout_s=30,
-                      progress=None, use_proofs=True)
-    import json
-    return d.result.status, None if d.text is None else json.loads(d.text)
-
-
-def _model(source: str) -> Json:
-    return {"kind": "ser", "path": "m.ser", "source": source,
-            "sha256": hashlib.sha256(source.encode()).hexdigest()}
-
-
-def _status(cert: Json) -> tuple[str, str | None, str]:
-    r = check_certificate(cert, timeout_s=60)
-    return r.status, r.code, r.message
 
 
 @pytest.fixture(scope="module")

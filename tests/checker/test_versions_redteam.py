@@ -11,7 +11,6 @@ before the fixes they led to (rules 2, 5 and 7, and the versions' start)."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import subprocess
 import sys
@@ -24,16 +23,11 @@ from checker.api import check_certificate
 from checker.model import expr_text
 from checker.program import parse_program
 from checker.versions import abstraction
-from prover.run import decide
+from tests.checker.test_parts import _decide, _model
 
 Json = Any
 ROOT = Path(__file__).resolve().parents[2]
 BOUNDED = ROOT / "bench" / "blind" / "bounded.py"
-
-
-def _model(source: str) -> Json:
-    return {"kind": "ser", "path": "m.ser", "source": source,
-            "sha256": hashlib.sha256(source.encode()).hexdigest()}
 
 
 def _abstract_source(source: str, versions: dict[str, list[str]]) -> str:
@@ -48,13 +42,8 @@ def _abstract_source(source: str, versions: dict[str, list[str]]) -> str:
 
 
 def _prove(tmp_path: Path, source: str, verdict: str = "serializable") -> Json:
-    path = tmp_path / "abstract.ser"
-    path.write_text(source, encoding="utf-8")
-    d = decide.decide(str(path), str(path) + ".cert.json", timeout_s=60, check_timeout_s=30,
-                      progress=None, use_proofs=True)
-    assert d.text is not None, d.result
-    cert = json.loads(d.text)
-    assert cert["verdict"] == verdict, cert["verdict"]
+    _, cert = _decide(tmp_path, source, "abstract.ser")
+    assert cert is not None and cert["verdict"] == verdict, cert
     return cert
 
 

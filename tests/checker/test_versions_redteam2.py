@@ -8,15 +8,17 @@ own, and wrapped with the model's hash recomputed."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from checker.program import parse_program
 from checker.versions import abstraction
-from prover.run import decide
+from tests.checker.test_parts import _decide
+from tests.checker.test_versions import OCC
 from tests.checker.test_versions_redteam import _forge, _not_serializable, _refused
+
+UPDATE = OCC.partition("request read")[0]  # the optimistic update alone
 
 # ---------------------------------------------------------------------------------------------
 # Finding 1 (rule 4, the loop's fixpoint): a test `c == v` is recognised in the loop's first
@@ -55,16 +57,7 @@ def test_a_test_recognised_only_in_the_loops_first_pass(tmp_path: Path) -> None:
 # the analysis at i = 1 keeps k = 1 and never looks at the branch `V := k + 1`, which
 # resets V to 0 at run time (ABA: an update commits over another's write).
 
-INPUT_SET_AGAIN = """request update {
-  ok := 0;
-  while (ok == 0) {
-    v := V; d := D;
-    yield;
-    if (V == v) { D := (d + 1) % 3; V := v + 1; ok := 1 } else { 0 }
-  };
-  d
-}
-request reset {
+INPUT_SET_AGAIN = UPDATE + """request reset {
   i := ?;
   if (i == 0) { a := 0 } else { k := 1 };
   yield;
@@ -86,16 +79,7 @@ def test_an_input_of_a_later_case_set_again(tmp_path: Path) -> None:
 # be false, and the loop ends with the failed round's reads (d) in place. An update answers
 # a value it read, and then aborts: {0, 1, 1} for three updates, which no serial order gives.
 
-CHOICE_IN_CONDITION = """request update {
-  ok := 0;
-  while (ok == 0 && ?) {
-    v := V; d := D;
-    yield;
-    if (V == v) { D := (d + 1) % 3; V := v + 1; ok := 1 } else { 0 }
-  };
-  d
-}
-"""
+CHOICE_IN_CONDITION = UPDATE.replace("while (ok == 0)", "while (ok == 0 && ?)")
 
 
 @pytest.mark.parametrize("source", [CHOICE_IN_CONDITION], ids=["choice"])
@@ -137,16 +121,7 @@ def test_a_version_test_at_some_inputs_only(tmp_path: Path) -> None:
 # search and the random runs miss the ABA, and `ser-prove` proves the program itself with the
 # engine `versions`; the checker accepts its certificate.
 
-INPUT_SET_AGAIN_WIDE = """request update {
-  ok := 0;
-  while (ok == 0) {
-    v := V; d := D;
-    yield;
-    if (V == v) { D := (d + 1) % 3; V := v + 1; ok := 1 } else { 0 }
-  };
-  d
-}
-request reset {
+INPUT_SET_AGAIN_WIDE = UPDATE + """request reset {
   i := ?(0..99);
   if (i == 37) { k := 1 } else { a := 0 };
   yield;
@@ -159,9 +134,6 @@ request reset {
 
 def test_the_prover_proves_an_input_set_again(tmp_path: Path) -> None:
     _not_serializable(tmp_path, INPUT_SET_AGAIN_WIDE)
-    path = tmp_path / "wide.ser"
-    path.write_text(INPUT_SET_AGAIN_WIDE, encoding="utf-8")
-    d = decide.decide(str(path), str(path) + ".cert.json", timeout_s=60, check_timeout_s=30,
-                      progress=None, use_proofs=True)
-    if d.text is not None and json.loads(d.text)["verdict"] == "serializable":
-        _refused(json.loads(d.text))
+    _, cert = _decide(tmp_path, INPUT_SET_AGAIN_WIDE, "wide.ser")
+    if cert is not None and cert["verdict"] == "serializable":
+        _refused(cert)
