@@ -118,11 +118,14 @@ def versioned(t: Table, a: Attempt, v: str) -> set[int] | None:
                                               if restarts(t, a, m, own) else None)
         elif m.src == a.head:
             return None
+    after: dict[Local, list[Move]] = {}
+    for m in a.tried:
+        after.setdefault(m.src, []).append(m)
     todo = list(last)
     while todo:
         loc = todo.pop()
-        for m in a.tried:
-            if m.src == loc and v not in t.reads[loc] and not last[loc] <= last.get(m.dst, set()):
+        for m in after.get(loc, ()):
+            if v not in t.reads[loc] and not last[loc] <= last.get(m.dst, set()):
                 last[m.dst] = last.get(m.dst, set()) | last[loc]
                 todo.append(m.dst)
     opened: set[int] = set()

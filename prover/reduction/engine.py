@@ -127,12 +127,22 @@ def _reduce(steps: ProgramSteps, t: Table, live: list[Move], solver: Solver,
     # Beyond plain reduction: attempts, and the candidates they and guarded steps need. The
     # blocks are found on the steps without the deferred ones, as the checker reads them
     # (pass 0: docs/certificates.md, "Deferred steps").
+    def late() -> bool:  # the guesses below grow with the states, and have no budget
+        return deadline is not None and time.monotonic() > deadline
+
+    out_of_time = Attempt(None, f"reduction: {OUT_OF_TIME}", stats, table=t)
     kept = set((t0 := without_waits(t)).moves)
     found = find_attempts(t0, [m for m in live if m in kept], {r for r, _ in t.entries})
     inner = {loc for a in found for loc in a.states}
     seen = observe(t, live)
+    if late():
+        return out_of_time
     tested = value_sets(t, live, inner) + conservation_laws(t, live)
+    if late():
+        return out_of_time
     guessed, untested = sampled(t, live, seen, inner)
+    if late():
+        return out_of_time
     extra = tested + guessed
     known = frozenset(first.invariant)
     # Value sets at the states the runs visited first: one at a state no run reaches is

@@ -20,6 +20,9 @@ from prover.reduction.samples import Observed
 from prover.reduction.table import Local, Move, Table, _after, guarded_values
 
 MAX_CASES = 16  # a value set with more values gives no candidate
+# The pairs of groups of states are as many as states, each about as long: past this many
+# terms in all (a reader over 8 cells, 9,880 states: 10^8) the rest are not guessed.
+PAIR_TERMS = 2_000_000
 
 
 def guards(t: Table) -> list[str]:
@@ -160,15 +163,21 @@ def sampled(t: Table, live: list[Move], seen: Observed, skip: set[Local]
         for (_, vals), locs in groups.items():
             if len(locs) > 1:
                 out.append(clause(_none(locs), *[equals(("value", x), v) for v in sorted(vals)]))
-    requests = sorted({loc[0] for loc in t.reads})
+    by_request: dict[str, list[Local]] = {}
+    for loc in sorted(t.reads):
+        if loc not in t.entries:
+            by_request.setdefault(loc[0], []).append(loc)
     beside: dict[Local, set[Local]] = {}  # the pairs the runs saw, by their first state
     for one, other in seen.together:
         beside.setdefault(one, set()).add(other)
+    terms = 0
     for a in _owned(t, live):
         near = set[Local]().union(*(beside.get(loc, ()) for loc in a))
-        for r in requests:
-            b = [loc for loc in sorted(t.reads) if loc[0] == r and loc not in near
-                 and loc not in a and loc not in t.entries]  # fmt: skip
+        for locs in by_request.values():
+            terms += len(locs) + len(a)
+            if terms > PAIR_TERMS:
+                return out, far
+            b = [loc for loc in locs if loc not in near and loc not in a]
             if b:
                 (out if a <= seen.values.keys() else far).append(clause(_none(sorted(a)),
                                                                         _none(b)))
@@ -176,8 +185,8 @@ def sampled(t: Table, live: list[Move], seen: Observed, skip: set[Local]
 
 
 def _none(locs: list[Local]) -> Linear:
-    """Σ M(l) <= 0: nobody in these states."""
-    return Linear(tuple(sorted((("local", *loc), 1) for loc in locs)), 0, "<=")
+    """Σ M(l) <= 0: nobody in these states (`locs` sorted, as the terms must be)."""
+    return Linear(tuple((("local", *loc), 1) for loc in locs), 0, "<=")
 
 
 def _owned(t: Table, live: list[Move]) -> list[set[Local]]:

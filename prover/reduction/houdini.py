@@ -50,8 +50,11 @@ def houdini(t: Table, live: list[Move], cands: Sequence[Conjunct], solver: Solve
     steps = list(changes(t, live, counts))
     by_atom = by_atoms(active)
     active = replayed(solver.witnesses, active, by_atom, counts)
-    risky = [[c for c in moved(by_atom, ch) if c not in known and at_risk(c, ch)]
-             for ch in steps]  # fmt: skip  # once: later passes only drop conjuncts
+    risky: list[list[Conjunct]] = []  # once: later passes only drop conjuncts
+    for ch in steps:
+        if len(risky) % 256 == 0 and deadline is not None and time.monotonic() > deadline:
+            return None
+        risky.append([c for c in moved(by_atom, ch) if c not in known and at_risk(c, ch)])
     moving = steps_by_atom(steps)
     every = range(len(steps))
     todo: Iterable[int] = every
