@@ -18,7 +18,7 @@ from typing import Any
 
 from checker.certificate import Limits
 from checker.errors import CheckerError, Invalid, Undecided, invalid
-from checker.model import Env, Expr, named
+from checker.model import Env, Expr, is_local, mk_bin, mk_un, nodes
 from checker.program import parse_program
 
 
@@ -42,8 +42,55 @@ def _restriction(data: dict[str, Any], initial: Env, whole: list[tuple[str, Expr
     return names
 
 
+def _settle(e: Expr, known: dict[str, int]) -> int | None:
+    """The value of `e` when the constant locals `known` alone decide it (else None)."""
+    tag = e[0]
+    if tag in ("int", "var"):
+        return e[1] if tag == "int" else known.get(e[1])
+    if tag not in ("not", "neg", "bin") or (a := _settle(e[1 + (tag == "bin")], known)) is None:
+        return None
+    if tag == "bin" and e[1] in ("&&", "||") and (a == 0) == (e[1] == "&&"):
+        return int(e[1] == "||")  # short-circuit: the right operand is never run
+    b = _settle(e[3], known) if tag == "bin" else 0
+    if b is None:
+        return None
+    if tag == "bin" and e[1] in ("&&", "||"):
+        return int(b != 0)  # as a run computes it (no folding of quirk Q1 here)
+    try:
+        return mk_un(tag, ("int", a))[1] if tag != "bin" else mk_bin(e[1], ("int", a),
+                                                                     ("int", b))[1]
+    except CheckerError:  # a fault (division by zero, overflow): both branches stay
+        return None
+
+
+def reached(body: Expr) -> tuple[set[str], set[str]]:
+    """The globals `body` reads and writes on the paths its constant locals leave: a local
+    set by a literal among its first statements and assigned nowhere else keeps that value
+    wherever it is read, so an `if` whose condition they decide runs only one branch."""
+    known: dict[str, int] = {}
+    first = body
+    while first[0] == "seq" and first[1][0] == "assign" and first[1][2][0] == "int" \
+            and is_local(first[1][1]):  # fmt: skip
+        known[first[1][1]] = first[1][2][1]
+        first = first[2]
+    sets = [n[1] for n in nodes(body) if n[0] == "assign"]
+    known = {k: v for k, v in known.items() if sets.count(k) == 1}
+    reads: set[str] = set()
+    writes: set[str] = set()
+    todo = [body]
+    while todo:
+        n = todo.pop()
+        if n[0] in ("var", "assign") and not is_local(n[1]):
+            (reads if n[0] == "var" else writes).add(n[1])
+        if n[0] == "if" and (c := _settle(n[1], known)) is not None:
+            todo += [n[1], n[2] if c != 0 else n[3]]
+        else:
+            todo.extend(x for x in n[1:] if isinstance(x, tuple))
+    return reads, writes
+
+
 def _independent(whole: list[tuple[str, Expr]], names: list[list[str]]) -> None:
-    acc = {r: (named(e, ("var",)), named(e, ("assign",))) for r, e in whole}  # reads, writes
+    acc = {r: reached(e) for r, e in whole}  # reads, writes
     part = {n: i for i, kinds in enumerate(names) for n in kinds}
     for a, (_, wa) in acc.items():
         for b, (rb, wb) in acc.items():

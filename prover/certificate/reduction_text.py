@@ -11,6 +11,7 @@ retry loop reads, where it commits and what validates it; which lines a section 
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Sequence
 from typing import Any
 
 
@@ -48,10 +49,14 @@ def render_reduction(data: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-def render_parts(parts: list[dict[str, Any]]) -> str:
-    """A model proved in independent parts: which requests each part has, and its engine."""
-    lines = [f"Serializable in {len(parts)} independent parts (no request of one part writes "
-             "a global that a request of another reads or writes), each proved alone:"]
+def render_parts(parts: list[dict[str, Any]], cases: Sequence[dict[str, str]] = ()) -> str:
+    """A model proved in independent parts: which requests each part has, and its engine;
+    with `cases`, the parts of the program whose requests were split by their inputs."""
+    split = ", ".join(f"{c['request']} by {c['input']}" for c in cases)
+    lines = [f"Serializable by cases of its inputs: {split} split into one request per "
+             "value, the program so split is serializable:"] if cases else []
+    lines += [f"Serializable in {len(parts)} independent parts (no request of one part writes "
+              "a global that a request of another reads or writes), each proved alone:"]
     lines += [f"  part {k}: {', '.join(p['requests'])} (by {p['engine']})"
               for k, p in enumerate(parts, 1)]
     return "\n".join(lines)

@@ -117,6 +117,16 @@ def parts_certificate(model: ModelLike, parts: list[dict[str, Any]]) -> dict[str
             "verdict": "serializable", "producer": producer("parts"), "parts": parts}
 
 
+def cases_certificate(model: ModelLike, inputs: list[dict[str, str]], split: dict[str, Any]
+                      ) -> dict[str, Any]:  # fmt: skip
+    """A Ser program serializable because the program whose requests `inputs` names are
+    split into one request per value of their input is (prover/frontend/cases.py)."""
+    return {"format": FORMAT, "model": model_section(model.kind, model.path, model.source,
+                                                     model.constants),
+            "verdict": "serializable", "producer": producer("cases"),
+            "cases": {"requests": inputs, "split": split}}
+
+
 def versions_certificate(model: ModelLike, versions: list[dict[str, Any]],
                          abstract: dict[str, Any]) -> dict[str, Any]:
     """A Ser program serializable because its abstraction without versions that never wrap

@@ -52,8 +52,23 @@ def assignments(program: ast.Program, name: str) -> frozenset[int]:
 def partition(program: ast.Program) -> tuple[tuple[str, ...], ...]:
     """The request kinds in parts, each in program order, the parts ordered by their
     first request."""
-    kinds = [r.name for r in program.requests]
-    acc = {r.name: names(r.body) for r in program.requests}
+    return components([(r.name, names(r.body)) for r in program.requests])
+
+
+def settled_partition(source: str, constants: dict[str, int] | None
+                      ) -> tuple[tuple[str, ...], ...]:  # fmt: skip
+    """The parts as the checker reads them (checker/parts.py): on its own parse, an `if`
+    that a request's constant locals decide names only the branch it runs."""
+    from checker.parts import reached
+    from checker.program import parse_program
+
+    _, requests = parse_program(source, constants)
+    return components([(r, Names(*map(frozenset, reached(b)))) for r, b in requests])
+
+
+def components(acc: list[tuple[str, Names]]) -> tuple[tuple[str, ...], ...]:
+    """The kinds grouped by conflicts, each group in the given order, ordered by its first."""
+    kinds = [n for n, _ in acc]
     parent = {n: n for n in kinds}
 
     def root(n: str) -> str:
@@ -62,9 +77,9 @@ def partition(program: ast.Program) -> tuple[tuple[str, ...], ...]:
             n = parent[n]
         return n
 
-    for i, a in enumerate(kinds):
-        for b in kinds[i + 1:]:
-            if acc[a].conflicts(acc[b]):
+    for i, (a, na) in enumerate(acc):
+        for b, nb in acc[i + 1:]:
+            if na.conflicts(nb):
                 parent[root(b)] = root(a)
     groups: dict[str, list[str]] = {}
     for n in kinds:

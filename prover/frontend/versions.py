@@ -87,24 +87,35 @@ def find(source: str, constants: dict[str, int] | None) -> tuple[Found | None, s
                    if (rest := [v for v in (vs[1:] if x in at else vs) if v in live])}
     if not live:
         return None, why
-    text = _source(init, reqs)
+    text = core_source(init, reqs)
     if text is None or parse_program(text) != (init, reqs):
         return None, "the abstract program does not print back to itself"
     return Found(tuple((v, tuple(xs)) for v, xs in sorted(versions.items())), text), ""
 
 
-def _source(init: tuple[tuple[str, int], ...], reqs: list[tuple[str, Expr]]) -> str | None:
-    """The abstract program as Ser: an array's cells (`Val[3]`, written out by constant
-    indices) declared as arrays again, big enough for every cell named."""
+def core_source(init: tuple[tuple[str, int], ...], reqs: list[tuple[str, Expr]]) -> str | None:
+    """A program in the checker's parse, as core Ser: an array's cells (`Val[3]`, written
+    out by constant indices) declared as arrays again, big enough for every cell named;
+    None when that cannot be (an array whose cells start at different values)."""
     cells: dict[str, int] = {}
+    for k, _ in init:
+        if "[" in k:
+            name, _, at = k.rstrip("]").partition("[")
+            cells[name] = max(cells.get(name, 0), int(at) + 1)
     for _, body in reqs:
         for n in nodes(body):
             if n[0] in ("var", "assign") and "[" in n[1]:
-                name, _, k = n[1].rstrip("]").partition("[")
-                cells[name] = max(cells.get(name, 0), int(k) + 1)
-    if any("[" in k for k, _ in init):  # arrays with initial values: not printed here
-        return None
-    decls = [f"{k}[{n}]" for k, n in sorted(cells.items())] + [f"{k} := {v}" for k, v in init]
+                name, _, at = n[1].rstrip("]").partition("[")
+                cells[name] = max(cells.get(name, 0), int(at) + 1)
+    starts = dict(init)
+    decls = []
+    for name, size in sorted(cells.items()):
+        values = {starts.get(f"{name}[{k}]", 0) for k in range(size)}
+        if len(values) > 1:
+            return None
+        value = values.pop()
+        decls.append(f"{name}[{size}]" + (f" := {value}" if value else ""))
+    decls += [f"{k} := {v}" for k, v in init if "[" not in k]
     text = f"global {', '.join(decls)};\n" if decls else ""
     return text + "".join(f"request {r} {{ {expr_text(b)} }}\n" for r, b in reqs)
 

@@ -33,6 +33,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 from prover.certificate.write import (
+    cases_certificate,
     counterexample_certificate,
     dump_certificate,
     make_certificate,
@@ -278,6 +279,9 @@ def _engines(run: _Run, use_proofs: bool
         cex, cert = _parts(run)
         if cex is not None or cert is not None:
             yield cex, cert
+        cert = _cases(run)
+        if cert is not None:
+            yield None, cert
     cex = _random_runs(run, later=True)
     if cex is not None:
         yield cex, None
@@ -343,10 +347,16 @@ def _parts(run: _Run) -> tuple[Counterexample | None, dict[str, Any] | None]:
     serializable: the parts' certificates under one (docs/certificates.md, "Independent
     parts"); a part's counterexample is one of the whole program. Else neither, and the
     first undecided part says why."""
-    from prover.frontend.parts import part_source, partition
+    from checker.errors import CheckerError
+    from prover.frontend.parts import part_source, partition, settled_partition
 
     steps = run.model.steps
-    groups = () if steps is None else partition(steps.program)
+    if steps is None:
+        return None, None
+    try:
+        groups = settled_partition(run.model.source, dict(run.model.constants) or None)
+    except CheckerError:  # the checker's parse refuses what the prover's took
+        groups = partition(steps.program)
     if len(groups) < 2:
         return None, None
     sources = [part_source(run.model.source, kinds) for kinds in groups]
@@ -370,6 +380,36 @@ def _parts(run: _Run) -> tuple[Counterexample | None, dict[str, Any] | None]:
     run.stats["parts"] = [{"requests": list(kinds), "engine": c["producer"].get("engine")}
                           for kinds, c in zip(groups, certs, strict=True)]
     return None, parts_certificate(run.model, certs)
+
+
+def _cases(run: _Run) -> dict[str, Any] | None:
+    """A Ser program whose requests, split by the value of the input they begin by
+    choosing, fall into more independent parts (prover/frontend/cases.py): the split
+    program decided in parts with half of what is left; its proof is the program's
+    (docs/certificates.md, "Cases by input"). A counterexample of the split program need
+    not be one of the program's (its serial runs may choose otherwise): only the reason
+    is kept."""
+    from prover.frontend.cases import find
+
+    if run.model.kind != "ser" or run.model.steps is None:
+        return None
+    t0 = time.monotonic()
+    found = find(run.model.source, dict(run.model.constants) or None)
+    if found is None:
+        return None
+    named = "split by input " + ", ".join(f"{r}'s {k}" for r, k in found.inputs)
+    sub = _other_program(run, named, found.source, 1 / 2)
+    cex, cert = _parts(sub)
+    run.times["parts_s"] = time.monotonic() - t0
+    run.fault = run.fault or _fault(sub)
+    if cert is None:
+        run.reasons.extend(f"{named}: {why}" for why in sub.reasons or
+                           ["a part of the split program is not serializable"])
+        return None
+    inputs = [{"request": r, "input": k} for r, k in found.inputs]
+    run.stats["parts"] = sub.stats["parts"]
+    run.stats["cases"] = inputs
+    return cases_certificate(run.model, inputs, cert)
 
 
 def _versions(run: _Run) -> dict[str, Any] | None:
@@ -839,8 +879,8 @@ def _proof_explanation(run: _Run, cert: dict[str, Any], engine: str
                        ) -> tuple[str, dict[str, Any]] | None:  # fmt: skip
     """Why a proof holds, in the program's terms: a reduction's movers and invariant, or
     the lock and the invariant of a proof on the net (None for other proofs)."""
-    if "parts" in cert:
-        return _parts_explanation(run.stats.get("parts", []))
+    if "parts" in cert or "cases" in cert:
+        return _parts_explanation(run.stats.get("parts", []), run.stats.get("cases", []))
     data = run.stats.pop("reduction_explanation", None)
     if data is None:
         return _invariant_explanation(run, cert.get("proof", {}), engine)
@@ -853,10 +893,11 @@ def _prefixed(say: Callable[[str], None], named: str) -> Callable[[str], None]:
     return lambda msg: say(f"{named}: {msg}")
 
 
-def _parts_explanation(parts: list[dict[str, Any]]) -> tuple[str, dict[str, Any]]:
+def _parts_explanation(parts: list[dict[str, Any]], cases: list[dict[str, str]]
+                       ) -> tuple[str, dict[str, Any]]:  # fmt: skip
     from prover.certificate.reduction_text import render_parts
 
-    return render_parts(parts), {"parts": parts}
+    return render_parts(parts, cases), {"parts": parts, **({"cases": cases} if cases else {})}
 
 
 def _invariant_explanation(run: _Run, proof: dict[str, Any], engine: str

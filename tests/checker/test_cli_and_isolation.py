@@ -150,6 +150,8 @@ CLAIMS = {
                                                              "ltl.py", "ltl.lark"],
     # the split only: each part's certificate is checked by its own claim's modules
     "serializable in independent parts": ENVELOPE + ["parts.py"],
+    # the split only: its certificate is checked by its claim's modules
+    "serializable by cases of its inputs": ENVELOPE + ["cases.py"],
     # the rules and the abstraction only: its certificate is checked by its claim's modules
     "serializable by versions that never wrap": ENVELOPE + ["versions.py"],
     # beside any verdict: checked apart, with the modules of the verdict's own claim
@@ -239,6 +241,16 @@ def test_a_versions_claim_loads_its_module_beside_its_abstractions_claims(
     assert status == "serializable" and "reduction" in cert["versions"]["abstract"]
     assert _loaded(cert) <= set(CLAIMS["serializable by reduction with blocks (attempts, "
                                        "sections)"]) | {"versions.py", "__init__.py"}
+
+
+def test_a_cases_claim_loads_its_module_beside_its_split_programs_claims(
+        tmp_path: Path) -> None:
+    from tests.checker.test_cases import KEYED, _split_cert
+    cert = _split_cert(tmp_path, KEYED)
+    parts = cert["cases"]["split"]["parts"]
+    assert all("reduction" in p and "blocks" not in p["reduction"] for p in parts)
+    assert _loaded(cert) <= set(CLAIMS["serializable by reduction"]) | {
+        "cases.py", "parts.py", "__init__.py"}
 
 
 def test_a_deadlock_section_loads_only_its_own_module_beside_its_claims() -> None:
