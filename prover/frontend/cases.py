@@ -33,6 +33,7 @@ class Found:
 
     inputs: tuple[tuple[str, str], ...]
     source: str
+    origin: tuple[tuple[str, str], ...]  # each request of the split program, its model's
 
 
 def _choice(body: Expr) -> tuple[str, int, int] | None:
@@ -83,4 +84,7 @@ def find(source: str, constants: dict[str, int] | None) -> Found | None:
     text = core_source(initial, reqs)
     if text is None or parse_program(text) != (initial, reqs):
         return None
-    return Found(tuple((name, choice[name][0]) for name, _ in requests if name in spread), text)
+    origin = tuple(zip((r for r, _ in reqs), (name for name, body in requests for _ in (
+        _cases(name, body, choice[name][0]) if name in spread else [body])), strict=True))
+    return Found(tuple((name, choice[name][0]) for name, _ in requests if name in spread),
+                 text, origin)

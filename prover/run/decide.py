@@ -262,6 +262,10 @@ def _engines(run: _Run, use_proofs: bool
              ) -> Iterator[tuple[Counterexample | None, dict[str, Any] | None]]:  # fmt: skip
     """The stages in their order, each answer as it comes: a counterexample, or a proof's
     certificate."""
+    if use_proofs:  # before the first search: the whole's steps read every case's globals
+        cex, cert = _cases(run)
+        if cex is not None or cert is not None:
+            yield cex, cert
     cex = _first_search(run)
     if cex is not None:
         yield cex, None
@@ -279,9 +283,6 @@ def _engines(run: _Run, use_proofs: bool
         cex, cert = _parts(run)
         if cex is not None or cert is not None:
             yield cex, cert
-        cert = _cases(run)
-        if cert is not None:
-            yield None, cert
     cex = _random_runs(run, later=True)
     if cex is not None:
         yield cex, None
@@ -382,34 +383,63 @@ def _parts(run: _Run) -> tuple[Counterexample | None, dict[str, Any] | None]:
     return None, parts_certificate(run.model, certs)
 
 
-def _cases(run: _Run) -> dict[str, Any] | None:
+def _cases(run: _Run) -> tuple[Counterexample | None, dict[str, Any] | None]:
     """A Ser program whose requests, split by the value of the input they begin by
     choosing, fall into more independent parts (prover/frontend/cases.py): the split
     program decided in parts with half of what is left; its proof is the program's
-    (docs/certificates.md, "Cases by input"). A counterexample of the split program need
-    not be one of the program's (its serial runs may choose otherwise): only the reason
-    is kept."""
+    (docs/certificates.md, "Cases by input"). A counterexample of a part is one of the
+    program when, with every case named by its request, its answers are still not those
+    of a serial run of the program (a serial run may reach them with other choices)."""
     from prover.frontend.cases import find
 
     if run.model.kind != "ser" or run.model.steps is None:
-        return None
+        return None, None
     t0 = time.monotonic()
     found = find(run.model.source, dict(run.model.constants) or None)
     if found is None:
-        return None
+        return None, None
     named = "split by input " + ", ".join(f"{r}'s {k}" for r, k in found.inputs)
     sub = _other_program(run, named, found.source, 1 / 2)
     cex, cert = _parts(sub)
     run.times["parts_s"] = time.monotonic() - t0
     run.fault = run.fault or _fault(sub)
+    if cex is not None:
+        whole = _unsplit(run, sub, dict(found.origin), cex)
+        if whole is not None:
+            return whole, None
     if cert is None:
         run.reasons.extend(f"{named}: {why}" for why in sub.reasons or
                            ["a part of the split program is not serializable"])
-        return None
+        return None, None
     inputs = [{"request": r, "input": k} for r, k in found.inputs]
     run.stats["parts"] = sub.stats["parts"]
     run.stats["cases"] = inputs
-    return cases_certificate(run.model, inputs, cert)
+    return None, cases_certificate(run.model, inputs, cert)
+
+
+def _unsplit(run: _Run, sub: _Run, origin: dict[str, str], cex: Counterexample
+             ) -> Counterexample | None:  # fmt: skip
+    """A counterexample of the split program as one of the program: each case named by
+    its request, and its first state by the request's, which chooses (the states after
+    the choice are the same text in both); None when its answers are serial there."""
+    assert run.model.steps is not None and sub.model.steps is not None
+    first = dict(run.model.steps.entries)
+    case_first = dict(sub.model.steps.entries)
+    events = tuple(replace(e, request=origin[e.request], local=first[origin[e.request]]
+                            if e.local == case_first[e.request] else e.local)
+                   for e in cex.events)
+    counts: dict[tuple[str, str], int] = {}
+    for (r, v), n in cex.completed:
+        counts[(origin[r], v)] = counts.get((origin[r], v), 0) + n
+    completed = tuple(sorted(counts.items()))
+    if run.search is None:
+        view = _search_view(run)
+        if view is None:
+            return None
+        run.search = tables(view)
+    if run.search.is_serial(completed):
+        return None
+    return replace(cex, events=events, completed=completed)
 
 
 def _versions(run: _Run) -> dict[str, Any] | None:

@@ -162,7 +162,12 @@ def test_a_correct_twins_split_grafted_onto_a_buggy_program_is_rejected(keyed: J
 
 
 def test_the_buggy_twin_is_not_serializable(tmp_path: Path) -> None:
-    assert _decide(tmp_path, BUGGY)[0] == "not_serializable"
+    """Found in the split program's part of counter 1, and written (and checked) as a
+    counterexample of the model: its cases named by their request."""
+    status, cert = _decide(tmp_path, BUGGY)
+    assert status == "not_serializable"
+    assert {e["request"] for e in cert["counterexample"]["events"] if "request" in e} == {"inc"}
+    assert cert["producer"]["engine"] == "explicit"
 
 
 def test_an_input_set_again_makes_the_parts_interfere(keyed: Json) -> None:
