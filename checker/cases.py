@@ -29,7 +29,7 @@ MAX_CASES = 256  # requests made from one request
 def _cases(name: str, body: Expr, k: str) -> list[Expr]:
     """The bodies of `name`'s cases, one per value of its input `k`, in order."""
     first, rest = (body[1], body[2]) if body[0] == "seq" else (body, None)
-    if not (is_local(k) and first[0] == "assign" and first[1] == k and first[2][0] == "nd"):
+    if not (k and is_local(k) and first[0] == "assign" and first[1] == k and first[2][0] == "nd"):
         raise invalid("E-CASES", f"request {name} does not begin with {k} := ?(lo..hi)")
     lo, hi = first[2][1], first[2][2]
     if hi - lo >= MAX_CASES:

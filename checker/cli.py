@@ -46,9 +46,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--model", metavar="MODEL",
-        help="with CERT: the model file, whose SHA-256 must match the embedded model; with "
-        "--all: a folder of models, where certificate NAME.cert.json must match model NAME "
-        "(a missing or changed model makes the certificate stale: invalid)",
+        help="with CERT: the model file, whose SHA-256 must match the embedded model and whose "
+        "constants the certificate must have been made with (its own values, or those of -D); "
+        "with --all: a folder of models, where certificate NAME.cert.json must match model "
+        "NAME (a missing or changed model makes the certificate stale: invalid)",
     )
     p.add_argument("-D", "--define", action="append", type=_define, metavar="NAME=VALUE",
                    help="with CERT: the certificate must have been made with the model's "
@@ -100,12 +101,14 @@ def _count(text: str) -> int:
     return value
 
 
-def _other_constants(result: CheckResult, raw: bytes, given: dict[str, int]) -> CheckResult:
+def _other_constants(result: CheckResult, raw: bytes, given: dict[str, int],
+                     pinned: bool) -> CheckResult:  # fmt: skip
     """A certificate checked against constants (`-D`) it was not made with is invalid
     (E-CONSTANTS): every constant of the model must have the value the model gives it with
-    only `given` set (a constant computed from a given one included); asked only of a
-    certificate the checker accepted, so it parses."""
-    if result.status != "valid" or not given:
+    only `given` set (a constant computed from a given one included); `pinned` (a model
+    file given): with no `-D`, the model's own values. Asked only of a certificate the
+    checker accepted, so it parses."""
+    if result.status != "valid" or not (given or pinned):
         return result
     model = json.loads(raw)["model"]
     try:
@@ -118,8 +121,9 @@ def _other_constants(result: CheckResult, raw: bytes, given: dict[str, int]) -> 
         if name not in want or made.get(name) != want[name]:
             asked = f"{name}={want[name]}" if name in want else f"a constant {name}"
             was = f"{name}={made[name]}" if name in made else f"no constant {name}"
+            who = "-D asks for" if given else "the model file gives"
             return dataclasses.replace(result, status="invalid", code="E-CONSTANTS", message=(
-                f"-D asks for {asked}: the certificate was made with {was}"))
+                f"{who} {asked}: the certificate was made with {was}"))
     return result
 
 
@@ -173,7 +177,7 @@ def _check(path: str, args: argparse.Namespace, limits: Limits,
         raw = _read(path, limits.max_bytes)
         result = check_certificate(raw, model_text=model, timeout_s=args.timeout, limits=limits,
                                    progress=shown)
-        return _other_constants(result, raw, dict(args.define or []))
+        return _other_constants(result, raw, dict(args.define or []), model is not None)
     finally:
         if shown is not None:
             shown.clear()

@@ -81,8 +81,13 @@ def find(source: str, constants: dict[str, int] | None) -> Found | None:
         k, lo, hi = choice[name]
         reqs += [(_name(name, k, v, taken), b)
                  for v, b in zip(range(lo, hi + 1), _cases(name, body, k), strict=True)]
+    if not all(name.isidentifier() for name, _ in reqs):  # a family's member kept whole
+        return None
     text = core_source(initial, reqs)
-    if text is None or parse_program(text) != (initial, reqs):
+    try:
+        if text is None or parse_program(text) != (initial, reqs):
+            return None
+    except CheckerError:
         return None
     origin = tuple(zip((r for r, _ in reqs), (name for name, body in requests for _ in (
         _cases(name, body, choice[name][0]) if name in spread else [body])), strict=True))

@@ -394,8 +394,13 @@ def _cases(run: _Run) -> tuple[Counterexample | None, dict[str, Any] | None]:
 
     if run.model.kind != "ser" or run.model.steps is None:
         return None, None
+    from checker.errors import CheckerError
+
     t0 = time.monotonic()
-    found = find(run.model.source, dict(run.model.constants) or None)
+    try:
+        found = find(run.model.source, dict(run.model.constants) or None)
+    except CheckerError:  # the checker's parse refuses what the prover's took: no claim
+        found = None
     if found is None:
         return None, None
     named = "split by input " + ", ".join(f"{r}'s {k}" for r, k in found.inputs)

@@ -193,3 +193,12 @@ def test_the_hash_of_the_split_program_is_checked(keyed: Json) -> None:
     forged = copy.deepcopy(keyed)
     forged["cases"]["split"]["model"]["sha256"] = hashlib.sha256(b"x").hexdigest()
     assert _status(forged)[:2] == ("invalid", "E-HASH")
+
+
+def test_a_family_kept_whole_leaves_the_program_unsplit(tmp_path: Path) -> None:
+    """The members of a family (`f[0]`) have no name a core program can give them: the
+    split is not written, and the program is decided whole (it once raised)."""
+    family = ("const K := 2;\nglobal A[K];\nrequest f[j in 0..K-1] { A[j] := 1; 0 }\n"
+              "request g { i := ?(0..K-1); if (i == 0) { A[0] } else { A[1] } }\n")
+    assert find(family, None) is None
+    assert _decide(tmp_path, family)[0] == "serializable"

@@ -254,6 +254,24 @@ def test_checked_against_other_constants_is_invalid(bank_cert: dict[str, Any],
     assert absent.returncode == 1 and "no constant Q" in absent.stdout
 
 
+def test_checked_against_a_model_file_its_own_constants_are_asked(
+        bank_cert: dict[str, Any], tmp_path: Path) -> None:
+    """Made with -D K=2 of a model that declares K := 3: checked against the model file
+    with no -D, the certificate is of another instance (the red team's observation: it
+    was said valid, of a verdict the model as written does not have)."""
+    cert, model = tmp_path / "c.json", tmp_path / "m.ser"
+    cert.write_text(json.dumps(bank_cert))
+    model.write_text(FLIP)
+    run = [sys.executable, "-m", "checker.cli", str(cert), "--model", str(model), "--json"]
+    own = subprocess.run(run, capture_output=True, text=True)
+    assert own.returncode == 1 and json.loads(own.stdout)["code"] == "E-CONSTANTS"
+    assert "the model file gives K=3: the certificate was made with K=2" in own.stdout
+    asked = subprocess.run([*run, "-D", "K=2"], capture_output=True, text=True)
+    assert asked.returncode == 0, asked.stdout + asked.stderr
+    alone = subprocess.run(run[:4] + ["--json"], capture_output=True, text=True)
+    assert alone.returncode == 0  # no model file and no -D: the instance it names
+
+
 def test_a_core_program_given_constants_is_rejected(tmp_path: Path) -> None:
     from tests.checker.proved import proved
 
