@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 
 from checker.api import check_certificate
-from checker.model import expr_text
 from checker.program import parse_program
 from checker.versions import abstraction
+from prover.frontend.versions import core_source
 from tests.checker.test_parts import _decide, _model
 
 Json = Any
@@ -35,9 +35,8 @@ def _abstract_source(source: str, versions: dict[str, list[str]]) -> str:
     forger embeds it anyway, and the checker must find the broken rule itself)."""
     initial, requests = parse_program(source)
     (init, reqs), _ = abstraction(initial, requests, versions)
-    text = f"global {', '.join(f'{k} := {v}' for k, v in init)};\n" if init else ""
-    text += "".join(f"request {r} {{ {expr_text(b)} }}\n" for r, b in reqs)
-    assert parse_program(text) == (init, reqs)
+    text = core_source(init, reqs)
+    assert text is not None and parse_program(text) == (init, reqs)
     return text
 
 
