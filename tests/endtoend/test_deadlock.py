@@ -134,3 +134,48 @@ def test_a_cut_search_says_so(tmp_path: Path) -> None:
     assert data == {"found": False, "states": data["states"], "complete": False,
                     "max_inflight": 3}
     assert deadlock_report(steps, find_deadlock(steps))[0] == ""
+
+
+def _proof(model: Path) -> tuple[Any, Any]:
+    """The reduction proof's table and Houdini's invariant."""
+    from prover.reduction.engine import prove_by_reduction
+
+    steps = load_model(str(model), lazy=True).steps
+    assert steps is not None
+    attempt = prove_by_reduction(steps)
+    assert attempt.evidence is not None and attempt.table is not None
+    return attempt.table, attempt.invariant
+
+
+def test_the_invariant_shows_no_deadlock_for_ordered_locks(tmp_path: Path) -> None:
+    """prover/reduction/stuck.py: with the locks in one order, the proof's invariant
+    excludes every configuration whose requests only wait, so the search does not run
+    (states 0, complete: for any number of requests); with AB/BA it does not, and the
+    search finds the deadlock."""
+    from prover.reduction.stuck import deadlock_free
+
+    model = tmp_path / "ordered.ser"
+    model.write_text(ORDERED)
+    assert deadlock_free(*_proof(model))
+    assert not deadlock_free(*_proof(ABBA))
+    _, out, _ = _prove(tmp_path, model, "--json")
+    assert json.loads(out)["deadlock"] == {"found": False, "states": 0, "complete": True,
+                                           "max_inflight": 3}
+
+
+# SELF, its wait writing a global blindly: a stutter where that global has the value
+BLIND = "request r {\n  L := 1;\n  yield;\n  while (L == 1) { Y := 0; yield };\n  0\n}\n"
+
+
+@pytest.mark.parametrize("source", [WITH_OTHERS, SELF, BLIND])
+def test_the_invariant_never_hides_a_deadlock(tmp_path: Path, source: str) -> None:
+    from prover.reduction.engine import prove_by_reduction
+    from prover.reduction.stuck import deadlock_free
+
+    model = tmp_path / "m.ser"
+    model.write_text(source)
+    steps = load_model(str(model), lazy=True).steps
+    assert steps is not None and find_deadlock(steps).deadlock is not None
+    attempt = prove_by_reduction(steps)
+    if attempt.table is not None:  # the search finds these (above): the query is sat
+        assert not deadlock_free(attempt.table, attempt.invariant)
