@@ -90,6 +90,10 @@ and a reference count's 34 rounds of 20,000 took 7.5 s; four optimistic records 
 input step at 3 ms a pair (20,000: 15 s after a counterexample found in 1.2 s); beyond this
 the warnings about reach are left out."""
 
+FIRST_DEADLOCK_STATES = 2_000
+"""State budget of the deadlock search before a reduction proof's invariant is asked
+(`_deadlocks`); the whole search's is `prover.engines.deadlock.DEADLOCK_STATES`."""
+
 ENGINE_SHARE = 0.85
 """The engines stop at this fraction of the budget; the checker gets the rest (at least)."""
 
@@ -491,16 +495,23 @@ def _deadlocks(run: _Run, cert: dict[str, Any]) -> None:
     states): a deadlock found goes into the certificate, which the checker then checks
     with the rest, and becomes the warning W-DEADLOCK; the verdict does not depend on it."""
     from prover.certificate.deadlock import deadlock_report, deadlock_section, deadlock_warning
-    from prover.engines.deadlock import DEADLOCK_INFLIGHT, DeadlockSearch, find_deadlock
+    from prover.engines.deadlock import DeadlockSearch, find_deadlock
 
     steps = run.model.steps
     if steps is None:
         return
-    if _deadlock_free(run, cert):  # for any number of requests: nothing for the search
-        run.deadlock = deadlock_report(steps, DeadlockSearch(None, 0, True, DEADLOCK_INFLIGHT))
-        return
     try:
-        search = find_deadlock(steps, deadline=run.deadline)
+        # A short search first: a small program's is complete, a deadlock of few steps
+        # is found, in the same order as the whole search would (the same report). Cut,
+        # the proof's invariant may show that no configuration deadlocks; else the whole
+        # search runs.
+        search = find_deadlock(steps, max_states=FIRST_DEADLOCK_STATES, deadline=run.deadline)
+        if search.deadlock is None and not search.complete:
+            if _deadlock_free(run, cert):  # for any number of requests
+                run.deadlock = deadlock_report(steps, DeadlockSearch(
+                    None, search.states, True, search.max_inflight))
+                return
+            search = find_deadlock(steps, deadline=run.deadline)
     except SerError as exc:  # a step the engines never took fails: no report, say why
         run.reasons.append(f"deadlock search: {exc.message}")
         return
