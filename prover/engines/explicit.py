@@ -275,6 +275,11 @@ class _ProgramTables(_Ids):
         self.locals: list[str] = []
         self.lid: dict[str, int] = {}
         self.answered: list[tuple[str, ...]] = []  # each local's answer, if it answers
+        # A step's global successor is a function of the global before, the globals the
+        # step touches and the values it leaves there: made once (the text and the sorted
+        # valuation of 32 globals, at each of a search's steps, were half its time).
+        self._gdict: list[dict[str, int]] = []  # each global's valuation, as a dict
+        self._after: dict[tuple[int, tuple[str, ...], tuple[int, ...]], int] = {}
         self.initial = self._global(steps.initial)
         self.entries = [(r, self._local(loc)) for r, loc in steps.entries]
         self.restrict([r for r, _ in steps.entries], groups(steps.program),
@@ -289,7 +294,23 @@ class _ProgramTables(_Ids):
             g = self.gid[text] = len(self.globals)
             self.globals.append(text)
             self.genv.append(env)
+            self._gdict.append(dict(env))
         return g
+
+    def _next_global(self, g: int, touched: tuple[str, ...], values: tuple[int, ...]) -> int:
+        """The id of the global after a step from `g` that leaves `values` in `touched`
+        (ProgramSteps.step_global's valuation: a 0 is no entry)."""
+        key = (g, touched, values)
+        got = self._after.get(key)
+        if got is None:
+            after = dict(self._gdict[g])
+            for x, v in zip(touched, values, strict=True):
+                if v:
+                    after[x] = v
+                else:
+                    after.pop(x, None)
+            got = self._after[key] = self._global(tuple(sorted(after.items())))
+        return got
 
     def _local(self, text: str) -> int:
         loc = self.lid.get(text)
@@ -314,13 +335,19 @@ class _ProgramTables(_Ids):
         text = self.locals[loc]
         if self.source.response(text) is not None:
             return ()
+        # ProgramSteps.step_global, with the global successors' ids made once (above)
+        src = self.source
         try:
-            outcomes = self.source.step_global(text, self.genv[g])
+            fp = src.footprint(text)
+            now = self._gdict[g]
+            outcomes = src.step(text, tuple(now.get(x, 0) for x in fp.read_names))
         except RUNTIME_FAULTS as exc:
             self.fault = self.fault or exc
             self.failed[(loc, g)] = exc
             return ()
-        return tuple(dict.fromkeys((self._local(l2), self._global(g2)) for l2, g2, _ in outcomes))
+        touched = fp.touched_names
+        return tuple(dict.fromkeys((self._local(o.local), self._next_global(g, touched, o.values))
+                                   for o in outcomes))
 
     def answers(self, loc: int) -> tuple[str, ...]:
         return self.answered[loc]

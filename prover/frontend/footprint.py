@@ -17,6 +17,7 @@ directions at run time: a read outside R and a must-write left unwritten are err
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from prover.errors import SerError
 from prover.frontend import ast
@@ -30,15 +31,18 @@ class Footprint:
     reads: frozenset[str]
     writes: frozenset[str]
 
-    @property
+    # Made once per footprint (cached_property writes the instance's __dict__, which a
+    # frozen dataclass allows; equality and hash read the fields only): every step of a
+    # search asks them, and sorting 32 names at each step was a tenth of the search.
+    @cached_property
     def touched(self) -> frozenset[str]:
         return self.reads | self.writes
 
-    @property
+    @cached_property
     def read_names(self) -> tuple[str, ...]:
         return tuple(sorted(self.reads))
 
-    @property
+    @cached_property
     def touched_names(self) -> tuple[str, ...]:
         return tuple(sorted(self.touched))
 

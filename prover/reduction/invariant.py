@@ -456,6 +456,7 @@ class Solver:
         self.pres: dict[Any, z3.BoolRef] = {}
         self.witnesses: list[Witness] = []  # Houdini's counter-models (houdini.py)
         self._blocks: list[tuple[z3.ArithRef, tuple[Key, ...]]] | None = None
+        self._nums: dict[int, z3.ArithRef] = {}
 
     def blocks(self) -> list[tuple[z3.ArithRef, tuple[Key, ...]]]:
         """The counters in blocks of 16, each with its sum: a model's counters are read a
@@ -511,9 +512,25 @@ class Solver:
         key = (src, low, tuple(sorted(fixed.items())))
         got = self.pres.get(key)
         if got is None:
-            parts = [self.atom(("local", *src)) >= low]
-            parts += [self.atom(("value", x)) == v for x, v in key[2]]
-            got = self.pres[key] = z3.And(parts)
+            # Through z3's C API: z3py's operators and And coerce every argument, which
+            # cost more than the mover checks' queries (an audit's step fixes 16 globals).
+            # The terms are the ones z3py makes (z3 shares equal terms), so are the answers.
+            # Each result is wrapped at once: z3py's context counts references, and a term
+            # nobody holds may be freed by the next call.
+            ref = self.ctx.ref()
+            parts = [z3.BoolRef(z3.Z3_mk_ge(ref, self.atom(("local", *src)).as_ast(),
+                                            self._num(low).as_ast()), self.ctx)]
+            parts += [z3.BoolRef(z3.Z3_mk_eq(ref, self.atom(("value", x)).as_ast(),
+                                             self._num(v).as_ast()), self.ctx)
+                      for x, v in key[2]]  # fmt: skip
+            got = self.pres[key] = z3_and(parts, self.ctx)
+        return got
+
+    def _num(self, v: int) -> z3.ArithRef:
+        """The integer numeral `v`, as z3.IntVal makes it (made once)."""
+        got = self._nums.get(v)
+        if got is None:
+            got = self._nums[v] = z3.IntVal(v, self.ctx)
         return got
 
 

@@ -70,40 +70,57 @@ class Movers:
         if self._z3 is not None:
             self._z3.add(*self.zeros)
         self.bounds = bounds(inv, t.domains, frozenset(("local", *z) for z in zero))
+        self._pre: dict[Move, Valuation] = {}  # each step's reads and what it leaves, by name
+        self._post: dict[Move, Valuation] = {}
+        self._touched = {src: frozenset(xs) for src, xs in t.touched.items()}
         self.pairs = 0
         self.used: dict[tuple[Move, bool], Used] = {}  # (step, right): what its yes used
+
+    def _before(self, m: Move) -> Valuation:
+        got = self._pre.get(m)
+        if got is None:
+            got = self._pre[m] = dict(zip(self.t.reads[m.src], m.reads, strict=True))
+        return got
+
+    def _after(self, m: Move) -> Valuation:
+        got = self._post.get(m)
+        if got is None:
+            got = self._post[m] = dict(zip(self.t.touched[m.src], m.after, strict=True))
+        return got
 
     def _swapped(self, a: Move, b: Move, v0: Valuation, end: Valuation) -> bool:
         t = self.t
         for ob in self.outcomes.get((b.src, tuple(v0[x] for x in t.reads[b.src])), ()):
             if ob.dst != b.dst:
                 continue
-            v1 = {**v0, **dict(zip(t.touched[b.src], ob.after, strict=True))}
+            v1 = {**v0, **self._after(ob)}
             for oa in self.outcomes.get((a.src, tuple(v1[x] for x in t.reads[a.src])), ()):
-                if oa.dst == a.dst and {**v1, **dict(zip(t.touched[a.src], oa.after,
-                                                         strict=True))} == end:  # fmt: skip
+                if oa.dst == a.dst and {**v1, **self._after(oa)} == end:
                     return True
         return False
 
     def failures(self, a: Move, b: Move) -> list[Valuation]:
         """Pre-valuations where a then b runs but b then a does not end the same."""
         t = self.t
-        if not (self.writes[a] & set(t.touched[b.src]) or self.writes[b] & set(t.touched[a.src])):
+        if not (self.writes[a] & self._touched[b.src] or self.writes[b] & self._touched[a.src]):
             return []
-        pre = dict(zip(t.reads[a.src], a.reads, strict=True))
-        post = dict(zip(t.touched[a.src], a.after, strict=True))
+        before = self._before(a)
+        pre = dict(before)
+        post = self._after(a)
         free = []
         for x, v in zip(t.reads[b.src], b.reads, strict=True):
-            if x in post and post[x] != v:
-                return []
-            if x in post and x not in pre:
-                free.append(x)
-            elif x not in post:
+            if x in post:
+                if post[x] != v:
+                    return []
+                if x not in before:
+                    free.append(x)
+            else:
                 pre[x] = v
         bad = []
+        post_b = self._after(b)
         for vals in itertools.product(*(t.domains[x] for x in free)):
             v0 = {**pre, **dict(zip(free, vals, strict=True))}
-            end = {**v0, **post, **dict(zip(t.touched[b.src], b.after, strict=True))}
+            end = {**v0, **post, **post_b}
             if not self._swapped(a, b, v0, end):
                 bad.append(v0)
         return bad
@@ -164,9 +181,12 @@ class Movers:
                 for u in ms:
                     table.setdefault(self._on(u, xs, after=not right), []).append(u)
             out += self._index[key].get(self._on(m, xs, after=right), [])
+        # The rank of each partner's local state made once, not once per partner (the
+        # audit of a 16-account bank touches 32 globals, and has hundreds of partners).
         order = {x: i for i, x in enumerate(t.touched[m.src])}
-        return sorted(out, key=lambda u: (min(order.get(x, len(order)) for x in t.touched[u.src]),
-                                          self.position[u]))
+        rank = {src: min(order.get(x, len(order)) for x in t.touched[src]) for src in near}
+        position = self.position
+        return sorted(out, key=lambda u: (rank[u.src], position[u]))
 
     def _on(self, m: Move, xs: tuple[str, ...], after: bool) -> tuple[int, ...]:
         """`m`'s values on `xs`: those it reads, or those it leaves (after)."""

@@ -59,6 +59,7 @@ from prover.serial.ondemand import SoloTooLarge
 if TYPE_CHECKING:  # the front end is imported inside the child, when it runs
     from prover.frontend.load import LoadedModel
     from prover.reduction.engine import Attempt
+    from prover.reduction.invariant import Conjunct
     from prover.reduction.table import Bound, Limits, Table
 
 from prover.run.result import (
@@ -89,6 +90,10 @@ queue over four slots after a counterexample found in 0.1 s took 14 s to step it
 and a reference count's 34 rounds of 20,000 took 7.5 s; four optimistic records chosen by
 input step at 3 ms a pair (20,000: 15 s after a counterexample found in 1.2 s); beyond this
 the warnings about reach are left out."""
+
+FIRST_DEADLOCK_STATES = 2_000
+"""State budget of the deadlock search before a reduction proof's invariant is asked
+(`_deadlocks`); the whole search's is `prover.engines.deadlock.DEADLOCK_STATES`."""
 
 ENGINE_SHARE = 0.85
 """The engines stop at this fraction of the budget; the checker gets the rest (at least)."""
@@ -136,6 +141,9 @@ class _Run:
     reasons: list[str] = field(default_factory=list)
     warnings: tuple[Diagnostic, ...] = ()
     table: Table | None = None  # the reduction engine's per-variable steps on its domains
+    # A reduction proof of the program itself (not a split one): its table and Houdini's
+    # invariant, which may show that no configuration deadlocks (prover/reduction/stuck.py)
+    proof_view: tuple[Table, tuple[Conjunct, ...], dict[str, Any]] | None = None
     fault: SerError | None = None  # a run-time error a stage met (RUNTIME_FAULTS)
     fallback: Callable[[], dict[str, Any]] | None = None  # a reduction proof's unpruned evidence
     table_tried: bool = False  # the reduction engine grew `table` (None: it failed to)
@@ -562,13 +570,23 @@ def _deadlocks(run: _Run, cert: dict[str, Any]) -> None:
     states): a deadlock found goes into the certificate, which the checker then checks
     with the rest, and becomes the warning W-DEADLOCK; the verdict does not depend on it."""
     from prover.certificate.deadlock import deadlock_report, deadlock_section, deadlock_warning
-    from prover.engines.deadlock import find_deadlock
+    from prover.engines.deadlock import DeadlockSearch, find_deadlock
 
     steps = run.model.steps
     if steps is None:
         return
     try:
-        search = find_deadlock(steps, deadline=run.deadline)
+        # A short search first: a small program's is complete, a deadlock of few steps
+        # is found, in the same order as the whole search would (the same report). Cut,
+        # the proof's invariant may show that no configuration deadlocks; else the whole
+        # search runs.
+        search = find_deadlock(steps, max_states=FIRST_DEADLOCK_STATES, deadline=run.deadline)
+        if search.deadlock is None and not search.complete:
+            if _deadlock_free(run, cert):  # for any number of requests
+                run.deadlock = deadlock_report(steps, DeadlockSearch(
+                    None, search.states, True, search.max_inflight))
+                return
+            search = find_deadlock(steps, deadline=run.deadline)
     except SerError as exc:  # a step the engines never took fails: no report, say why
         run.reasons.append(f"deadlock search: {exc.message}")
         return
@@ -578,6 +596,20 @@ def _deadlocks(run: _Run, cert: dict[str, Any]) -> None:
         warning = deadlock_warning(search.deadlock, search, run.path)
         run.warnings = tuple(sorted((*run.warnings, warning),
                                     key=lambda d: (d.line, d.column, d.code)))
+
+
+def _deadlock_free(run: _Run, cert: dict[str, Any]) -> bool:
+    """Whether `cert` is the reduction proof of the program itself, whose invariant
+    excludes every configuration in which the requests in flight only wait: then no
+    execution deadlocks, and the bounded search would find nothing (bank16's ran its
+    20,000 states, a tenth of the run, to say it was cut)."""
+    from prover.reduction.stuck import deadlock_free
+
+    view = run.proof_view
+    if view is None or cert.get("reduction") is not view[2]:
+        return False
+    run.say("deadlocks: asking the invariant")
+    return deadlock_free(view[0], view[1], run.deadline)
 
 
 def _deadlock_when_undecided(run: _Run) -> None:
@@ -712,10 +744,11 @@ def _reduction(run: _Run, units: int) -> dict[str, Any] | None:
         steps.program, run.search.genv if isinstance(run.search, ProgramTables) else ())
     # A request that chooses before its first read of a global is proved split first: its
     # unsplit first step reads every cell it may choose (cas16's `get`: 2^16 valuations).
-    attempt = _split(run, steps, units, bounds)
+    attempt, plain = _split(run, steps, units, bounds), False
     if attempt is None:
         attempt = _attempt(run, steps, units, run.table, bounds)
         run.table = attempt.table
+        plain = True
     run.times["reduction_s"] = run.times.get("reduction_s", 0.0) + time.monotonic() - t0
     run.proved = attempt.evidence is not None
     run.table_tried = True
@@ -731,8 +764,11 @@ def _reduction(run: _Run, units: int) -> dict[str, Any] | None:
     run.stats["reduction"] = attempt.stats
     run.stats["reduction_explanation"] = attempt.explanation
     run.fallback = attempt.fallback
-    return make_certificate(run.model, "serializable", "reduction", attempt.evidence,
+    cert = make_certificate(run.model, "serializable", "reduction", attempt.evidence,
                             producer("reduction", solver="z3", solver_version=_z3_version()))
+    if plain and attempt.table is not None:
+        run.proof_view = (attempt.table, attempt.invariant, cert["reduction"])
+    return cert
 
 
 def _attempt(run: _Run, steps: ProgramSteps, units: int, table: Table | None,

@@ -134,3 +134,72 @@ def test_a_cut_search_says_so(tmp_path: Path) -> None:
     assert data == {"found": False, "states": data["states"], "complete": False,
                     "max_inflight": 3}
     assert deadlock_report(steps, find_deadlock(steps))[0] == ""
+
+
+def _bank(k: int) -> str:
+    """k accounts with a lock each, transfers taking two locks in index order, an audit
+    taking every lock (others/large/gen.py's bank, ordered)."""
+    def lock(n: int) -> str:
+        return f"while (L{n} == 1) {{ yield }}; L{n} := 1; yield;"
+
+    out = ["global A0 := 2;"]
+    for i in range(k):
+        j = (i + 1) % k
+        a, b = min(i, j), max(i, j)
+        out.append(f"request t{i} {{\n  {lock(a)}\n  {lock(b)}\n  m := 0;\n"
+                   f"  if (A{i} > 0) {{ A{i} := A{i} - 1; m := 1 }} else {{ 0 }};\n  yield;\n"
+                   f"  A{j} := A{j} + m;\n  L{b} := 0; L{a} := 0;\n  m\n}}")
+    locks = "\n  ".join(lock(i) for i in range(k))
+    out.append(f"request audit {{\n  {locks}\n  s := {' + '.join(f'A{i}' for i in range(k))};"
+               f"\n  {' '.join(f'L{i} := 0;' for i in range(k))}\n  s\n}}")
+    return "\n".join(out) + "\n"
+
+
+def _proof(model: Path) -> tuple[Any, Any]:
+    """The reduction proof's table and Houdini's invariant."""
+    from prover.reduction.engine import prove_by_reduction
+
+    steps = load_model(str(model), lazy=True).steps
+    assert steps is not None
+    attempt = prove_by_reduction(steps)
+    assert attempt.evidence is not None and attempt.table is not None
+    return attempt.table, attempt.invariant
+
+
+def test_the_invariant_shows_no_deadlock_for_ordered_locks(tmp_path: Path) -> None:
+    """prover/reduction/stuck.py: with the locks in one order, the proof's invariant
+    excludes every configuration whose requests only wait, so the search stops (complete:
+    for any number of requests); with AB/BA it does not, and the search finds the
+    deadlock."""
+    from prover.reduction.stuck import deadlock_free
+
+    model = tmp_path / "ordered.ser"
+    model.write_text(ORDERED)
+    assert deadlock_free(*_proof(model))
+    assert not deadlock_free(*_proof(ABBA))
+    # eight accounts: the search is cut at its first 2,000 states (decide.py), then the
+    # invariant answers for every number of requests (the whole search was cut at 20,000)
+    bank = tmp_path / "bank8.ser"
+    bank.write_text(_bank(8))
+    _, out, _ = _prove(tmp_path, bank, "--json")
+    found = json.loads(out)["deadlock"]
+    assert found == {"found": False, "states": found["states"], "complete": True,
+                     "max_inflight": 3} and 2_000 < found["states"] < 2_100
+
+
+# SELF, its wait writing a global blindly: a stutter where that global has the value
+BLIND = "request r {\n  L := 1;\n  yield;\n  while (L == 1) { Y := 0; yield };\n  0\n}\n"
+
+
+@pytest.mark.parametrize("source", [WITH_OTHERS, SELF, BLIND])
+def test_the_invariant_never_hides_a_deadlock(tmp_path: Path, source: str) -> None:
+    from prover.reduction.engine import prove_by_reduction
+    from prover.reduction.stuck import deadlock_free
+
+    model = tmp_path / "m.ser"
+    model.write_text(source)
+    steps = load_model(str(model), lazy=True).steps
+    assert steps is not None and find_deadlock(steps).deadlock is not None
+    attempt = prove_by_reduction(steps)
+    if attempt.table is not None:  # the search finds these (above): the query is sat
+        assert not deadlock_free(attempt.table, attempt.invariant)
