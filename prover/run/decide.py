@@ -398,11 +398,16 @@ def _cases(run: _Run) -> tuple[Counterexample | None, dict[str, Any] | None]:
     (docs/certificates.md, "Cases by input"). A counterexample of a part is one of the
     program when, with every case named by its request, its answers are still not those
     of a serial run of the program (a serial run may reach them with other choices)."""
-    from prover.frontend.cases import find
+    from prover.frontend import ast
 
-    if run.model.kind != "ser" or run.model.steps is None:
+    steps = run.model.steps
+    if run.model.kind != "ser" or steps is None or not any(
+            isinstance(first := r.body.first if isinstance(r.body, ast.Seq) else r.body,
+                       ast.Assign) and isinstance(first.value, ast.Nondet)
+            for r in steps.program.requests):  # fmt: skip  # no input: not the checker's parse
         return None, None
     from checker.errors import CheckerError
+    from prover.frontend.cases import find
 
     t0 = time.monotonic()
     try:
