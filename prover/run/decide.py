@@ -575,7 +575,7 @@ def _deadlocks(run: _Run, cert: dict[str, Any]) -> None:
     states): a deadlock found goes into the certificate, which the checker then checks
     with the rest, and becomes the warning W-DEADLOCK; the verdict does not depend on it."""
     from prover.certificate.deadlock import deadlock_report, deadlock_section, deadlock_warning
-    from prover.engines.deadlock import DeadlockSearch, find_deadlock
+    from prover.engines.deadlock import DEADLOCK_STATES, DeadlockSearch, find_deadlock
 
     steps = run.model.steps
     if steps is None:
@@ -585,8 +585,10 @@ def _deadlocks(run: _Run, cert: dict[str, Any]) -> None:
         # is found, in the same order as the whole search would (the same report). Cut,
         # the proof's invariant may show that no configuration deadlocks; else the whole
         # search runs.
-        search = find_deadlock(steps, max_states=FIRST_DEADLOCK_STATES, deadline=run.deadline)
-        if search.deadlock is None and not search.complete:
+        proved = run.proof_view is not None and cert.get("reduction") is run.proof_view[2]
+        search = find_deadlock(steps, max_states=FIRST_DEADLOCK_STATES if proved
+                               else DEADLOCK_STATES, deadline=run.deadline)  # else once
+        if proved and search.deadlock is None and not search.complete:
             if _deadlock_free(run, cert):  # for any number of requests
                 run.deadlock = deadlock_report(steps, DeadlockSearch(
                     None, search.states, True, search.max_inflight))
