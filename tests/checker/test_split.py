@@ -40,7 +40,7 @@ request inc {
 }
 request get {
   i := ?(0..3);
-  x := C0;  // every case names C0: the counters are no independent parts (tests/checker/test_cases.py)
+  x := C0;  // every case names C0: no independent parts (tests/checker/test_cases.py)
   if (i == 0) { C0 } else if (i == 1) { C1 } else if (i == 2) { C2 } else { C3 }
 }
 """

@@ -16,6 +16,7 @@ from checker.api import check_certificate
 from prover.cli import main
 from prover.engines.deadlock import find_deadlock
 from prover.frontend.load import load_model
+from tests.checker.test_bounds import bank
 
 ROOT = Path(__file__).resolve().parents[2]
 ABBA = ROOT / "examples" / "deadlock-abba.ser"
@@ -136,25 +137,6 @@ def test_a_cut_search_says_so(tmp_path: Path) -> None:
     assert deadlock_report(steps, find_deadlock(steps))[0] == ""
 
 
-def _bank(k: int) -> str:
-    """k accounts with a lock each, transfers taking two locks in index order, an audit
-    taking every lock (others/large/gen.py's bank, ordered)."""
-    def lock(n: int) -> str:
-        return f"while (L{n} == 1) {{ yield }}; L{n} := 1; yield;"
-
-    out = ["global A0 := 2;"]
-    for i in range(k):
-        j = (i + 1) % k
-        a, b = min(i, j), max(i, j)
-        out.append(f"request t{i} {{\n  {lock(a)}\n  {lock(b)}\n  m := 0;\n"
-                   f"  if (A{i} > 0) {{ A{i} := A{i} - 1; m := 1 }} else {{ 0 }};\n  yield;\n"
-                   f"  A{j} := A{j} + m;\n  L{b} := 0; L{a} := 0;\n  m\n}}")
-    locks = "\n  ".join(lock(i) for i in range(k))
-    out.append(f"request audit {{\n  {locks}\n  s := {' + '.join(f'A{i}' for i in range(k))};"
-               f"\n  {' '.join(f'L{i} := 0;' for i in range(k))}\n  s\n}}")
-    return "\n".join(out) + "\n"
-
-
 def _proof(model: Path) -> tuple[Any, Any]:
     """The reduction proof's table and Houdini's invariant."""
     from prover.reduction.engine import prove_by_reduction
@@ -179,9 +161,9 @@ def test_the_invariant_shows_no_deadlock_for_ordered_locks(tmp_path: Path) -> No
     assert not deadlock_free(*_proof(ABBA))
     # eight accounts: the search is cut at its first 2,000 states (decide.py), then the
     # invariant answers for every number of requests (the whole search was cut at 20,000)
-    bank = tmp_path / "bank8.ser"
-    bank.write_text(_bank(8))
-    _, out, _ = _prove(tmp_path, bank, "--json")
+    path8 = tmp_path / "bank8.ser"
+    path8.write_text(bank(8))
+    _, out, _ = _prove(tmp_path, path8, "--json")
     found = json.loads(out)["deadlock"]
     assert found == {"found": False, "states": found["states"], "complete": True,
                      "max_inflight": 3} and 2_000 < found["states"] < 2_100

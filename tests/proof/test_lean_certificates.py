@@ -16,26 +16,7 @@ from prover.frontend.load import load_source
 from prover.reduction.engine import RLIMIT, bound_conjuncts, prove_by_reduction
 from prover.reduction.invariant import Solver, linear
 from prover.reduction.prune import without_implied
-
-
-def _bank(k: int) -> str:
-    """k accounts with a lock each, transfers taking two locks in index order, and an
-    audit that takes every lock and sums (others/large/gen.py's bank, ordered)."""
-    def lock(n: int) -> str:
-        return f"while (L{n} == 1) {{ yield }}; L{n} := 1; yield;"
-
-    out = ["global A0 := 2;"]
-    for i in range(k):
-        j = (i + 1) % k
-        a, b = min(i, j), max(i, j)
-        out.append(f"request t{i} {{\n  {lock(a)}\n  {lock(b)}\n  m := 0;\n"
-                   f"  if (A{i} > 0) {{ A{i} := A{i} - 1; m := 1 }} else {{ 0 }};\n  yield;\n"
-                   f"  A{j} := A{j} + m;\n  L{b} := 0; L{a} := 0;\n  m\n}}")
-    total = " + ".join(f"A{i}" for i in range(k))
-    release = " ".join(f"L{i} := 0;" for i in range(k))
-    locks = "\n  ".join(lock(i) for i in range(k))
-    out.append(f"request audit {{\n  {locks}\n  s := {total};\n  {release}\n  s\n}}")
-    return "\n".join(out) + "\n"
+from tests.checker.test_bounds import bank
 
 
 def _certificate(tmp_path: Path, k: int) -> tuple[str, dict[str, Any]]:
@@ -44,7 +25,7 @@ def _certificate(tmp_path: Path, k: int) -> tuple[str, dict[str, Any]]:
     from prover.run.decide import decide
 
     path = tmp_path / f"bank{k}.ser"
-    path.write_text(_bank(k))
+    path.write_text(bank(k))
     got = decide(str(path), str(path) + ".cert.json", timeout_s=60, check_timeout_s=30,
                  progress=None, use_proofs=True)
     assert got.result.status == "serializable" and got.text is not None
@@ -76,7 +57,7 @@ def test_a_bank_certificate_is_lean_and_valid(tmp_path: Path) -> None:
 def test_conjuncts_the_others_imply_are_left_out() -> None:
     """A1 + #t0«…» ≤ 2 and its like follow from the conservation law and M ≥ 0: none of
     the certificate's conjuncts but the bounds follows from the others."""
-    model = load_source(_bank(3), "ser", lazy=True)
+    model = load_source(bank(3), "ser", lazy=True)
     assert model.steps is not None
     attempt = prove_by_reduction(model.steps)
     assert attempt.evidence is not None and attempt.table is not None
