@@ -60,8 +60,9 @@ def find(source: str, constants: dict[str, int] | None) -> Found | None:
     except CheckerError:
         return None
     choice = {name: c for name, body in requests if (c := _choice(body)) is not None}
-    split = [(name, b) for name, body in requests
-             for b in (_cases(name, body, choice[name][0]) if name in choice else [body])]
+    cases = {name: _cases(name, body, choice[name][0]) for name, body in requests
+             if name in choice}
+    split = [(name, b) for name, body in requests for b in cases.get(name, [body])]
     if len(split) == len(requests) or len(split) > MAX_REQUESTS:
         return None
     acc = [(f"{k}", Names(*map(frozenset, reached(b)))) for k, (_, b) in enumerate(split)]
@@ -74,13 +75,16 @@ def find(source: str, constants: dict[str, int] | None) -> Found | None:
         return None
     taken = {name for name, _ in requests if name not in spread}
     reqs: list[tuple[str, Expr]] = []
+    origin: list[tuple[str, str]] = []  # each request of the split program, its model's
     for name, body in requests:
         if name not in spread:
             reqs.append((name, body))
+            origin.append((name, name))
             continue
         k, lo, hi = choice[name]
-        reqs += [(_name(name, k, v, taken), b)
-                 for v, b in zip(range(lo, hi + 1), _cases(name, body, k), strict=True)]
+        for v, b in zip(range(lo, hi + 1), cases[name], strict=True):
+            reqs.append((_name(name, k, v, taken), b))
+            origin.append((reqs[-1][0], name))
     if not all(name.isidentifier() for name, _ in reqs):  # a family's member kept whole
         return None
     text = core_source(initial, reqs)
@@ -89,7 +93,5 @@ def find(source: str, constants: dict[str, int] | None) -> Found | None:
             return None
     except CheckerError:
         return None
-    origin = tuple(zip((r for r, _ in reqs), (name for name, body in requests for _ in (
-        _cases(name, body, choice[name][0]) if name in spread else [body])), strict=True))
     return Found(tuple((name, choice[name][0]) for name, _ in requests if name in spread),
-                 text, origin)
+                 text, tuple(origin))

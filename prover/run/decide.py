@@ -450,12 +450,8 @@ def _unsplit(run: _Run, sub: _Run, origin: dict[str, str], cex: Counterexample
     for (r, v), n in cex.completed:
         counts[(origin[r], v)] = counts.get((origin[r], v), 0) + n
     completed = tuple(sorted(counts.items()))
-    if run.search is None:
-        view = _search_view(run)
-        if view is None:
-            return None
-        run.search = tables(view)
-    if run.search.is_serial(completed):
+    search = _search(run)
+    if search is None or search.is_serial(completed):
         return None
     return replace(cex, events=events, completed=completed)
 
@@ -677,17 +673,25 @@ def _search_view(run: _Run) -> NetworkSystem | ProgramSteps | None:
     return run.model.steps if run.model.steps is not None else _network_system(run)
 
 
-def _first_search(run: _Run, budget: int = FIRST_EXPLICIT_STATES) -> Counterexample | None:
-    """Explicit search, shortest first, with a budget of states (not seconds)."""
+def _search(run: _Run) -> Tables | None:
+    """The explicit search's tables of the model, made on first use (None: no view)."""
     if run.search is None:
         view = _search_view(run)
         if view is None:
             return None
         run.search = tables(view)
+    return run.search
+
+
+def _first_search(run: _Run, budget: int = FIRST_EXPLICIT_STATES) -> Counterexample | None:
+    """Explicit search, shortest first, with a budget of states (not seconds)."""
+    search = _search(run)
+    if search is None:
+        return None
     t0 = time.monotonic()
     try:
         res = find_counterexample(
-            run.search, deadline=run.deadline,
+            search, deadline=run.deadline,
             progress=lambda said: run.say(f"counterexample search (budget {budget:,} states): "
                                           f"{said}"),
             max_states=budget, minimise_deadline=run.deadline,
