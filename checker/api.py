@@ -113,9 +113,9 @@ def _obligations(cert: dict[str, Any] | str | bytes, model_text: str | bytes | N
     def read() -> str:
         data = state["cert"] = parse(cert, limits)
         # Only the modules of the claim's own kind are imported (an auditor trusts those
-        # alone): a per-variable reduction or G p (no NS), parts, cases or versions (what
-        # they nest alone), or on an NS.
-        claims = ("parts", "cases", "versions", "reduction", "assertion")
+        # alone): a per-variable reduction, two-phase locking or G p (no NS), parts, cases
+        # or versions (what they nest alone), or on an NS.
+        claims = ("parts", "cases", "versions", "locking", "reduction", "assertion")
         state["claim"] = claim = next((c for c in claims if c in data), "always" if
                                       "invariant" in data.get("always", {}) else "network")
         if claim == "network":  # what the schema cannot say of claims on an NS or on events

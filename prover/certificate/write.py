@@ -127,6 +127,14 @@ def cases_certificate(model: ModelLike, inputs: list[dict[str, str]], split: dic
             "cases": {"requests": inputs, "split": split}}
 
 
+def locking_certificate(model: ModelLike, claim: dict[str, Any]) -> dict[str, Any]:
+    """A Ser program serializable by two-phase locking (prover/frontend/locking.py): its
+    locks and the lock that guards each global written."""
+    return {"format": FORMAT, "model": model_section(model.kind, model.path, model.source,
+                                                     model.constants),
+            "verdict": "serializable", "producer": producer("locking"), "locking": claim}
+
+
 def versions_certificate(model: ModelLike, versions: list[dict[str, Any]],
                          abstract: dict[str, Any]) -> dict[str, Any]:
     """A Ser program serializable because its abstraction without versions that never wrap

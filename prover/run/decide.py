@@ -36,6 +36,7 @@ from prover.certificate.write import (
     cases_certificate,
     counterexample_certificate,
     dump_certificate,
+    locking_certificate,
     make_certificate,
     parts_certificate,
     producer,
@@ -270,6 +271,10 @@ def _engines(run: _Run, use_proofs: bool
              ) -> Iterator[tuple[Counterexample | None, dict[str, Any] | None]]:  # fmt: skip
     """The stages in their order, each answer as it comes: a counterexample, or a proof's
     certificate."""
+    if use_proofs:  # a program that takes its locks in two phases: no engine needed
+        cert = _locking(run)
+        if cert is not None:
+            yield None, cert
     if use_proofs:  # before the first search: the whole's steps read every case's globals
         cex, cert = _cases(run)
         if cex is not None or cert is not None:
@@ -389,6 +394,29 @@ def _parts(run: _Run) -> tuple[Counterexample | None, dict[str, Any] | None]:
     run.stats["parts"] = [{"requests": list(kinds), "engine": c["producer"].get("engine")}
                           for kinds, c in zip(groups, certs, strict=True)]
     return None, parts_certificate(run.model, certs)
+
+
+def _locking(run: _Run) -> dict[str, Any] | None:
+    """A Ser program whose requests take locks (`while (L == 1) { yield }; L := 1`) in two
+    phases and touch each global written only under its lock (prover/frontend/locking.py;
+    docs/certificates.md, "Two-phase locking"); asked only when some request spins on a
+    global, so other programs pay neither the checker's parse nor its import."""
+    from prover.frontend import ast
+
+    steps = run.model.steps
+    if run.model.kind != "ser" or steps is None or not any(
+            isinstance(n, ast.While) and isinstance(n.body, ast.Yield)
+            for r in steps.program.requests for n in ast.nodes(r.body)):  # fmt: skip
+        return None
+    from prover.frontend.locking import find
+
+    t0 = time.monotonic()
+    claim = find(run.model.source, dict(run.model.constants) or None)
+    run.times["locking_s"] = time.monotonic() - t0
+    if claim is None:
+        return None
+    run.stats["locking"] = claim
+    return locking_certificate(run.model, claim)
 
 
 def _cases(run: _Run) -> tuple[Counterexample | None, dict[str, Any] | None]:
