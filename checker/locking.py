@@ -7,28 +7,39 @@ from the checker's own parse, on every path of every request (a path forks at a 
 choice and at an `if` its known locals settle; other branches are both followed):
 
 - a lock starts at 0 and is touched only by an acquisition `while (L == 1) { yield };
-  L := 1` (or `L != 0`, `L > 0`, `L` as the test) while the request does not hold it and
-  has released no lock, and by a release `L := 0` while it holds it;
+  L := 1` (or `L != 0`, `L > 0`, `L` as the test, which may be joined by `||` to tests
+  that only read, read as under L) while the request does not hold it and has released no
+  lock, and by a release `L := 0` while it holds it;
+- a readers-writer lock is a lock W and a count R of readers, both starting at 0: W's
+  acquisition also tests `R > 0` (or `R != 0`, `R`), a reader takes it by `while (W ==
+  1) { yield }; R := R + 1` and gives it back by `R := R - 1`, and R is touched nowhere
+  else; a global it guards is written only while W is held, and read while W or R is;
 - a global that is neither a lock nor guarded is written by no request;
 - a read or write of a guarded global happens while the request holds its guard;
-- no `exit` (a failed `assert`, an index out of range) is left on a path, and locks are
-  touched in no other loop.
+- no `exit` (a failed `assert`, an index out of range) is left on a path, no division or
+  remainder by what may be 0, and locks are touched in no other loop; the right operand
+  of `&&` and `||` is a path of its own (it may not run).
 
 Why it is sound. Read a finished run as the sequence of its requests' actions (each read
 or write of a global; a step is a stretch of one request's actions). A lock is 1 exactly
-while one request holds it, so two requests' holds of the same lock are disjoint stretches
-of the run. A failed test of an acquisition's loop reads the lock, writes nothing and
+while one request holds it, so two requests' holds of the same lock are disjoint
+stretches of the run. A failed test of an acquisition's loop reads, writes nothing and
 leaves its request where it was, at the loop with the same locals: take those tests out,
 and what remains is still each request's own sequential run, reading the same values.
-Two actions of different requests then conflict only through a lock or a guarded global,
-which both requests hold there; if the first request's action comes first, it releases
-that lock before the second acquires it, so its last acquisition (every acquisition
-precedes every release) comes before the second's. Every conflict thus goes the way of the
-requests' last acquisitions (a request with none touches no global that is written), and
-the run is equivalent to the requests run one at a time in that order: each action reads
-what it read, so each request answers what it answered. An action that faults is a dead
-end, as in the serial search: it is in no finished run.
-"""
+The test that passes is in the step that sets the lock: its reads are that step's, after
+it. R counts the readers that hold their lock, and W is 1 only while R is 0 (a reader
+takes its lock when W is 0, W's acquisition needs R at 0), so a writer's hold is
+disjoint from every other hold of the same lock. Two readers' increments and decrements
+of R commute (each only adds to R): they are no conflict. Two actions of different
+requests then conflict only through a lock or a guarded global, which both requests hold
+there, at least one of them alone (a write needs W); if the first request's action comes
+first, it releases that lock before the second acquires it, so its last acquisition
+(every acquisition precedes every release) comes before the second's. Every conflict
+thus goes the way of the requests' last acquisitions (a request with none touches no
+global that is written), and the run is equivalent to the requests run one at a time in
+that order: each action reads what it read, so each request answers what it answered.
+Values are integers, unbounded in intent: a run that would leave 64 bits is outside the
+claim."""
 
 from __future__ import annotations
 
@@ -44,6 +55,7 @@ from checker.program import parse_program
 MAX_PATHS = 4096  # paths of one request at a time
 MAX_FORK = 64  # values of a choice followed one by one (a wider choice: an unknown local)
 FREE = frozenset({"free"})  # where a global that no request writes may be read
+SHARED = " shared"  # W + SHARED: held where W or its readers' count is (no global's name)
 
 
 @dataclass(frozen=True)
@@ -59,15 +71,13 @@ def _fold(e: Expr, env: dict[str, int]) -> int | None:
     """The value of `e` if literals and known locals settle it (no global, no effect)."""
     if e[0] in ("int", "var"):
         return e[1] if e[0] == "int" else env.get(e[1]) if is_local(e[1]) else None
-    if e[0] in ("not", "neg"):
-        a = _fold(e[1], env)
-        return None if a is None else mk_un(e[0], ("int", a))[1]
-    if e[0] != "bin" or e[1] in ("&&", "||"):  # quirk Q1 folds them: left unsettled
-        return None
-    a, b = _fold(e[2], env), _fold(e[3], env)
+    if e[0] not in ("not", "neg", "bin") or e[0] == "bin" and e[1] in ("&&", "||"):
+        return None  # quirk Q1 folds `&&` and `||` at parse time: left unsettled here
+    kids = [_fold(k, env) for k in e[2:]] if e[0] == "bin" else [_fold(e[1], env)]
     try:
-        return None if a is None or b is None else mk_bin(e[1], ("int", a), ("int", b))[1]
-    except CheckerError:  # a fault: the path is a dead end, not settled here
+        return None if None in kids else mk_bin(e[1], ("int", kids[0]), ("int", kids[1]))[
+            1] if e[0] == "bin" else mk_un(e[0], ("int", kids[0]))[1]
+    except CheckerError:  # a fault: not settled here
         return None
 
 
@@ -94,29 +104,58 @@ def _stmts(e: Expr) -> list[Expr]:
 class _Walk:
     """The paths of one request: where each global is touched, with which locks held."""
 
-    def __init__(self, request: str, locks: frozenset[str]) -> None:
-        self.request, self.locks = request, locks
-        self.held_at: dict[str, frozenset[str]] = {}  # global -> locks held at every touch
-        self.written: set[str] = set()
+    def __init__(self, request: str, locks: frozenset[str], readers: dict[str, str]) -> None:
+        self.request, self.locks, self.readers = request, locks, readers  # readers: R -> W
+        self.writer = {w: r for r, w in readers.items()}
+        self.held_at: dict[tuple[str, bool], frozenset[str]] = {}  # (global, a write) ->
+        self.written: set[str] = set()  # the locks held at every such touch
+        # for the prover's deadlock report only (the claim does not read them): the pairs
+        # (lock held, lock acquired), and whether a request may wait on anything else
+        self.order: set[tuple[str, str]] = set()
+        self.other_waits = False
 
     def fail(self, why: str, e: Expr) -> CheckerError:
         return invalid("E-LOCKING", f"request {self.request}: {why} (at `{expr_text(e)[:80]}`)")
 
-    def touch(self, g: str, st: State) -> None:
-        if g in self.locks:
+    def touch(self, g: str, st: State, write: bool = False) -> None:
+        if g in self.locks or g in self.readers:
             raise self.fail(f"lock {g} is read or written outside an acquisition or release",
                             ("var", g))
-        self.held_at[g] = self.held_at.get(g, st.held | FREE) & (st.held | FREE)
+        mark = st.held | FREE | {w + SHARED for r, w in self.readers.items()
+                                 if r in st.held or w in st.held}
+        self.held_at[g, write] = self.held_at.get((g, write), mark) & mark
 
-    def acquired(self, loop: Expr, then: Expr, env: dict[str, int]) -> str | None:
-        """L when `loop; then` is `while (L == 1) { yield }; L := 1` (or its other tests)
-        once the `if`s that the path's locals settle are taken."""
+    def acquired(self, loop: Expr, then: Expr, env: dict[str, int]
+                 ) -> tuple[str, list[Expr]] | None:  # fmt: skip
+        """(what is taken, the other tests) when `loop; then` is `while (L == 1 || ...) {
+        yield }; L := 1` (L's test may also be `L != 0`, `L > 0` or `L`; the others read,
+        no more), with `R > 0` among the tests when L is a readers-writer lock's, or its
+        reader's `while (L == 1 || ...) { yield }; R := R + 1` (R taken), once the `if`s
+        that the path's locals settle are taken."""
         if loop[0] != "while" or loop[2] != ("yield",):
             return None
-        c, then = _resolve(loop[1], env), _resolve(then, env)
-        lock = c[1] if c[0] == "var" else c[2][1] if c[0] == "bin" and c[2][0] == "var" and (
-            c[1], c[3]) in (("==", ("int", 1)), ("!=", ("int", 0)), (">", ("int", 0))) else None
-        return lock if lock in self.locks and then == ("assign", lock, ("int", 1)) else None
+        then, tests, todo = _resolve(then, env), [], [_resolve(loop[1], env)]
+        while todo:
+            c = todo.pop()
+            if c[0] == "bin" and c[1] == "||":
+                todo += [c[3], c[2]]
+            else:
+                tests.append(c)
+        if then[0] != "assign" or any(n[0] not in ("int", "var", "bin", "not", "neg")
+                                      for c in tests for n in nodes(c)):  # fmt: skip
+            return None
+        taken = then[1]
+        if taken in self.locks and then[2] == ("int", 1):
+            need = [_held(taken, ("==", ("int", 1)))] + (
+                [_held(self.writer[taken], (">", ("int", 0)))] if taken in self.writer else [])
+        elif taken in self.readers and then[2] == ("bin", "+", ("var", taken), ("int", 1)):
+            need = [_held(self.readers[taken], ("==", ("int", 1)))]
+        else:
+            return None
+        found = [next((c for c in tests if c in forms), None) for forms in need]
+        if None in found:
+            return None
+        return taken, [c for c in tests if c not in found]
 
     def run(self, e: Expr, states: list[State]) -> list[State]:
         """The paths after `e` from `states` (deduplicated, at most MAX_PATHS at each
@@ -130,14 +169,22 @@ class _Walk:
                 raise self.fail(f"more than {MAX_PATHS} paths", s)
             for st in at[i]:
                 env = dict(st.env)
-                lock = self.acquired(s, parts[i + 1], env) if i + 1 < len(parts) else None
-                if lock is None:
+                got = self.acquired(s, parts[i + 1], env) if i + 1 < len(parts) else None
+                if got is None:
                     at[i + 1].update(dict.fromkeys(self.node(s, st)))
-                elif lock in st.held or st.released:
-                    why = "holds it already" if lock in st.held else "released a lock before"
+                    continue
+                lock, tests = got
+                pair = {lock, self.readers.get(lock, ""), self.writer.get(lock, "")}
+                if pair & st.held or st.released:
+                    why = "holds it already" if pair & st.held else "released a lock before"
                     raise self.fail(f"acquires lock {lock} but {why}", s)
-                else:
-                    at[i + 2][State(st.env, st.held | {lock}, False)] = None
+                after = State(st.env, st.held | {lock}, False)
+                for c in tests:  # read in the step that takes the lock: under it
+                    self.run(c, [after])
+                at[i + 2][after] = None
+                self.order |= {(self.readers.get(h, h), self.readers.get(lock, lock))
+                               for h in st.held}
+                self.other_waits |= bool(tests)
         return list(at[-1])
 
     def node(self, e: Expr, st: State) -> list[State]:
@@ -148,24 +195,39 @@ class _Walk:
             return [st]
         if tag == "exit":
             raise self.fail("may reach exit (a failed assert or an index out of range)", e)
+        if tag == "assign" and e[1] in st.held and e[2] == (
+                ("int", 0) if e[1] in self.locks else ("bin", "-", ("var", e[1]), ("int", 1))):
+            return [State(st.env, st.held - {e[1]}, True)]  # a release (its own read of R)
         if tag == "assign":
             return [out for mid in self.run(e[2], [st]) for out in self.assign(e, mid)]
         if tag in ("not", "neg"):
             return self.run(e[1], [st])
         if tag == "bin":
-            return self.run(e[3], self.run(e[2], [st]))
+            return [out for mid in self.run(e[2], [st]) for out in self.right(e, mid)]
         if tag == "seq":
             return self.run(e, [st])
         if tag == "if":
             return [out for mid in self.run(e[1], [st]) for out in self.branch(e, mid)]
         return self.loop(e, st)
 
+    def right(self, e: Expr, st: State) -> list[State]:
+        """The paths after a binary operation's right operand, its left one evaluated:
+        `&&` and `||` run it only when the left one does not decide (both ways when its
+        value is unknown); `/` and `%` only by a divisor known not to be 0."""
+        env = dict(st.env)
+        if e[1] in ("/", "%") and not _fold(e[3], env):
+            raise self.fail("divides by what may be 0", e)
+        if e[1] not in ("&&", "||"):
+            return self.run(e[3], [st])
+        left = _fold(e[2], env)
+        if left is None:
+            return _join([st, *self.run(e[3], [st])])
+        return [st] if (left == 0) == (e[1] == "&&") else self.run(e[3], [st])
+
     def assign(self, e: Expr, st: State) -> list[State]:
         name, rhs = e[1], e[2]
         if not is_local(name):
-            if name in self.locks and rhs == ("int", 0) and name in st.held:
-                return [State(st.env, st.held - {name}, True)]
-            self.touch(name, st)
+            self.touch(name, st, write=True)
             self.written.add(name)
             return [st]
         env = {k: v for k, v in st.env if k != name}
@@ -185,13 +247,22 @@ class _Walk:
     def loop(self, e: Expr, st: State) -> list[State]:
         """A loop that is no acquisition: no lock in it; its body followed once from the
         locals it does not set (each round starts there, whatever earlier rounds did)."""
-        if any(n[0] in ("var", "assign") and n[1] in self.locks for n in nodes(e)):
+        if any(n[0] in ("var", "assign") and (n[1] in self.locks or n[1] in self.readers)
+               for n in nodes(e)):  # fmt: skip
             raise self.fail("a lock is touched in a loop other than an acquisition", e)
+        self.other_waits = True
         set_here = {n[1] for n in nodes(e) if n[0] == "assign" and is_local(n[1])}
         start = State(tuple((k, v) for k, v in st.env if k not in set_here), st.held,
                       st.released)
         self.run(e[2], self.run(e[1], [start]))
         return [start]
+
+
+def _held(lock: str, test: tuple[str, Expr]) -> tuple[Expr, ...]:
+    """The spellings of "`lock` is held": `lock == 1` (or, as `test` says, `lock > 0`),
+    `lock != 0`, `lock > 0`, `lock`."""
+    return (("bin", test[0], ("var", lock), test[1]), ("bin", "!=", ("var", lock), ("int", 0)),
+            ("bin", ">", ("var", lock), ("int", 0)), ("var", lock))
 
 
 def _join(states: list[State]) -> list[State]:
@@ -207,43 +278,60 @@ def _join(states: list[State]) -> list[State]:
 class Footprint:
     """What the requests do with globals and locks, over all their paths."""
 
-    held_at: dict[str, frozenset[str]]  # global -> locks held at every touch ("free" too)
-    written: set[str]
+    held_at: dict[tuple[str, bool], frozenset[str]]  # (global, a write) -> locks held at
+    written: set[str]  # every such touch ("free" among them always, W + SHARED too)
+    order: set[tuple[str, str]]  # (L, M): M acquired while L is held (a pair: its W)
+    other_waits: bool  # a loop other than an acquisition's, or one that tests more
+    ends_holding: bool  # a request may answer while it holds a lock
 
 
-def touched(source: str, constants: dict[str, int] | None, locks: frozenset[str]
-            ) -> Footprint:  # fmt: skip
-    """The requests' footprint; E-LOCKING where the rules fail."""
+def touched(source: str, constants: dict[str, int] | None, locks: frozenset[str],
+            readers: dict[str, str]) -> Footprint:
+    """The requests' footprint (`readers`: each readers' count R -> its lock W);
+    E-LOCKING where the rules fail."""
     initial, requests = parse_program(source, constants)
-    if bad := sorted(g for g, _ in initial if g in locks):
+    if bad := sorted(g for g, _ in initial if g in locks or g in readers):
         raise invalid("E-LOCKING", f"lock {bad[0]} does not start at 0")
-    out = Footprint({}, set())
+    out = Footprint({}, set(), set(), False, False)
     for name, body in requests:
-        walk = _Walk(name, locks)
-        walk.run(body, [State((), frozenset(), False)])
+        walk = _Walk(name, locks, readers)
+        ends = walk.run(body, [State((), frozenset(), False)])
         out.written |= walk.written
-        for g, held in walk.held_at.items():
-            out.held_at[g] = out.held_at.get(g, held) & held
+        out.order |= walk.order
+        out.other_waits |= walk.other_waits
+        out.ends_holding |= any(st.held for st in ends)
+        for key, held in walk.held_at.items():
+            out.held_at[key] = out.held_at.get(key, held) & held
     return out
 
 
 def check(data: dict[str, Any]) -> str:
-    """The rules above, for the certificate's locks and guards."""
+    """The rules above, for the certificate's locks, readers' counts and guards."""
     claim, model = data["locking"], data["model"]
     if model["kind"] != "ser" or data["verdict"] != "serializable":
         raise invalid("E-LOCKING", "two-phase locking proves a Ser program serializable")
     locks, guards = frozenset(claim["locks"]), dict(claim["guards"])
-    if len(locks) != len(claim["locks"]) or any(g in locks or lk not in locks
-                                                for g, lk in guards.items()):
-        raise invalid("E-LOCKING", "the locks repeat, or a guard is no lock or is a lock")
-    foot = touched(model["source"], model.get("constants"), locks)
-    held_at = foot.held_at
+    readers = {p["readers"]: p["writer"] for p in claim.get("shared", [])}
+    lockish = locks | set(readers)
+    if any(is_local(x) for x in lockish):
+        raise invalid("E-LOCKING", "a lock or a readers' count is a local, not a global")
+    if len(locks) != len(claim["locks"]) or len(readers) != len(claim.get("shared", [])) or any(
+            w not in locks or r in locks or list(readers.values()).count(w) > 1
+            for r, w in readers.items()) or any(
+            g in lockish or lk not in locks for g, lk in guards.items()):  # fmt: skip
+        raise invalid("E-LOCKING", "the locks or readers' counts repeat or overlap, or a "
+                                   "guard is no lock or is a lock")
+    foot = touched(model["source"], model.get("constants"), locks, readers)
+    shared = set(readers.values())
     for g in sorted(foot.written | set(guards)):
         if g not in guards:
             raise invalid("E-LOCKING", f"{g} is written but has no guard")
-        if guards[g] not in held_at.get(g, frozenset()):
-            raise invalid("E-LOCKING", f"{g} is touched without its lock {guards[g]}, or "
-                                       "not at all")
+        lk = guards[g]
+        need = {True: lk, False: lk + SHARED if lk in shared else lk}
+        if not any(key in foot.held_at for key in ((g, True), (g, False))) or any(
+                need[w] not in foot.held_at.get((g, w), frozenset(need.values()))
+                for w in (True, False)):  # fmt: skip
+            raise invalid("E-LOCKING", f"{g} is touched without its lock {lk}, or not at all")
     return f"{len(guards)} globals guarded by {len(locks)} locks, taken in two phases"
 
 

@@ -84,3 +84,20 @@ def _span(numbers: list[int]) -> str:
     if not numbers:
         return ""
     return f"line {numbers[0]}" if len(numbers) == 1 else f"lines {numbers[0]}-{numbers[-1]}"
+
+
+def render_locking(claim: dict[str, Any]) -> str:
+    """Why two-phase locking proves the program (docs/certificates.md): each lock and
+    what it guards."""
+    by: dict[str, list[str]] = {}
+    for g, lock in claim["guards"].items():
+        by.setdefault(lock, []).append(g)
+    counts = {p["writer"]: f" (readers counted in {p['readers']}: they read)"
+              for p in claim.get("shared", [])}
+    lines = [f"  {lock}{counts.get(lock, '')} guards "
+             f"{', '.join(sorted(by[lock])) if lock in by else 'nothing'}"
+             for lock in claim["locks"]]
+    return ("Serializable by two-phase locking: every request takes its locks before it "
+            "releases any,\nand touches a global that some request writes only while it "
+            "holds that global's lock;\nso every execution reorders into the serial one "
+            "in the order of the requests' last locks:\n" + "\n".join(lines))

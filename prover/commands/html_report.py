@@ -29,7 +29,7 @@ from typing import Any
 from prover import __version__
 from prover.certificate.explain import serial_executions
 from prover.certificate.invariant_text import render_invariant
-from prover.certificate.reduction_text import render_parts, render_reduction
+from prover.certificate.reduction_text import render_locking, render_parts, render_reduction
 from prover.commands.report import WORDS, advice_for, size_lines
 from prover.errors import UsageError
 from prover.run.output import check_destination
@@ -258,6 +258,8 @@ def _proof(r: Mapping[str, Any]) -> list[str]:
     red, inv = r.get("reduction"), r.get("invariant_proof")
     if isinstance(red, Mapping) and "parts" in red:
         text = render_parts(red["parts"])
+    elif isinstance(red, Mapping) and "locking" in red:
+        text = render_locking(dict(red["locking"]))
     elif isinstance(red, Mapping):
         text = render_reduction(dict(red))
     elif isinstance(inv, Mapping):

@@ -69,6 +69,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     add_model_options(parser)
     add_scheduler_option(parser)
     parser.add_argument(
+        "--no-locking", action="store_true",
+        help="do not ask the two-phase locking claim first: prove a lock-based program by "
+        "the other engines (to read a reduction's movers and invariant, or to compare)",
+    )
+    parser.add_argument(
         "--quiet", action="store_true",
         help="print only the verdict line per model (no explanation, no progress)",
     )
@@ -179,7 +184,7 @@ def run(args: argparse.Namespace) -> int:
             check_timeout_s=args.check_timeout, parallel=args.jobs, progress=progress,
             spent_s=float(getattr(args, "spent_s", 0.0)), state_bound=args.state_bound,
             on_result=settled, ns_choice=args.ns, scheduler=args.scheduler,
-            defines=defines(args),
+            defines=defines(args), locking=not args.no_locking,
         )
     finally:
         progress.clear()

@@ -157,6 +157,8 @@ class _Run:
     deadlock: tuple[str, dict[str, Any]] | None = None  # the deadlock search's report
     assertion: tuple[str, dict[str, Any]] | None = None  # a failing assertion's report
     reduction: Literal["none", "failed", "finding", "after"] = "none"  # the last reduction's end
+    locking: bool = True  # the two-phase locking claim is asked first (not: --no-locking)
+    locks_in_order: bool = False  # its requests wait only for locks, taken in one order
     ns_choice: str = "reachable"  # --ns
 
     def left(self, margin: float = 0.0) -> bool:
@@ -187,6 +189,7 @@ def decide(
     ns_choice: str = "reachable",
     data: bytes | None = None,
     defines: tuple[tuple[str, int], ...] = (),
+    locking: bool = True,
 ) -> Decided:
     """One model, in its child process: never writes a file (`data`: the model file's
     bytes, read by the caller, e.g. on another machine). Stages: load, a first
@@ -194,6 +197,7 @@ def decide(
     reduction again, the wide search, the proof portfolio, a second explicit search,
     BMC), then the certificate and its check."""
     run = _load(path, timeout_s, progress, state_bound, ns_choice, data, defines)
+    run.locking = locking
     if timeout_s <= 0:  # docs/cli.md: the model is read and checked, no engine runs
         return run.undecided("--timeout 0: the model was read, no engine ran")
     rejected: Decided | None = None  # the last certificate the checker refused
@@ -271,7 +275,7 @@ def _engines(run: _Run, use_proofs: bool
              ) -> Iterator[tuple[Counterexample | None, dict[str, Any] | None]]:  # fmt: skip
     """The stages in their order, each answer as it comes: a counterexample, or a proof's
     certificate."""
-    if use_proofs:  # a program that takes its locks in two phases: no engine needed
+    if use_proofs and run.locking:  # locks taken in two phases: no engine needed
         cert = _locking(run)
         if cert is not None:
             yield None, cert
@@ -411,12 +415,13 @@ def _locking(run: _Run) -> dict[str, Any] | None:
     from prover.frontend.locking import find
 
     t0 = time.monotonic()
-    claim = find(run.model.source, dict(run.model.constants) or None)
+    found = find(run.model.source, dict(run.model.constants) or None)
     run.times["locking_s"] = time.monotonic() - t0
-    if claim is None:
+    if found is None:
         return None
-    run.stats["locking"] = claim
-    return locking_certificate(run.model, claim)
+    run.stats["locking"] = found.claim
+    run.locks_in_order = found.deadlock_free
+    return locking_certificate(run.model, found.claim)
 
 
 def _cases(run: _Run) -> tuple[Counterexample | None, dict[str, Any] | None]:
@@ -521,7 +526,7 @@ def _other_program(run: _Run, named: str, source: str, share: float,
     what is left of this run's engines' time, under the same hard deadline."""
     sub = _load(run.path, max(0.0, run.hard - time.monotonic()), _prefixed(run.say, named),
                 run.state_bound, run.ns_choice, source.encode("utf-8"), constants)
-    sub.hard = run.hard
+    sub.hard, sub.locking = run.hard, run.locking
     sub.deadline = time.monotonic() + max(0.0, share * (run.deadline - time.monotonic()))
     return sub
 
@@ -603,6 +608,9 @@ def _deadlocks(run: _Run, cert: dict[str, Any]) -> None:
 
     steps = run.model.steps
     if steps is None:
+        return
+    if "locking" in cert and run.locks_in_order:  # prover/frontend/locking.py: none at all
+        run.deadlock = deadlock_report(steps, DeadlockSearch(None, 0, True, 0))
         return
     try:
         # A short search first: a small program's is complete, a deadlock of few steps
@@ -991,6 +999,8 @@ def _proof_explanation(run: _Run, cert: dict[str, Any], engine: str
     the lock and the invariant of a proof on the net (None for other proofs)."""
     if "parts" in cert or "cases" in cert:
         return _parts_explanation(run.stats.get("parts", []), run.stats.get("cases", []))
+    if "locking" in cert:
+        return _locking_explanation(cert["locking"])
     data = run.stats.pop("reduction_explanation", None)
     if data is None:
         return _invariant_explanation(run, cert.get("proof", {}), engine)
@@ -1008,6 +1018,12 @@ def _parts_explanation(parts: list[dict[str, Any]], cases: list[dict[str, str]]
     from prover.certificate.reduction_text import render_parts
 
     return render_parts(parts, cases), {"parts": parts, **({"cases": cases} if cases else {})}
+
+
+def _locking_explanation(claim: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    from prover.certificate.reduction_text import render_locking
+
+    return render_locking(claim), {"locking": claim}
 
 
 def _invariant_explanation(run: _Run, proof: dict[str, Any], engine: str

@@ -69,13 +69,14 @@ def prove_model(
     state_bound: int | None = None,
     ns_choice: str = "reachable",
     defines: tuple[tuple[str, int], ...] = (),
+    locking: bool = True,
 ) -> ProveResult:
     """Decide one model file under a hard deadline (`ns_choice`: "reachable" or "closure",
     see `prover.frontend.load`). Input errors raise `prover.errors.SerError`."""
     out = prove_models(
         [(path, cert_path)], timeout_s=timeout_s, check_timeout_s=check_timeout_s,
         progress=progress, use_proofs=use_proofs, state_bound=state_bound, ns_choice=ns_choice,
-        defines=defines,
+        defines=defines, locking=locking,
     )[0]
     if isinstance(out, SerError):
         raise out
@@ -97,6 +98,7 @@ def prove_models(
     ns_choice: str = "reachable",
     scheduler: str | None = None,
     defines: tuple[tuple[str, int], ...] = (),
+    locking: bool = True,
 ) -> list[ProveResult | SerError]:
     """Decide each (model, certificate path or None) in its own child process, at most
     `parallel` at a time, each under its own deadline of `timeout_s`; the parent writes
@@ -132,7 +134,7 @@ def prove_models(
         return partial(decide, jobs[i][0], dests[i], timeout_s=own,
                        check_timeout_s=check_timeout_s, progress=said, use_proofs=use_proofs,
                        state_bound=state_bound, ns_choice=ns_choice, data=data.get(i),
-                       defines=defines)
+                       defines=defines, locking=locking)
 
     results: list[ProveResult | SerError | None] = [None] * len(jobs)
     for i, problem in sorted(early.items()):

@@ -154,6 +154,7 @@ CLAIMS = {
     "serializable by cases of its inputs": ENVELOPE + ["cases.py"],
     # the rules and the abstraction only: its certificate is checked by its claim's modules
     "serializable by versions that never wrap": ENVELOPE + ["versions.py"],
+    "serializable by two-phase locking": ENVELOPE + ["locking.py"],
     # beside any verdict: checked apart, with the modules of the verdict's own claim
     "deadlocks (a replayed trace after which nothing can move)": ENVELOPE + [
         "semantics.py", "deadlock.py"],
@@ -228,10 +229,17 @@ def test_a_check_imports_only_its_claims_modules(claim: str, cert: Any) -> None:
 def test_an_array_model_loads_the_writer_of_arrays_beside_its_claims_modules() -> None:
     """What the array budget above counts is what an array model's check loads."""
     cert = json.loads((ROOT / "certificates" / "bank-array.ser.cert.json").read_text())
-    assert cert["model"]["constants"] and "blocks" not in cert["reduction"]
+    assert cert["model"]["constants"] and "locking" in cert
     loaded = _loaded(cert)
     assert "sizes.py" in loaded
-    assert loaded <= set(CLAIMS["serializable by reduction"]) | {"__init__.py", "sizes.py"}
+    assert loaded <= set(CLAIMS["serializable by two-phase locking"]) | {"__init__.py",
+                                                                        "sizes.py"}
+
+
+def test_a_locking_claim_loads_only_its_module() -> None:
+    cert = json.loads((ROOT / "certificates" / "intro-lock.ser.cert.json").read_text())
+    assert "locking" in cert
+    assert _loaded(cert) <= set(CLAIMS["serializable by two-phase locking"]) | {"__init__.py"}
 
 
 def test_a_versions_claim_loads_its_module_beside_its_abstractions_claims(
@@ -248,18 +256,18 @@ def test_a_cases_claim_loads_its_module_beside_its_split_programs_claims(
     from tests.checker.test_cases import KEYED, _split_cert
     cert = _split_cert(tmp_path, KEYED)
     parts = cert["cases"]["split"]["parts"]
-    assert all("reduction" in p and "blocks" not in p["reduction"] for p in parts)
-    assert _loaded(cert) <= set(CLAIMS["serializable by reduction"]) | {
-        "cases.py", "parts.py", "__init__.py"}
+    assert all("locking" in p or "blocks" not in p["reduction"] for p in parts)
+    assert _loaded(cert) <= set(CLAIMS["serializable by reduction"]) | set(
+        CLAIMS["serializable by two-phase locking"]) | {"cases.py", "parts.py", "__init__.py"}
 
 
 def test_a_deadlock_section_loads_only_its_own_module_beside_its_claims() -> None:
-    """A reduction proof with a deadlock section loads the reduction claim's modules and
-    the deadlock claim's, nothing else: the reduction core does not grow by it."""
+    """A proof (two-phase locking) with a deadlock section loads that claim's modules and
+    the deadlock claim's, nothing else: the verdict's core does not grow by it."""
     cert = json.loads((ROOT / "certificates" / "deadlock-abba.ser.cert.json").read_text())
-    assert "deadlock" in cert and "reduction" in cert
+    assert "deadlock" in cert and "locking" in cert
     deadlock = set(CLAIMS["deadlocks (a replayed trace after which nothing can move)"])
-    assert _loaded(cert) <= set(CLAIMS["serializable by reduction"]) | deadlock
+    assert _loaded(cert) <= set(CLAIMS["serializable by two-phase locking"]) | deadlock
     del cert["deadlock"]
     assert "deadlock.py" not in _loaded(cert)
 

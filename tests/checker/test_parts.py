@@ -28,11 +28,14 @@ INTERFERE = "request w { X := 1; yield; X := 0; 0 }\nrequest r { X }\n"
 APART = "global Y := 2;\nrequest w { X := 1; yield; X := 0; Y }\nrequest r { Z := 1; Y }\n"
 
 
-def _decide(tmp_path: Path, source: str, name: str = "m.ser") -> tuple[str, Json]:
+def _decide(tmp_path: Path, source: str, name: str = "m.ser", locking: bool = False
+            ) -> tuple[str, Json]:  # fmt: skip
+    """The prover's verdict and certificate (without the locking claim unless asked: these
+    tests read the parts, cases and reduction proofs of lock-based programs)."""
     path = tmp_path / name
     path.write_text(source, encoding="utf-8")
     d = decide.decide(str(path), str(path) + ".cert.json", timeout_s=60, check_timeout_s=30,
-                      progress=None, use_proofs=True)
+                      progress=None, use_proofs=True, locking=locking)
     return d.result.status, None if d.text is None else json.loads(d.text)
 
 
