@@ -12,8 +12,10 @@ choice and at an `if` its known locals settle; other branches are both followed)
   lock, and by a release `L := 0` while it holds it;
 - a readers-writer lock is a lock W and a count R of readers, both starting at 0: W's
   acquisition also tests `R > 0` (or `R != 0`, `R`), a reader takes it by `while (W ==
-  1) { yield }; R := R + 1` and gives it back by `R := R - 1`, and R is touched nowhere
-  else; a global it guards is written only while W is held, and read while W or R is;
+  1) { yield }; R := R + 1` and gives it back by `R := R - 1`, both where their value
+  is dropped (not the last statement of a sequence), and R is touched nowhere else; a
+  global it guards is written only while W is held, and read while W or R is;
+- every lock, readers' count and guarded global is a global the program names;
 - a global that is neither a lock nor guarded is written by no request;
 - a read or write of a guarded global happens while the request holds its guard;
 - no `exit` (a failed `assert`, an index out of range) is left on a path, no division or
@@ -30,16 +32,16 @@ The test that passes is in the step that sets the lock: its reads are that step'
 it. R counts the readers that hold their lock, and W is 1 only while R is 0 (a reader
 takes its lock when W is 0, W's acquisition needs R at 0), so a writer's hold is
 disjoint from every other hold of the same lock. Two readers' increments and decrements
-of R commute (each only adds to R): they are no conflict. Two actions of different
-requests then conflict only through a lock or a guarded global, which both requests hold
-there, at least one of them alone (a write needs W); if the first request's action comes
-first, it releases that lock before the second acquires it, so its last acquisition
-(every acquisition precedes every release) comes before the second's. Every conflict
-thus goes the way of the requests' last acquisitions (a request with none touches no
-global that is written), and the run is equivalent to the requests run one at a time in
-that order: each action reads what it read, so each request answers what it answered.
-Values are integers, unbounded in intent: a run that would leave 64 bits is outside the
-claim."""
+of R commute (each only adds to R, its value dropped): they are no conflict. Two actions
+of different requests then conflict only through a lock or a guarded global, which both
+requests hold there, at least one of them alone (a write needs W); if the first
+request's action comes first, it releases that lock before the second acquires it, so
+its last acquisition (every acquisition precedes every release) comes before the
+second's. Every conflict thus goes the way of the requests' last acquisitions (a request
+with none touches no global that is written), and the run is equivalent to the requests
+run one at a time in that order: each action reads what it read, so each request answers
+what it answered. Values are integers, unbounded in intent: a run that would leave 64
+bits is outside the claim."""
 
 from __future__ import annotations
 
@@ -168,8 +170,17 @@ class _Walk:
             if len(at[i]) > MAX_PATHS:
                 raise self.fail(f"more than {MAX_PATHS} paths", s)
             for st in at[i]:
-                env = dict(st.env)
-                got = self.acquired(s, parts[i + 1], env) if i + 1 < len(parts) else None
+                # a readers' count changes only where its value is dropped: never in the
+                # last statement (its value is the sequence's: a read of the count)
+                got = self.acquired(s, parts[i + 1], dict(st.env)) if i + 1 < len(parts) \
+                    else None  # fmt: skip
+                if got is not None and got[0] in self.readers and len(parts) < i + 3:
+                    got = None
+                if got is None and i + 1 < len(parts) and s[0] == "assign" and \
+                        s[1] in self.readers and s[1] in st.held and \
+                        s[2] == ("bin", "-", ("var", s[1]), ("int", 1)):  # fmt: skip
+                    at[i + 1][State(st.env, st.held - {s[1]}, True)] = None  # its release
+                    continue
                 if got is None:
                     at[i + 1].update(dict.fromkeys(self.node(s, st)))
                     continue
@@ -195,9 +206,8 @@ class _Walk:
             return [st]
         if tag == "exit":
             raise self.fail("may reach exit (a failed assert or an index out of range)", e)
-        if tag == "assign" and e[1] in st.held and e[2] == (
-                ("int", 0) if e[1] in self.locks else ("bin", "-", ("var", e[1]), ("int", 1))):
-            return [State(st.env, st.held - {e[1]}, True)]  # a release (its own read of R)
+        if tag == "assign" and e[1] in st.held and e[1] in self.locks and e[2] == ("int", 0):
+            return [State(st.env, st.held - {e[1]}, True)]  # a release
         if tag == "assign":
             return [out for mid in self.run(e[2], [st]) for out in self.assign(e, mid)]
         if tag in ("not", "neg"):
@@ -313,8 +323,12 @@ def check(data: dict[str, Any]) -> str:
     locks, guards = frozenset(claim["locks"]), dict(claim["guards"])
     readers = {p["readers"]: p["writer"] for p in claim.get("shared", [])}
     lockish = locks | set(readers)
-    if any(is_local(x) for x in lockish):
-        raise invalid("E-LOCKING", "a lock or a readers' count is a local, not a global")
+    initial, requests = parse_program(model["source"], model.get("constants"))
+    known = {g for g, _ in initial} | {n[1] for _, b in requests for n in nodes(b)
+                                       if n[0] in ("var", "assign") and not is_local(n[1])}
+    if stray := sorted((lockish | set(guards) | set(guards.values())) - known):
+        raise invalid("E-LOCKING", f"{stray[0]!r} is no global of the program (a lock, a "
+                                   "readers' count or a guard must be one)")
     if len(locks) != len(claim["locks"]) or len(readers) != len(claim.get("shared", [])) or any(
             w not in locks or r in locks or list(readers.values()).count(w) > 1
             for r, w in readers.items()) or any(

@@ -71,6 +71,11 @@ from prover.run.result import (
     rejected_path,
 )
 
+NARROWED_REQUESTS = 3
+"""A counterexample of the narrowed program with more requests is not kept: the search of
+the serial runs of the whole program that shows it not serial (the prover's and the
+checker's) grows with the requests and the inputs' values, past a run's budget."""
+
 FIRST_EXPLICIT_STATES = 20_000
 """State budget of the first explicit search. Every violation among the paper benchmarks
 is found within 1,200 states; 20,000 states is what the former 0.25 s slice reached on
@@ -283,7 +288,7 @@ def _engines(run: _Run, use_proofs: bool
         cex, cert = _cases(run)
         if cex is not None or cert is not None:
             yield cex, cert
-    cex = _first_search(run)
+    cex = _narrowed(run) or _first_search(run)
     if cex is not None:
         yield cex, None
     cex = _random_runs(run, later=False)
@@ -466,6 +471,49 @@ def _cases(run: _Run) -> tuple[Counterexample | None, dict[str, Any] | None]:
     run.stats["parts"] = sub.stats["parts"]
     run.stats["cases"] = inputs
     return None, cases_certificate(run.model, inputs, cert)
+
+
+def _narrowed(run: _Run) -> Counterexample | None:
+    """Before the first search of a program whose requests choose among many values of
+    their inputs in their first step (at least WIDE_INPUTS combinations): the same search
+    on the program whose requests choose among at most three values of each
+    (prover/frontend/narrow.py), and random runs of it, with a quarter of what is left; a
+    counterexample there is one of the program when its answers are not serial in it."""
+    steps = run.model.steps
+    if run.model.kind != "ser" or steps is None:
+        return None
+    from prover.frontend.narrow import narrowed
+
+    source = narrowed(run.model.source, dict(run.model.constants) or None)
+    if source is None:
+        return None
+    sub = _other_program(run, "inputs narrowed", source, 1 / 4)
+    cex = _first_search(sub) or _random_runs(sub, later=False)
+    for key in ("explicit_s", "random_s"):
+        run.times[key] = run.times.get(key, 0.0) + sub.times.get(key, 0.0)
+    if cex is None or sub.model.steps is None or cex.requests > NARROWED_REQUESTS or \
+            _serial_in(run, cex.completed):  # fmt: skip
+        return None
+    first, narrow_first = dict(steps.entries), dict(sub.model.steps.entries)
+    return replace(cex, events=tuple(
+        replace(e, local=first[e.request]) if e.local == narrow_first[e.request] else e
+        for e in cex.events))
+
+
+def _serial_in(run: _Run, completed: tuple[tuple[tuple[str, str], int], ...]) -> bool:
+    """Whether requests run one at a time in the program answer `completed`: the search
+    of serial runs of exactly those requests (the checker's, which the certificate meets
+    anyway; the prover's serial automaton covers every multiset and costs far more on a
+    program with wide inputs). True when the search cannot tell: no claim then."""
+    from checker.errors import CheckerError
+    from checker.semantics import ser_semantics
+    from checker.serial_search import is_serial
+
+    try:
+        sem = ser_semantics(run.model.source, dict(run.model.constants) or None)
+        return is_serial(sem, dict(completed))
+    except CheckerError:
+        return True
 
 
 def _unsplit(run: _Run, sub: _Run, origin: dict[str, str], cex: Counterexample
