@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from prover.certificate.explain import build_rows, rows_json, table_lines
 from prover.certificate.write import event_json
 from prover.engines.deadlock import Blocked, Deadlock, DeadlockSearch
 from prover.errors import Diagnostic
@@ -57,6 +56,8 @@ def deadlock_report(steps: ProgramSteps, search: DeadlockSearch,
         text = "" if search.complete else \
             f"deadlocks: none found; the search was cut at its budget ({_extent(search)})"
         return text, data
+    from prover.certificate.explain import build_rows, rows_json, table_lines  # a trace's
+
     rows = build_rows(steps, found.events)
     data.update(steps=rows_json(rows), blocked=[
         {"instance": b.instance, "request": b.request, "local": b.local, "lines": list(b.lines)}

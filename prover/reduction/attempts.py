@@ -16,9 +16,12 @@ the head) are its commits."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import z3
+if TYPE_CHECKING:
+    import z3
+else:  # loaded when a query is first made (prover/smt/z3_on_use.py)
+    from prover.smt.z3_on_use import z3
 
 from prover.reduction.invariant import Solver
 from prover.reduction.table import Local, Move, Table

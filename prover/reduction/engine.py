@@ -15,9 +15,12 @@ from collections import Counter
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import z3
+if TYPE_CHECKING:
+    import z3
+else:  # loaded when a query is first made (prover/smt/z3_on_use.py)
+    from prover.smt.z3_on_use import z3
 
 from prover.certificate.groups import grouped
 from prover.errors import CompileError
@@ -416,6 +419,9 @@ def _attempt_json(a: Attempt_) -> dict[str, Any]:
 def _escaping(t: Table, inv: list[Conjunct], solver: Solver, steps: ProgramSteps) -> str | None:
     """Why some escape is not shown dead by the invariant, in the program's terms, or
     None."""
+    if not t.escapes:  # no query: z3 may stay unloaded
+        solver.unused(inv)
+        return None
     s = solver.solver(inv)
     for m in t.escapes:
         s.push()

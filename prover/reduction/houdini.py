@@ -16,8 +16,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING
 
-import z3
+if TYPE_CHECKING:
+    import z3
+else:  # loaded when a query is first made (prover/smt/z3_on_use.py)
+    from prover.smt.z3_on_use import z3
 
 from prover.reduction.invariant import (
     Change,
@@ -85,23 +89,30 @@ def _pass(solver: Solver, active: list[Conjunct], steps: list[Change],
           risky: list[list[Conjunct]], todo: Iterable[int], counts: bool,
           deadline: float | None) -> set[Conjunct] | None:  # fmt: skip
     """One pass of Houdini's queries over the steps `todo` (indices into `steps`), all
-    assuming `active`: the conjuncts that fell (None when the deadline passes)."""
-    s = solver.solver(active)
+    assuming `active`: the conjuncts that fell (None when the deadline passes). Its solver
+    is made at the first query; a pass without one leaves it `unused` (z3 not loaded)."""
+    s: z3.Solver | None = None
     alive, dropped = frozenset(active), set[Conjunct]()
     batch: list[tuple[Change, list[Conjunct]]] = []
     size = 1
     order = list(todo)
     for n, i in enumerate(order):
         if deadline is not None and time.monotonic() > deadline:
+            if s is None:
+                solver.unused(active)
             return None
         open_ = [c for c in risky[i] if c in alive and c not in dropped]
         if open_:
             batch.append((steps[i], open_))
         if batch and (len(batch) >= size or n == len(order) - 1):
+            if s is None:
+                s = solver.solver(active)
             broken = _refuted_among(solver, s, batch, alive, counts)
             size = 1 if broken else min(2 * size, BATCH_STEPS)
             dropped |= broken
             batch = []
+    if s is None:
+        solver.unused(active)
     return dropped
 
 

@@ -21,12 +21,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import z3
+if TYPE_CHECKING:
+    import z3
+else:  # loaded when a query is first made (prover/smt/z3_on_use.py)
+    from prover.smt.z3_on_use import z3
 
 from prover.reduction.table import Local, Move, Table
-from prover.smt.invariant import bound_query
 
 Key = tuple[str, ...]  # ("local", request, text) or ("value", global)
 Delta = dict[Key, int | None]  # a step's change of each atom (None: not a constant)
@@ -441,15 +443,9 @@ class Solver:
 
     def __init__(self, t: Table, deadline: float | None, rlimit: int,
                  budget: int | None = None) -> None:  # fmt: skip
-        self.ctx = z3.Context()
         self.table, self.deadline, self.rlimit, self.budget = t, deadline, rlimit, budget
         self.vars: dict[Key, z3.ArithRef] = {}
-        self.base: list[z3.BoolRef] = [self.atom(("local", *loc)) >= 0 for loc in t.locals]
-        for x, d in sorted(t.domains.items()):
-            xv = self.atom(("value", x))
-            self.base += [xv >= d[0], xv <= d[-1]]
-            if len(d) != d[-1] - d[0] + 1:
-                self.base.append(z3.Or([xv == v for v in d]))
+        self.unasked: list[list[Conjunct]] = []  # `unused` solvers, not made yet
         self.queries = self.units = self.stat_at = 0
         self.phase = FINDING  # what the queries are for, as a spent budget tells
         self.terms: dict[Conjunct, z3.BoolRef] = {}
@@ -457,6 +453,41 @@ class Solver:
         self.witnesses: list[Witness] = []  # Houdini's counter-models (houdini.py)
         self._blocks: list[tuple[z3.ArithRef, tuple[Key, ...]]] | None = None
         self._nums: dict[int, z3.ArithRef] = {}
+
+    @cached_property
+    def ctx(self) -> z3.Context:
+        """z3's context, made (and z3 loaded) when a term is first made: a proof that asks
+        no query never makes one. Then, in the order they always were, the domains'
+        constraints `base` and the solvers that were `unused` before: each one's
+        assertions count in the context's resource units, and so in the budget."""
+        ctx = self.__dict__["ctx"] = z3.Context()
+        t = self.table
+        base = [self.atom(("local", *loc)) >= 0 for loc in t.locals]
+        for x, d in sorted(t.domains.items()):
+            xv = self.atom(("value", x))
+            base += [xv >= d[0], xv <= d[-1]]
+            if len(d) != d[-1] - d[0] + 1:
+                base.append(z3.Or([xv == v for v in d]))
+        self.base = base
+        for inv in self.unasked:
+            self.solver(inv)
+        self.unasked.clear()
+        return ctx
+
+    @cached_property
+    def base(self) -> list[z3.BoolRef]:
+        """The domains' constraints (made with the context)."""
+        _ = self.ctx  # which makes them
+        base: list[z3.BoolRef] = self.__dict__["base"]
+        return base
+
+    def unused(self, inv: list[Conjunct]) -> None:
+        """The solver of `inv` that a stage asking no query would have made: made now if
+        the context exists, else when it is made."""
+        if "ctx" in self.__dict__:
+            self.solver(inv)
+        else:
+            self.unasked.append(list(inv))
 
     def blocks(self) -> list[tuple[z3.ArithRef, tuple[Key, ...]]]:
         """The counters in blocks of 16, each with its sum: a model's counters are read a
@@ -491,6 +522,8 @@ class Solver:
     def check(self, s: z3.Solver, *assumptions: z3.BoolRef) -> z3.CheckSatResult:
         if self.budget is not None and self.units >= self.budget:
             raise UnitsSpent(f"{self.budget:,} z3 resource units spent {self.phase}")
+        from prover.smt.invariant import bound_query  # with z3: not before a query
+
         self.queries += 1
         bound_query(s, self.deadline, self.rlimit)
         ref = self.ctx.ref()

@@ -14,8 +14,12 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import z3
+if TYPE_CHECKING:
+    import z3
+else:  # loaded when a query is first made (prover/smt/z3_on_use.py)
+    from prover.smt.z3_on_use import z3
 
 from prover.reduction.invariant import Conjunct, Key, Linear, Solver, z3_and, z3_or
 from prover.reduction.table import Local, Move, Table
@@ -130,7 +134,8 @@ class Movers:
         pairs the intervals leave are asked in chunks, so a step that is no mover is
         usually told after one query. A yes records what it used (`used`)."""
         open_: list[z3.BoolRef] = []
-        chunk, asked, by_intervals = 1, list[z3.BoolRef](), list[Linear]()
+        asked: list[z3.BoolRef] = []
+        chunk, by_intervals = 1, list[Linear]()
         for src, v0, other, low, chunked in self._meetings(m, right):
             self.pairs += 1
             near: dict[Key, int] = {("local", *src): 1, ("local", *other): low}

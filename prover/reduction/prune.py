@@ -19,8 +19,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import z3
+if TYPE_CHECKING:
+    import z3
+else:  # loaded when a query is first made (prover/smt/z3_on_use.py)
+    from prover.smt.z3_on_use import z3
 
 from prover.reduction.houdini import at_risk, broken, steps_by_atom
 from prover.reduction.invariant import Conjunct, Solver, changes, rlimit_count, solver_for_lia

@@ -23,8 +23,12 @@ safety net. No answer, or too large a table: the search runs as before."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import z3
+if TYPE_CHECKING:
+    import z3
+else:  # loaded when a query is first made (prover/smt/z3_on_use.py)
+    from prover.smt.z3_on_use import z3
 
 from prover.reduction.invariant import Conjunct, Solver, z3_and, z3_not, z3_or
 from prover.reduction.table import Table

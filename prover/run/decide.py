@@ -376,16 +376,17 @@ def _parts(run: _Run) -> tuple[Counterexample | None, dict[str, Any] | None]:
     steps = run.model.steps
     if steps is None:
         return None, None
+    t0, before = time.monotonic(), run.times.get("parts_s", 0.0)  # after a split's own
     try:
         groups = settled_partition(run.model.source, dict(run.model.constants) or None)
     except CheckerError:  # the checker's parse refuses what the prover's took
         groups = partition(steps.program)
+    run.times["parts_s"] = before + time.monotonic() - t0  # the look-up is a stage too
     if len(groups) < 2:
         return None, None
     sources = [part_source(run.model.source, kinds) for kinds in groups]
     if None in sources:  # a family whose members the partition leaves with gaps
         return None, None
-    t0 = time.monotonic()
     certs: list[dict[str, Any]] = []
     for k, kinds in enumerate(groups, 1):
         named = f"part {k} of {len(groups)} ({', '.join(kinds)})"
@@ -394,12 +395,12 @@ def _parts(run: _Run) -> tuple[Counterexample | None, dict[str, Any] | None]:
         cex, cert = _part(sub, named)
         run.fault = run.fault or _fault(sub)
         if cert is None:
-            run.times["parts_s"] = time.monotonic() - t0
+            run.times["parts_s"] = before + time.monotonic() - t0
             if cex is None:
                 run.reasons.append(f"{named}: undecided: " + "; ".join(sub.reasons))
             return cex, None
         certs.append(cert)
-    run.times["parts_s"] = time.monotonic() - t0
+    run.times["parts_s"] = before + time.monotonic() - t0
     run.stats["parts"] = [{"requests": list(kinds), "engine": c["producer"].get("engine")}
                           for kinds, c in zip(groups, certs, strict=True)]
     return None, parts_certificate(run.model, certs)
@@ -552,6 +553,7 @@ def _versions(run: _Run) -> dict[str, Any] | None:
         found, why = find(run.model.source, dict(run.model.constants) or None)
     except CheckerError as exc:  # the checker's parse refuses what the prover's took: no claim
         found, why = None, f"the checker's parse: {exc}"
+    run.times["versions_s"] = time.monotonic() - t0  # the look-up is a stage too
     if found is None:
         if "only ever raised" not in why:  # a global that grows, not as a version does
             run.reasons.append(f"versions that never wrap: {why}")
@@ -625,12 +627,13 @@ def _assertions(run: _Run, dest: str, check_timeout_s: float) -> Decided | None:
     """First, for a program with `assert`: the assertion search (bounded in states). A
     failing assertion is the verdict, certified by its trace and checked like any other;
     without one, the engines run as usual."""
-    from prover.certificate.assertion import assertion_certificate, assertion_report
     from prover.engines.assertions import find_assertion_failure, has_assertion
 
     steps = run.model.steps
     if steps is None or not has_assertion(steps.program):
         return None
+    from prover.certificate.assertion import assertion_certificate, assertion_report
+
     t0 = time.monotonic()
     run.say("searching for a failing assertion")
     try:
@@ -797,11 +800,11 @@ def _first_search(run: _Run, budget: int = FIRST_EXPLICIT_STATES) -> Counterexam
 def _random_runs(run: _Run, later: bool) -> Counterexample | None:
     """Random runs of a Ser program beyond what the first search exhausted, when it was
     cut (prover/engines/random_runs.py): the first ones, or (`later`) the rest."""
-    from prover.engines.random_runs import FIRST_RUNS, MAX_REQUESTS, RUNS, search_randomly
-
     steps, exhausted = run.model.steps, int(run.stats.get("exhausted_requests", 0))
     if steps is None or run.first_complete or not run.first_states or not run.left():
         return None
+    from prover.engines.random_runs import FIRST_RUNS, MAX_REQUESTS, RUNS, search_randomly
+
     t0 = time.monotonic()
     seeds = range(FIRST_RUNS, RUNS) if later else range(FIRST_RUNS)
     found = search_randomly(steps, exhausted + 1, run.deadline, seeds)
@@ -1131,11 +1134,33 @@ def _find_proof(model: Any, budget_s: float, ctx: RunContext) -> tuple[Any, tupl
 
 
 def _z3_version() -> str:
+    """z3's version for the certificate's producer, without loading z3 when no engine did
+    (a proof that asked no query): the version its distribution was installed as."""
+    import sys
+
+    if "z3" not in sys.modules and (installed := _installed_z3_version()) is not None:
+        return installed
     try:
         import z3
 
         return str(z3.get_version_string())
     except ImportError:  # pragma: no cover
         return ""
+
+
+def _installed_z3_version() -> str | None:
+    """z3's version string read off the z3-solver wheel beside the z3 package, whose version
+    is z3's MAJOR.MINOR.BUILD and a fourth number (tests/proof/test_startup.py compares
+    the two); None where there is not exactly one."""
+    import importlib.util
+    import re
+    from pathlib import Path
+
+    spec = importlib.util.find_spec("z3")
+    if spec is None or spec.origin is None:
+        return None
+    found = [m for d in Path(spec.origin).parent.parent.glob("z3_solver-*.dist-info")
+             if (m := re.fullmatch(r"z3_solver-(\d+\.\d+\.\d+)\.\d+\.dist-info", d.name))]
+    return found[0].group(1) if len(found) == 1 else None
 
 
