@@ -366,6 +366,8 @@ def _engine_form(r: Mapping[str, Any]) -> str:
         form = f"counterexample, {cex.get('requests')} requests"
     elif isinstance(red, Mapping) and "parts" in red:
         form = f"{len(red['parts'])} independent parts"
+    elif isinstance(red, Mapping) and "locking" in red:
+        form = "two-phase locking"
     elif isinstance(red, Mapping):
         form = "movers and an invariant"
     elif isinstance(inv, Mapping):

@@ -655,13 +655,18 @@ def _deadlocks(run: _Run, cert: dict[str, Any]) -> None:
     states): a deadlock found goes into the certificate, which the checker then checks
     with the rest, and becomes the warning W-DEADLOCK; the verdict does not depend on it."""
     from prover.certificate.deadlock import deadlock_report, deadlock_section, deadlock_warning
-    from prover.engines.deadlock import DEADLOCK_STATES, DeadlockSearch, find_deadlock
+    from prover.engines.deadlock import (
+        DEADLOCK_INFLIGHT,
+        DEADLOCK_STATES,
+        DeadlockSearch,
+        find_deadlock,
+    )
 
     steps = run.model.steps
     if steps is None:
         return
     if "locking" in cert and run.locks_in_order:  # prover/frontend/locking.py: none at all
-        run.deadlock = deadlock_report(steps, DeadlockSearch(None, 0, True, 0))
+        run.deadlock = deadlock_report(steps, DeadlockSearch(None, 0, True, DEADLOCK_INFLIGHT))
         return
     try:
         # A short search first: a small program's is complete, a deadlock of few steps
