@@ -11,8 +11,9 @@ linear conjuncts when that suffices, else by one z3 query per transition and dir
 
 from __future__ import annotations
 
+import copy
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import z3
@@ -23,6 +24,8 @@ from prover.reduction.table import Local, Move, Table
 Group = tuple[Local, tuple[int, ...]]  # a local state's steps at one valuation of its reads
 
 Valuation = dict[str, int]
+
+Pair = tuple[Move, Move]  # a step, then a step of another request
 
 
 @dataclass(frozen=True)
@@ -46,13 +49,22 @@ class Composite:
 class Movers:
     """The pair checks of one view of the steps and one invariant (caches the lookups they
     share): `t` has the view's footprints and transitions, `composites` the attempts',
-    `zero` the local states nobody occupies between two transitions of the view."""
+    `zero` the local states nobody occupies between two transitions of the view.
+
+    `failed`: the swaps' failures of `t`'s pairs, which depend on the table alone, so
+    that the views of one table share them (the rounds of the engine each have one per
+    invariant). `answers`: the checks' answers, shared only by views of the same steps,
+    invariant, composites and `zero` (each view still records what its own yes used)."""
 
     def __init__(self, t: Table, live: list[Move], inv: list[Conjunct], solver: Solver,
                  composites: tuple[Composite, ...] = (), zero: frozenset[Local] = frozenset(),
-                 orig: Table | None = None) -> None:  # fmt: skip
+                 orig: Table | None = None, failed: dict[Pair, list[Valuation]] | None = None,
+                 answers: dict[tuple[Move, bool], Used | None] | None = None
+                 ) -> None:  # fmt: skip
         self.t, self.live, self.inv, self.solver = t, live, inv, solver
         self.composites, self.orig = composites, orig or t
+        self.failed: dict[Pair, list[Valuation]] = {} if failed is None else failed
+        self.answers: dict[tuple[Move, bool], Used | None] = {} if answers is None else answers
         self.outcomes: dict[tuple[Local, tuple[int, ...]], list[Move]] = {}
         for m in t.moves + t.escapes:
             self.outcomes.setdefault((m.src, m.reads), []).append(m)
@@ -75,6 +87,13 @@ class Movers:
         self._touched = {src: frozenset(xs) for src, xs in t.touched.items()}
         self.pairs = 0
         self.used: dict[tuple[Move, bool], Used] = {}  # (step, right): what its yes used
+
+    def fork(self) -> Movers:
+        """The same checks (their answers and caches shared), with a record of its own of
+        what its yes answers used."""
+        out = copy.copy(self)
+        out.used, out.pairs = {}, 0
+        return out
 
     def _before(self, m: Move) -> Valuation:
         got = self._pre.get(m)
@@ -100,7 +119,14 @@ class Movers:
         return False
 
     def failures(self, a: Move, b: Move) -> list[Valuation]:
-        """Pre-valuations where a then b runs but b then a does not end the same."""
+        """Pre-valuations where a then b runs but b then a does not end the same (made
+        once per pair of the table: `failed`)."""
+        got = self.failed.get((a, b))
+        if got is None:
+            got = self.failed[(a, b)] = self._failures(a, b)
+        return got
+
+    def _failures(self, a: Move, b: Move) -> list[Valuation]:
         t = self.t
         if not (self.writes[a] & self._touched[b.src] or self.writes[b] & self._touched[a.src]):
             return []
@@ -126,9 +152,21 @@ class Movers:
         return bad
 
     def mover(self, m: Move, right: bool) -> bool:
-        """Is `m` a right (left) mover with every step of another request? The failing
+        """Is `m` a right (left) mover with every step of another request? Asked once
+        (`answers`); a yes records what it used (`used`)."""
+        key = (m, right)
+        if key in self.answers:
+            got = self.answers[key]
+        else:
+            got = self.answers[key] = self._check(m, right)
+        if got is not None:
+            self.used[key] = got
+        return got is not None
+
+    def _check(self, m: Move, right: bool) -> Used | None:
+        """What `m`'s yes as a right (left) mover uses, or None for a no. The failing
         pairs the intervals leave are asked in chunks, so a step that is no mover is
-        usually told after one query. A yes records what it used (`used`)."""
+        usually told after one query."""
         open_: list[z3.BoolRef] = []
         chunk, asked, by_intervals = 1, list[z3.BoolRef](), list[Linear]()
         for src, v0, other, low, chunked in self._meetings(m, right):
@@ -139,18 +177,17 @@ class Movers:
                 by_intervals.append(c)
                 continue
             if self._z3 is None:
-                return False
+                return None
             s = self.solver
             open_.append(z3_and([s.pre(src, 1, v0), s.pre(other, low, {})], s.ctx))
             asked.append(open_[-1])
             if chunked and len(open_) >= chunk:
                 if not self._excluded(open_):
-                    return False
+                    return None
                 chunk = min(4 * chunk, CHUNK)
         if not self._excluded(open_):
-            return False
-        self.used[(m, right)] = Used(tuple(by_intervals), tuple(asked))
-        return True
+            return None
+        return Used(tuple(by_intervals), tuple(asked))
 
     def _meetings(self, m: Move, right: bool
                   ) -> Iterator[tuple[Local, Valuation, Local, int, bool]]:  # fmt: skip
@@ -316,6 +353,36 @@ def co_reachable(t: Table, live: list[Move],
                 todo.append(p)
     return co
 
+
+
+class Phase1:
+    """Puts states in phase 1 (`phase1`), with what their steps (`succ`) reach among the
+    states `within` admits, and asks the steps of each state that joins whether they are
+    left movers, as phase 1 requires (`least_labels` then finds the answers made)."""
+
+    def __init__(self, groups: dict[Group, list[Move]], succ: dict[Local, list[Local]],
+                 phase1: set[Local], movers: Movers, within: Callable[[Local], bool]
+                 ) -> None:  # fmt: skip
+        self.groups, self.succ, self.phase1, self.movers = groups, succ, phase1, movers
+        self.within = within
+        self.by_state: dict[Local, list[Group]] = {}
+        for g in groups:
+            self.by_state.setdefault(g[0], []).append(g)
+
+    def __call__(self, todo: list[Local]) -> Group | None:
+        """Adds `todo` and what it reaches; the first group met whose steps are not all
+        left movers (then phase 1 may lack states), or None."""
+        phase1, mover = self.phase1, self.movers.mover
+        while todo:
+            loc = todo.pop()
+            if loc in phase1 or not self.within(loc):
+                continue
+            phase1.add(loc)
+            todo.extend(self.succ.get(loc, ()))
+            for g in self.by_state.get(loc, ()):
+                if not all(mover(m, False) for m in self.groups[g]):
+                    return g
+        return None
 
 
 def least_labels(groups: dict[Group, list[Move]], phase1: set[Local], right: dict[Group, bool],
