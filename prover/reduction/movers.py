@@ -27,6 +27,10 @@ Valuation = dict[str, int]
 
 Pair = tuple[Move, Move]  # a step, then a step of another request
 
+# Per local state meeting a state's steps: where the values it is indexed on sit in a step's
+# values, and the index of its steps; and each such state's rank (Movers._plan).
+Plan = tuple[list[tuple[tuple[int, ...], dict[tuple[int, ...], list[Move]]]], dict[Local, int]]
+
 
 @dataclass(frozen=True)
 class Used:
@@ -77,6 +81,7 @@ class Movers:
                 self.by_global.setdefault(x, {}).setdefault(m.src, []).append(m)
         self._index: dict[tuple[Local, tuple[str, ...], bool],
                           dict[tuple[int, ...], list[Move]]] = {}  # fmt: skip
+        self._plans: dict[tuple[Local, bool], Plan] = {}  # partners', per state and direction
         self._z3 = None if not inv else solver.solver(inv)
         self.zeros = [solver.atom(("local", *z)) == 0 for z in sorted(zero)]
         if self._z3 is not None:
@@ -208,22 +213,41 @@ class Movers:
         right before it: the second one reads, of what the first one touches, what the
         first leaves there (`failures` returns nothing for the others). Indexed per local
         state on those globals; in the order of `m`'s globals, then of `live`."""
-        t, out = self.t, list[Move]()
-        near = {src: ms for x in t.touched[m.src] for src, ms in self.by_global.get(x, {}).items()}
+        plan = self._plans.get((m.src, right))
+        if plan is None:
+            plan = self._plans[(m.src, right)] = self._plan(m.src, right)
+        where, rank = plan
+        vals = m.after if right else m.reads
+        out: list[Move] = []
+        for at, table in where:
+            got = table.get(tuple([vals[i] for i in at]))
+            if got:
+                out += got
+        position = self.position
+        return sorted(out, key=lambda u: (rank[u.src], position[u]))
+
+    def _plan(self, loc: Local, right: bool) -> Plan:
+        """What `partners` needs of the steps of `loc` (made once per state and direction,
+        not per step: an audit of a 16-account bank touches 32 globals and has hundreds
+        of partners): per local state meeting it on a global, where the values that
+        state's steps are indexed on sit in a step's values (its reads, or what it leaves:
+        right), and the index; and each such state's rank, the first of `loc`'s globals
+        it touches."""
+        t = self.t
+        near = {src: ms for x in t.touched[loc] for src, ms in self.by_global.get(x, {}).items()}
+        mine = t.touched[loc] if right else t.reads[loc]
+        where = []
         for src, ms in near.items():
-            first, second = (m.src, src) if right else (src, m.src)
+            first, second = (loc, src) if right else (src, loc)
             xs = tuple(x for x in t.reads[second] if x in t.touched[first])
             if (key := (src, xs, right)) not in self._index:
                 table = self._index[key] = {}
                 for u in ms:
                     table.setdefault(self._on(u, xs, after=not right), []).append(u)
-            out += self._index[key].get(self._on(m, xs, after=right), [])
-        # The rank of each partner's local state made once, not once per partner (the
-        # audit of a 16-account bank touches 32 globals, and has hundreds of partners).
-        order = {x: i for i, x in enumerate(t.touched[m.src])}
+            where.append((tuple(mine.index(x) for x in xs), self._index[key]))
+        order = {x: i for i, x in enumerate(t.touched[loc])}
         rank = {src: min(order.get(x, len(order)) for x in t.touched[src]) for src in near}
-        position = self.position
-        return sorted(out, key=lambda u: (rank[u.src], position[u]))
+        return where, rank
 
     def _on(self, m: Move, xs: tuple[str, ...], after: bool) -> tuple[int, ...]:
         """`m`'s values on `xs`: those it reads, or those it leaves (after)."""
