@@ -14,7 +14,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
-from functools import cache, partial
+from functools import cached_property, partial
 from typing import Any, Literal
 
 import z3
@@ -43,9 +43,9 @@ from prover.reduction.movers import (
     Composite,
     Group,
     Movers,
-    Pair,
     Phase1,
-    Valuation,
+    Prior,
+    Swaps,
     bounds,
     co_reachable,
     least_labels,
@@ -192,14 +192,19 @@ def _visited(c: Conjunct, seen: Observed) -> bool:
     return at is None or tuple(at[1:]) in seen.values
 
 
-@dataclass(frozen=True)
+@dataclass
 class Shared:
     """What the rounds of one table share: the table without its deferred steps, as every
-    mover check but the top layer's reads it, and the swaps' failures of its pairs, which
-    no invariant changes (`Movers.failed`)."""
+    mover check but the top layer's reads it; which of its pairs swap, which no invariant
+    changes; and the yes answers of the last round's view without blocks (`prior`), which
+    the next round's, of more conjuncts, takes over."""
 
     t0: Table
-    failed: dict[Pair, list[Valuation]] = field(default_factory=dict)
+    prior: Prior | None = None
+
+    @cached_property
+    def swaps(self) -> Swaps:
+        return Swaps(self.t0)
 
 
 def _round(steps: ProgramSteps, t: Table, live: list[Move], cands: list[Conjunct],
@@ -240,7 +245,13 @@ def _round(steps: ProgramSteps, t: Table, live: list[Move], cands: list[Conjunct
     layered: Layered | str = "no attempt validated"
     # The checks of the view without blocks, made once: the sections' layer 1 is that
     # view when there are no attempts.
-    plain_view = cache(lambda: Movers(t0, live0, inv, solver, failed=shared.failed))
+    views: list[Movers] = []
+
+    def plain_view() -> Movers:
+        if not views:
+            views.append(Movers(t0, live0, inv, solver, swaps=shared.swaps, prior=shared.prior))
+        return views[0]
+
     if blocks:  # with attempts first: the first round saw the plain labels fail
         layered = _layered(t0, live0, dead, inv, solver, deadline, blocks, False, shared,
                            plain_view)
@@ -254,6 +265,8 @@ def _round(steps: ProgramSteps, t: Table, live: list[Move], cands: list[Conjunct
             if isinstance(plain, dict) else plain if found is None else \
             f"{plain}; blocks: {why or layered}"
     stats["solver_queries"], stats["solver_units"] = solver.queries, solver.units
+    if views:
+        shared.prior = views[0].prior()
     if isinstance(layered, str):
         return attempt(None, f"reduction: {layered}")
     top, labels = layered.top, layered.labels
@@ -381,7 +394,7 @@ def _layered(t: Table, live: list[Move], dead: set[Group], inv: list[Conjunct],
     inner_movers: tuple[tuple[Movers, dict[Group, str]], ...] = ()
     if with_sections:
         movers = plain().fork() if not blocks else Movers(t, view, inv, solver, comps, zero,
-                                                          failed=shared.failed)
+                                                          swaps=shared.swaps)
         inner_movers = ((movers, inner),)
         # found on every step but stutters, dead ones too: the checker reads the blocks
         # before it knows which steps are dead, and no step may go from one into another

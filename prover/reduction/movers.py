@@ -50,55 +50,41 @@ class Composite:
     footprint: frozenset[str]  # every global the attempt's states and its commit touch
 
 
-class Movers:
-    """The pair checks of one view of the steps and one invariant (caches the lookups they
-    share): `t` has the view's footprints and transitions, `composites` the attempts',
-    `zero` the local states nobody occupies between two transitions of the view.
+# A pair that may not commute: the other step (None: a composite), the first's local state,
+# the globals before, the other's local state, its requests there, whether a pair of steps.
+Meeting = tuple[Move | None, Local, Valuation, Local, int, bool]
 
-    `failed`: the swaps' failures of `t`'s pairs, which depend on the table alone, so
-    that the views of one table share them (the rounds of the engine each have one per
-    invariant). `answers`: the checks' answers, shared only by views of the same steps,
-    invariant, composites and `zero` (each view still records what its own yes used)."""
 
-    def __init__(self, t: Table, live: list[Move], inv: list[Conjunct], solver: Solver,
-                 composites: tuple[Composite, ...] = (), zero: frozenset[Local] = frozenset(),
-                 orig: Table | None = None, failed: dict[Pair, list[Valuation]] | None = None,
-                 answers: dict[tuple[Move, bool], Used | None] | None = None
-                 ) -> None:  # fmt: skip
-        self.t, self.live, self.inv, self.solver = t, live, inv, solver
-        self.composites, self.orig = composites, orig or t
-        self.failed: dict[Pair, list[Valuation]] = {} if failed is None else failed
-        self.answers: dict[tuple[Move, bool], Used | None] = {} if answers is None else answers
+@dataclass(frozen=True)
+class Prior:
+    """The yes answers of a view's mover checks, with the pairs each met (`Movers.prior`),
+    its invariant's conjuncts and its steps."""
+
+    inv: frozenset[Conjunct]
+    live: frozenset[Move]
+    yes: dict[tuple[Move, bool], list[Meeting]]
+
+
+class Swaps:
+    """Which pairs of a table's steps swap: a table's pairs checked once, whatever view of
+    its steps and whatever invariant asks (the prover's rounds ask the same pairs again)."""
+
+    def __init__(self, t: Table) -> None:
+        self.t = t
         self.outcomes: dict[tuple[Local, tuple[int, ...]], list[Move]] = {}
         for m in t.moves + t.escapes:
             self.outcomes.setdefault((m.src, m.reads), []).append(m)
-        self.by_global: dict[str, dict[Local, list[Move]]] = {}
-        self.writes: dict[Move, frozenset[str]] = {}
-        self.position = {m: i for i, m in enumerate(live)}
-        for m in live:
-            self.writes[m] = _writes(t, m)
-            for x in t.touched[m.src]:
-                self.by_global.setdefault(x, {}).setdefault(m.src, []).append(m)
-        self._index: dict[tuple[Local, tuple[str, ...], bool],
-                          dict[tuple[int, ...], list[Move]]] = {}  # fmt: skip
-        self._plans: dict[tuple[Local, bool], Plan] = {}  # partners', per state and direction
-        self._z3 = None if not inv else solver.solver(inv)
-        self.zeros = [solver.atom(("local", *z)) == 0 for z in sorted(zero)]
-        if self._z3 is not None:
-            self._z3.add(*self.zeros)
-        self.bounds = bounds(inv, t.domains, frozenset(("local", *z) for z in zero))
+        self.failed: dict[Pair, list[Valuation]] = {}
+        self._writes: dict[Move, frozenset[str]] = {}
         self._pre: dict[Move, Valuation] = {}  # each step's reads and what it leaves, by name
         self._post: dict[Move, Valuation] = {}
         self._touched = {src: frozenset(xs) for src, xs in t.touched.items()}
-        self.pairs = 0
-        self.used: dict[tuple[Move, bool], Used] = {}  # (step, right): what its yes used
 
-    def fork(self) -> Movers:
-        """The same checks (their answers and caches shared), with a record of its own of
-        what its yes answers used."""
-        out = copy.copy(self)
-        out.used, out.pairs = {}, 0
-        return out
+    def writes(self, m: Move) -> frozenset[str]:
+        got = self._writes.get(m)
+        if got is None:
+            got = self._writes[m] = _writes(self.t, m)
+        return got
 
     def _before(self, m: Move) -> Valuation:
         got = self._pre.get(m)
@@ -133,7 +119,7 @@ class Movers:
 
     def _failures(self, a: Move, b: Move) -> list[Valuation]:
         t = self.t
-        if not (self.writes[a] & self._touched[b.src] or self.writes[b] & self._touched[a.src]):
+        if not (self.writes(a) & self._touched[b.src] or self.writes(b) & self._touched[a.src]):
             return []
         before = self._before(a)
         pre = dict(before)
@@ -156,6 +142,57 @@ class Movers:
                 bad.append(v0)
         return bad
 
+
+class Movers:
+    """The pair checks of one view of the steps and one invariant (caches the lookups they
+    share): `t` has the view's footprints and transitions, `composites` the attempts',
+    `zero` the local states nobody occupies between two transitions of the view.
+
+    `swaps`: what the pairs of `t` do, which no view or invariant changes, so that the
+    views of one table share it (the engine's rounds each have views of their own
+    invariant). `answers`: the checks' answers, shared only by views of the same steps,
+    invariant, composites and `zero` (each view still records what its own yes used).
+    `prior`: the yes answers of a view of the same table, composites and `zero` under
+    fewer conjuncts (the engine's round before)."""
+
+    def __init__(self, t: Table, live: list[Move], inv: list[Conjunct], solver: Solver,
+                 composites: tuple[Composite, ...] = (), zero: frozenset[Local] = frozenset(),
+                 orig: Table | None = None, swaps: Swaps | None = None,
+                 answers: dict[tuple[Move, bool], Used | None] | None = None,
+                 prior: Prior | None = None) -> None:  # fmt: skip
+        self.t, self.live, self.inv, self.solver = t, live, inv, solver
+        self.composites, self.orig = composites, orig or t
+        self.swaps = Swaps(t) if swaps is None else swaps
+        assert self.swaps.t is t
+        self.answers: dict[tuple[Move, bool], Used | None] = {} if answers is None else answers
+        self.by_global: dict[str, dict[Local, list[Move]]] = {}
+        self.position = {m: i for i, m in enumerate(live)}
+        for m in live:
+            for x in t.touched[m.src]:
+                self.by_global.setdefault(x, {}).setdefault(m.src, []).append(m)
+        self._index: dict[tuple[Local, tuple[str, ...], bool],
+                          dict[tuple[int, ...], list[Move]]] = {}  # fmt: skip
+        self._plans: dict[tuple[Local, bool], Plan] = {}  # partners', per state and direction
+        self._z3 = None if not inv else solver.solver(inv)
+        self.zeros = [solver.atom(("local", *z)) == 0 for z in sorted(zero)]
+        if self._z3 is not None:
+            self._z3.add(*self.zeros)
+        self.bounds = bounds(inv, t.domains, frozenset(("local", *z) for z in zero))
+        self.pairs = 0
+        self.used: dict[tuple[Move, bool], Used] = {}  # (step, right): what its yes used
+        self.yes: dict[tuple[Move, bool], list[Meeting]] = {}  # the pairs of each yes
+        # A yes under fewer conjuncts on more steps (and the same composites and empty
+        # states: the caller's word) is a yes here.
+        self._prior = prior if prior is not None and prior.inv <= frozenset(inv) \
+            and prior.live >= frozenset(live) else None  # fmt: skip
+
+    def fork(self) -> Movers:
+        """The same checks (their answers and caches shared), with a record of its own of
+        what its yes answers used."""
+        out = copy.copy(self)
+        out.used, out.pairs = {}, 0
+        return out
+
     def mover(self, m: Move, right: bool) -> bool:
         """Is `m` a right (left) mover with every step of another request? Asked once
         (`answers`); a yes records what it used (`used`)."""
@@ -171,10 +208,15 @@ class Movers:
     def _check(self, m: Move, right: bool) -> Used | None:
         """What `m`'s yes as a right (left) mover uses, or None for a no. The failing
         pairs the intervals leave are asked in chunks, so a step that is no mover is
-        usually told after one query."""
+        usually told after one query. A yes keeps its pairs (`yes`)."""
+        if self._prior is not None and (m, right) in self._prior.yes:
+            return self._again(m, right, self._prior.yes[(m, right)])
         open_: list[z3.BoolRef] = []
         chunk, asked, by_intervals = 1, list[z3.BoolRef](), list[Linear]()
-        for src, v0, other, low, chunked in self._meetings(m, right):
+        met: list[Meeting] = []
+        for meeting in self._meetings(m, right):
+            met.append(meeting)
+            _, src, v0, other, low, chunked = meeting
             self.pairs += 1
             near: dict[Key, int] = {("local", *src): 1, ("local", *other): low}
             c = refuter(self.bounds, near, v0)
@@ -192,21 +234,50 @@ class Movers:
                 chunk = min(4 * chunk, CHUNK)
         if not self._excluded(open_):
             return None
+        self.yes[(m, right)] = met
         return Used(tuple(by_intervals), tuple(asked))
 
-    def _meetings(self, m: Move, right: bool
-                  ) -> Iterator[tuple[Local, Valuation, Local, int, bool]]:  # fmt: skip
+    def _again(self, m: Move, right: bool, met: list[Meeting]) -> Used | None:
+        """`_check`'s answer from the pairs of a yes under a part of this invariant, on
+        these steps or more (`prior`): a yes again, and z3 need not be asked, since every
+        pair the intervals leave now, they left then too (a conjunct that refuted it is
+        still here), and the invariant then excluded it. What it used is found as
+        `_check` finds it (the intervals first, of this invariant)."""
+        by_intervals, asked, mine = list[Linear](), list[z3.BoolRef](), list[Meeting]()
+        s = self.solver
+        for meeting in met:
+            u, src, v0, other, low, _ = meeting
+            if u is not None and u not in self.position:
+                continue  # a partner the invariant now shows dead
+            mine.append(meeting)
+            self.pairs += 1
+            c = refuter(self.bounds, {("local", *src): 1, ("local", *other): low}, v0)
+            if c is not None:
+                by_intervals.append(c)
+            elif self._z3 is None:
+                return None
+            else:
+                asked.append(z3_and([s.pre(src, 1, v0), s.pre(other, low, {})], s.ctx))
+        self.yes[(m, right)] = mine
+        return Used(tuple(by_intervals), tuple(asked))
+
+    def prior(self) -> Prior:
+        """What a view of more conjuncts and fewer steps can take over: its yes answers."""
+        return Prior(frozenset(self.inv), frozenset(self.live), self.yes)
+
+    def _meetings(self, m: Move, right: bool) -> Iterator[Meeting]:
         """Where `m` and a step of another request (or an attempt's composite) may not
-        commute, each as (the first's local state, the globals before, the other's local
-        state, how many requests it needs there, whether it is a pair of steps)."""
+        commute, each as (the other step, None for a composite; the first's local state,
+        the globals before, the other's local state, how many requests it needs there,
+        whether it is a pair of steps)."""
         for u in self.partners(m, right):
             a, b = (m, u) if right else (u, m)
-            for v0 in self.failures(a, b):
-                yield a.src, v0, b.src, 1 + (a.src == b.src), True
+            for v0 in self.swaps.failures(a, b):
+                yield u, a.src, v0, b.src, 1 + (a.src == b.src), True
         for c in self.composites:
             pre = self.meet(m, c, right)
             if pre is not None:
-                yield m.src, pre, c.head, 1 + (m.src == c.head), False
+                yield None, m.src, pre, c.head, 1 + (m.src == c.head), False
 
     def partners(self, m: Move, right: bool) -> list[Move]:
         """The steps that touch a global `m` touches and can run right after it (right) or
