@@ -150,21 +150,20 @@ class Movers:
 
     `swaps`: what the pairs of `t` do, which no view or invariant changes, so that the
     views of one table share it (the engine's rounds each have views of their own
-    invariant). `answers`: the checks' answers, shared only by views of the same steps,
-    invariant, composites and `zero` (each view still records what its own yes used).
+    invariant). Each check is made once (`answers`), and `fork` shares them with another
+    user of the same view, which keeps its own record of what its yes answers used.
     `prior`: the yes answers of a view of the same table, composites and `zero` under
     fewer conjuncts (the engine's round before)."""
 
     def __init__(self, t: Table, live: list[Move], inv: list[Conjunct], solver: Solver,
                  composites: tuple[Composite, ...] = (), zero: frozenset[Local] = frozenset(),
                  orig: Table | None = None, swaps: Swaps | None = None,
-                 answers: dict[tuple[Move, bool], Used | None] | None = None,
                  prior: Prior | None = None) -> None:  # fmt: skip
         self.t, self.live, self.inv, self.solver = t, live, inv, solver
         self.composites, self.orig = composites, orig or t
         self.swaps = Swaps(t) if swaps is None else swaps
         assert self.swaps.t is t
-        self.answers: dict[tuple[Move, bool], Used | None] = {} if answers is None else answers
+        self.answers: dict[tuple[Move, bool], Used | None] = {}
         self.by_global: dict[str, dict[Local, list[Move]]] = {}
         self.position = {m: i for i, m in enumerate(live)}
         for m in live:
