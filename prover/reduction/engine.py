@@ -14,7 +14,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
@@ -46,6 +46,9 @@ from prover.reduction.movers import (
     Composite,
     Group,
     Movers,
+    Phase1,
+    Prior,
+    Swaps,
     bounds,
     co_reachable,
     least_labels,
@@ -125,7 +128,9 @@ def _reduce(steps: ProgramSteps, t: Table, live: list[Move], solver: Solver,
     """Plain reduction, then with attempts and the candidates they need."""
     base = [*bound_conjuncts(t), *candidates(t, live)]
     wrong = refuted_by_runs(t, live, base)  # each candidate's own: asked once per candidate
-    first = _round(steps, t, live, base, wrong, None, solver, deadline, stats, frozenset())
+    shared = Shared(without_waits(t))
+    first = _round(steps, t, live, base, wrong, None, solver, deadline, stats, frozenset(),
+                   shared, None)
     if first.evidence is not None or first.reason.endswith(OUT_OF_TIME):
         return first
     # Beyond plain reduction: attempts, and the candidates they and guarded steps need. The
@@ -135,7 +140,7 @@ def _reduce(steps: ProgramSteps, t: Table, live: list[Move], solver: Solver,
         return deadline is not None and time.monotonic() > deadline
 
     out_of_time = Attempt(None, f"reduction: {OUT_OF_TIME}", stats, table=t)
-    kept = set((t0 := without_waits(t)).moves)
+    kept = set((t0 := shared.t0).moves)
     found = find_attempts(t0, [m for m in live if m in kept], {r for r, _ in t.entries})
     inner = {loc for a in found for loc in a.states}
     seen = observe(t, live)
@@ -169,7 +174,7 @@ def _reduce(steps: ProgramSteps, t: Table, live: list[Move], solver: Solver,
                 continue
             known |= frozenset(second.invariant)
         second, asked = _round(steps, t, live, base + tier, wrong, found, solver, deadline,
-                               stats, known), len(tier)
+                               stats, known, shared, second), len(tier)
     assert second is not None
     return second if second.evidence is not None or not found else Attempt(
         None, f"{first.reason}; with attempts: {second.reason.removeprefix('reduction: ')}",
@@ -190,13 +195,30 @@ def _visited(c: Conjunct, seen: Observed) -> bool:
     return at is None or tuple(at[1:]) in seen.values
 
 
+@dataclass
+class Shared:
+    """What the rounds of one table share: the table without its deferred steps, as every
+    mover check but the top layer's reads it; which of its pairs swap, which no invariant
+    changes; and the yes answers of the last round's view without blocks (`prior`), which
+    the next round's, of more conjuncts, takes over."""
+
+    t0: Table
+    prior: Prior | None = None
+
+    @cached_property
+    def swaps(self) -> Swaps:
+        return Swaps(self.t0)
+
+
 def _round(steps: ProgramSteps, t: Table, live: list[Move], cands: list[Conjunct],
            wrong: set[Conjunct], found: list[Attempt_] | None, solver: Solver,
-           deadline: float | None, stats: dict[str, int], known: frozenset[Conjunct]
-           ) -> Attempt:  # fmt: skip
+           deadline: float | None, stats: dict[str, int], known: frozenset[Conjunct],
+           shared: Shared, before: Attempt | None) -> Attempt:  # fmt: skip
     """One Houdini run on `cands` but those the runs refuted (`wrong`; `known`: inductive
     already), then labels with the attempts `found`, then with sections (`found` None: no
-    blocks), then without blocks."""
+    blocks), then without blocks. `before`: the round before, with the same `found`,
+    which failed; when Houdini finds its invariant again, so does this one (what follows
+    Houdini depends on the invariant's conjuncts and `found` alone)."""
     cands = list(dict.fromkeys(cands))
     solver.phase = FINDING
     inv = houdini(t, live, [c for c in cands if c not in wrong], solver, deadline,
@@ -205,6 +227,9 @@ def _round(steps: ProgramSteps, t: Table, live: list[Move], cands: list[Conjunct
     attempt = partial(Attempt, stats=stats, table=t, invariant=tuple(inv or ()))
     if inv is None:
         return attempt(None, f"reduction: {OUT_OF_TIME}")
+    if before is not None and frozenset(inv) == frozenset(before.invariant):
+        stats["solver_queries"], stats["solver_units"] = solver.queries, solver.units
+        return before
     lost = [b for b in bound_conjuncts(t) if b not in inv]
     if lost:  # the table stepped only the valuations they allow
         return attempt(None, f"reduction: the bound {lost[0]} on the globals is not inductive")
@@ -217,21 +242,34 @@ def _round(steps: ProgramSteps, t: Table, live: list[Move], cands: list[Conjunct
     live = [m for m in live if (m.src, m.reads) not in dead]
     # Steps into a wait are deferred (docs/certificates.md, "Deferred steps"): no view but
     # consecution's has them, and no swap uses one (the checker finds them itself).
-    kept = set((t0 := without_waits(t)).moves)
+    kept = set((t0 := shared.t0).moves)
     live0 = [m for m in live if m in kept]
     blocks, why = _validated(t0, found, live0, inv, solver) if found else ([], "")
     layered: Layered | str = "no attempt validated"
+    # The checks of the view without blocks, made once: the sections' layer 1 is that
+    # view when there are no attempts.
+    views: list[Movers] = []
+
+    def plain_view() -> Movers:
+        if not views:
+            views.append(Movers(t0, live0, inv, solver, swaps=shared.swaps, prior=shared.prior))
+        return views[0]
+
     if blocks:  # with attempts first: the first round saw the plain labels fail
-        layered = _layered(t0, live0, dead, inv, solver, deadline, blocks, False)
+        layered = _layered(t0, live0, dead, inv, solver, deadline, blocks, False, shared,
+                           plain_view)
     if isinstance(layered, str) and found is not None:
-        layered = _layered(t0, live0, dead, inv, solver, deadline, blocks, True)
+        layered = _layered(t0, live0, dead, inv, solver, deadline, blocks, True, shared,
+                           plain_view)
     if isinstance(layered, str):
-        movers = Movers(t0, live0, inv, solver)
+        movers = plain_view()
         plain = _labels(t0, live0, movers, deadline)
         layered = Layered(t0, live0, plain, [], {}, [], ((movers, plain),)) \
             if isinstance(plain, dict) else plain if found is None else \
             f"{plain}; blocks: {why or layered}"
     stats["solver_queries"], stats["solver_units"] = solver.queries, solver.units
+    if views:
+        shared.prior = views[0].prior()
     if isinstance(layered, str):
         return attempt(None, f"reduction: {layered}")
     top, labels = layered.top, layered.labels
@@ -341,9 +379,11 @@ def _enters(t: Table, g: Group, sec: frozenset[Local]) -> bool:
 
 def _layered(t: Table, live: list[Move], dead: set[Group], inv: list[Conjunct],
              solver: Solver, deadline: float | None, blocks: list[Attempt_],
-             with_sections: bool) -> Layered | str:  # fmt: skip
+             with_sections: bool, shared: Shared, plain: Callable[[], Movers]
+             ) -> Layered | str:  # fmt: skip
     """The labels of the top layer above the attempts `blocks` and, `with_sections`, the
-    sections found (each kept when its own steps reduce), or why there are none."""
+    sections found (each kept when its own steps reduce), or why there are none. `t` is
+    `shared.t0`; `plain`: the checks of `live` on it without blocks."""
     # An attempt's read-only steps are replayed at its commit; a commit the head could
     # take is the head's own step, the others are composites (label N).
     gone = {m for a in blocks for m in (*a.tried, *(c for c in a.commits if c.src != a.head))}
@@ -356,7 +396,8 @@ def _layered(t: Table, live: list[Move], dead: set[Group], inv: list[Conjunct],
     inner: dict[Group, str] = {}
     inner_movers: tuple[tuple[Movers, dict[Group, str]], ...] = ()
     if with_sections:
-        movers = Movers(t, view, inv, solver, comps, zero)
+        movers = plain().fork() if not blocks else Movers(t, view, inv, solver, comps, zero,
+                                                          swaps=shared.swaps)
         inner_movers = ((movers, inner),)
         # found on every step but stutters, dead ones too: the checker reads the blocks
         # before it knows which steps are dead, and no step may go from one into another
@@ -535,30 +576,28 @@ def _labels(t: Table, live: list[Move], movers: Movers, deadline: float | None,
         if c.commit.dst in co:
             succ.setdefault(c.head, []).append(c.commit.dst)
     phase1: set[Local] = set()
-
-    def later(todo: list[Local]) -> None:
-        while todo:
-            loc = todo.pop()
-            if loc not in phase1:
-                phase1.add(loc)
-                todo.extend(succ.get(loc, ()))
-
-    later([c.commit.dst for c in comps if c.commit.dst in co])
+    # A state in phase 1 stays there, and its steps must be left movers: they are asked
+    # as it joins, so that a program that fails is told before the right movers of the
+    # states left (a success asks the same checks, in another order).
+    later = Phase1(groups, succ, phase1, movers, lambda loc: True)
+    bad = later([c.commit.dst for c in comps if c.commit.dst in co])
     near = _distances(t.entries, succ)
     right: dict[Group, bool] = {}
     for g in sorted(groups, key=lambda g: (near.get(g[0], len(near)), g)):
+        if bad is not None:
+            break
         if g[0] in phase1:
             continue
         if deadline is not None and time.monotonic() > deadline:
             return "out of time checking movers"
         right[g] = g[0] not in co or all(movers.mover(m, True) for m in groups[g])
         if not right[g]:
-            later([m.dst for m in groups[g] if m.dst in co])
+            bad = later([m.dst for m in groups[g] if m.dst in co])
     late = [c for c in comps if c.head in phase1]
     if late:
         return f"request {late[0].head[0]}: an attempt after its commit point (at " \
             f"{late[0].head[1]})"
-    labels = least_labels(groups, phase1, right, movers)
+    labels = least_labels(groups, phase1, right, movers) if bad is None else bad
     if not isinstance(labels, dict):
         return f"request {labels[0][0]}: a step after its commit point is not a left mover " \
             f"(at {labels[0][1]})"

@@ -16,7 +16,7 @@ import itertools
 from collections.abc import Iterable
 
 from prover.reduction.invariant import Conjunct, Linear
-from prover.reduction.movers import Group, Movers, co_reachable, least_labels
+from prover.reduction.movers import Group, Movers, Phase1, co_reachable, least_labels
 from prover.reduction.table import Local, Move, Table
 
 
@@ -129,20 +129,15 @@ def section_labels(t: Table, live: list[Move], inner: frozenset[Local], movers: 
         if m.src in inner and m.dst in inner:
             succ.setdefault(m.src, []).append(m.dst)
 
-    def later(todo: list[Local]) -> None:
-        while todo:
-            loc = todo.pop()
-            if loc in inner and loc not in phase1:
-                phase1.add(loc)
-                todo.extend(succ.get(loc, ()))
-
+    later = Phase1(groups, succ, phase1, movers, inner.__contains__)
     right: dict[Group, bool] = {}
     for g in sorted(groups, key=lambda g: (g[0] in inner, g)):
         if g[0] in phase1:
             continue
         right[g] = g[0] not in co or all(movers.mover(m, True) for m in groups[g])
-        if not right[g]:
-            later([m.dst for m in groups[g] if m.dst in co])
+        bad = None if right[g] else later([m.dst for m in groups[g] if m.dst in co])
+        if bad is not None:
+            return f"a step of the section at {bad[1]} after its commit is not a left mover"
     labels = least_labels(groups, phase1, right, movers)
     if not isinstance(labels, dict):
         return f"a step of the section at {labels[0][1]} after its commit is not a left mover"
