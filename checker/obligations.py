@@ -4,7 +4,7 @@ thunk) pairs run in order; a thunk returns a detail or raises a CheckerError."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Container, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator
 from functools import partial
 from types import SimpleNamespace
 from typing import Any, cast
@@ -104,8 +104,8 @@ def proof(m: Model, pf: Json, remaining: Callable[[], float],
     resolve = partial(_resolve, frozenset(net.places))
     updates, hints = dict[TKey, dict[str, Json]](), dict[TKey, list[Json]]()
     parts: list[tuple[Json, set[Any]]] = []
-    zeros: set[Place] = set()  # places a conjunct `Σ M(p) = 0` (`_sum`) sets to 0
-    units: list[set[Place]] = []  # the places of each conjunct `Σ M(p) = 1`
+    zeros: set[Place] = set()  # places a conjunct `place = 0` (exactly that shape) sets to 0
+    sums: list[tuple[set[Place], set[Place]]] = []  # per conjunct: Σ M(p) = 0, = 1 (`_sum`)
     ors: list[list[set[Place]]] = []  # per conjunct `… ∨ Σ M(p) = 0 ∨ …`: those sums' places
     smt = Smt()
     mvar = {p: smt.var(f"p{i}") for i, p in enumerate(net.places)}
@@ -120,8 +120,8 @@ def proof(m: Model, pf: Json, remaining: Callable[[], float],
         f = inv["formula"]  # the top-level conjuncts with the places and aux each reads
         parts.extend((c, _names(c, resolve)) for c in (f["and"] if isinstance(f, dict) and
                                                         "and" in f else [f]))
-        zeros.update(resolve(p) for c, _ in parts for p in _sum(c, 0))
-        units.extend({*map(resolve, ps)} for c, _ in parts if (ps := _sum(c, 1)))
+        zeros.update(resolve(ps[0]) for c, _ in parts if (ps := _sum(c, 0)) and "place" in c["lhs"])
+        sums.extend(({*map(resolve, _sum(c, 0))}, {*map(resolve, _sum(c, 1))}) for c, _ in parts)
         ors.extend([{*map(resolve, ps)} for d in c["or"] if (ps := _sum(d, 0))] if isinstance(
             c, dict) and "or" in c else [] for c, _ in parts)
         # translating once resolves every place name and gives I(M, x), conjunct by conjunct
@@ -181,28 +181,33 @@ def proof(m: Model, pf: Json, remaining: Callable[[], float],
             x2 = {a: base.term(assign[a]) if a in assign else v for a, v in xvar.items()}
             delta.update((a, _shift(assign[a], a, resolve)) for a in assign)
             step = Translator(smt, lambda p: after.get(p, mvar[p]), x2, resolve)
-            # Exact, no solver: with M ≥ 0 and M ≥ pre(t), a conjunct `Σ M(p) = 1` holding an
-            # input place g of t sets g to 1 and its other places to 0 (as `Σ M(p) = 0` does);
-            # places so 0 after t make a conjunct `… ∨ Σ M(p) = 0 ∨ …` true (pool-k3: 63 of 64).
-            val = dict.fromkeys(zeros, 0)
-            for s, g in ((s, g) for s in units for g, c in t.pre if c >= 1 and g in s):
-                val.update((p, int(p == g)) for p in s)
-            nil = {p for p, v in val.items() if v + cast(int, delta.get(p, 0)) == 0}
-            # A top-level conjunct over no changed counter keeps its (true) value, and so do
-            # those `_kept` or `nil` settle exactly: only the others are negated.
-            todo = {k for k, (c, names) in enumerate(parts) if names & delta.keys()
-                    and not any(d <= nil for d in ors[k]) and not _kept(c, names, delta, resolve)}
+            # A top-level conjunct over no changed counter keeps its (true) value, and so does
+            # one that `_kept` settles exactly: only the others are negated.
+            todo = {k for k, (c, names) in enumerate(parts)
+                    if names & delta.keys() and not _kept(c, names, delta, resolve)}
+
+            # Exact, no solver: with M ≥ 0 and M ≥ pre(t), a conjunct `Σ M(p) = 1` among
+            # `among` holding an input place g of t sets g to 1 and its other places to 0, as
+            # `Σ M(p) = 0` does; places so 0 after t make a moved conjunct `… ∨ Σ M(p) = 0 ∨ …`
+            # true (pool-k3: 63 of 64 a step). Only conjuncts a query holds are used: it is
+            # then unsat, or sat, with the conjuncts so settled as without them.
+            def settled(among: Iterable[int]) -> set[int]:
+                val = {p: 0 for k in among for p in sums[k][0]}
+                val.update((p, int(p == g)) for k in among for g, c in t.pre
+                           if c >= 1 and g in sums[k][1] for p in sums[k][1])
+                nil = {p for p, v in val.items() if v + cast(int, delta.get(p, 0)) == 0}
+                return {k for k in todo if any(d <= nil for d in ors[k])}
+
             guard = [smt.cmp(">=", mvar[p], smt.const(c)) for p, c in pre.items()]
             # A hint proves its conjuncts from the conjuncts it names (weaker than I, so
             # sound); a hint that names too few makes its query sat: a rejection.
             for chk in hints.get(t.key, []):
-                goal = sorted(todo.intersection(chk["prove"]))
-                if goal:
+                if goal := sorted(todo.intersection(chk["prove"]) - settled(chk["from"])):
                     held = [state["Ic"][j] for j in chk["from"]] + guard
                     goals = [step.form(parts[k][0]) for k in goal]
                     _consecutive(query(within=held + goals), smt, t.key, held, goals, shown)
-                    todo -= set(goal)
-            if todo:
+                todo -= set(chk["prove"])
+            if todo := todo - settled(range(len(parts))):
                 _consecutive(query(), smt, t.key, guard,
                              [step.form(parts[k][0]) for k in sorted(todo)], shown)
             return "unsat" + (" (hinted)" if t.key in hints else "")
@@ -314,9 +319,9 @@ def _names(f: Json, resolve: Callable[[Json], Place]) -> set[Any]:
     return out
 
 
+# The places of `{"cmp": "=", "lhs": L, "rhs": {"const": k}}` where L is a place or a sum of
+# [1, place] pairs (nothing else), and [] for any other formula.
 def _sum(c: Json, k: int) -> list[Json]:
-    """The places of `{"cmp": "=", "lhs": L, "rhs": {"const": k}}` where L is a place or a sum
-    of [1, place] pairs (nothing else), and [] for any other formula."""
     if not isinstance(c, dict) or c.get("cmp") != "=" or c["rhs"] != {"const": k} or type(
             c["rhs"]["const"]) is not int:
         return []

@@ -1,5 +1,6 @@
-"""Consecution and exclusion settled without cvc5 where a conjunct `Σ M(p) = 1` or `Σ M(p) = 0`
-decides them exactly (checker/obligations.py `_sum`), and never where it does not."""
+"""Consecution conjuncts settled without cvc5 where a conjunct `Σ M(p) = 1` or `Σ M(p) = 0`
+the query holds decides them exactly (checker/obligations.py `_sum`, `settled`), and never
+where it does not; exclusion asked first from the conjuncts on its global."""
 
 from __future__ import annotations
 
@@ -66,6 +67,32 @@ def test_a_disjunct_the_step_fills_is_not_settled(monkeypatch: pytest.MonkeyPatc
     assert (r.status, r.code) == ("invalid", "E-CONSECUTION"), r.message
     assert r.message.startswith(f"consecution: {LOCK}: {LOCK} leaves the invariant"), r.message
     assert asked[LOCK] == 1
+
+
+def _hinted(cert: Json, frm: list[int]) -> Json:
+    """`cert` with a hint: the lock's step proves conjuncts 1 and 2 from those of `frm`."""
+    step = {"kind": "step", "request": "main", "from": [BODY, "{}"],
+            "to": [MID[2], "{L=1,X=1}"]}
+    cert["proof"]["invariant"]["hints"] = [
+        {"transition": step, "checks": [{"prove": [1, 2], "from": frm}]}]
+    return cert
+
+
+def test_a_hint_that_holds_the_unit_sum_is_helped_by_it(monkeypatch: pytest.MonkeyPatch
+                                                        ) -> None:
+    r, asked = _goals(_hinted(_lock(), [0, 1, 2]), monkeypatch)
+    assert r.status == "valid", r.message
+    assert asked[LOCK] == 1
+
+
+def test_a_hint_without_the_unit_sum_gets_no_help_from_it(monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    """Negative: from conjunct 2 alone, `{} = 0 ∨ mid = 0` does not follow after the step
+    (without the unit sum, {} may hold 2): a hint that names too few is rejected, as before
+    (the unit sum in I does not rescue it)."""
+    r, asked = _goals(_hinted(_lock(), [2]), monkeypatch)
+    assert (r.status, r.code) == ("invalid", "E-CONSECUTION"), r.message
+    assert asked[LOCK] == 2
 
 
 def test_a_false_unit_sum_is_rejected_where_it_breaks() -> None:
