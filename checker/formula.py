@@ -97,7 +97,14 @@ class Query:
         self.smt, self.remaining = smt, remaining
         # cvc5 (25 ms) only when a query is made: most small proofs are settled by arithmetic
         cvc5 = importlib.import_module("pysmt.solvers.cvcfive")
-        self.solver = cvc5.CVC5Solver(smt.env, smt.ps.logics.QF_LIA)
+        self.solver = s = cvc5.CVC5Solver(smt.env, smt.ps.logics.QF_LIA)
+        # The solvers of one Smt share the first one's cvc5 terms and converter (cvc5 rejects
+        # a term of another's): a term is converted once, not once per fresh solver (workq3).
+        if (first := smt.__dict__.setdefault("first", s)) is not s:
+            s.cvc5 = cvc5.cvc5.Solver(first.cvc5.getTermManager())
+            s.cvc5.setLogic(s.logic_name)
+            s.options(s)
+            s.converter = first.converter
         self.add: Callable[[FNode], None] = self.solver.add_assertion  # held by every query
 
     def unsat(self, f: FNode, shown: Mapping[str, FNode]) -> str | None:
@@ -105,16 +112,11 @@ class Query:
         if (left := self.remaining()) <= 0:
             raise Undecided("the check budget is used up", code="E-TIMEOUT")
         self.solver.cvc5.setOption("tlimit-per", str(max(1, int(left * 1000))))
-        self.solver.push()
-        try:
-            self.solver.add_assertion(f)
-            try:
-                sat = self.solver.solve()
-            except Exception as exc:  # unknown (a timeout, incompleteness) or a failure
-                raise Undecided(f"cvc5 gave no answer ({type(exc).__name__}: {exc})") from None
-            if not sat:
-                return None
-            values = [(k, self.solver.get_value(v).constant_value()) for k, v in shown.items()]
-            return ", ".join(f"{k}={v}" for k, v in values if v != 0) or "all variables 0"
-        finally:
-            self.solver.pop()
+        try:  # f as an assumption: held for this query only
+            sat = self.solver.solve([f])
+        except Exception as exc:  # unknown (a timeout, incompleteness) or a failure
+            raise Undecided(f"cvc5 gave no answer ({type(exc).__name__}: {exc})") from None
+        if not sat:
+            return None
+        values = [(k, self.solver.get_value(v).constant_value()) for k, v in shown.items()]
+        return ", ".join(f"{k}={v}" for k, v in values if v != 0) or "all variables 0"
