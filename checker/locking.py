@@ -51,7 +51,8 @@ from typing import Any
 
 from checker.certificate import Limits
 from checker.errors import CheckerError, invalid
-from checker.model import Expr, expr_text, is_local, mk_bin, mk_un, nodes
+from checker.fold import fold
+from checker.model import Expr, expr_text, is_local, nodes
 from checker.program import parse_program
 
 MAX_PATHS = 4096  # paths of one request at a time
@@ -69,24 +70,10 @@ class State:
     released: bool
 
 
-def _fold(e: Expr, env: dict[str, int]) -> int | None:
-    """The value of `e` if literals and known locals settle it (no global, no effect)."""
-    if e[0] in ("int", "var"):
-        return e[1] if e[0] == "int" else env.get(e[1]) if is_local(e[1]) else None
-    if e[0] not in ("not", "neg", "bin") or e[0] == "bin" and e[1] in ("&&", "||"):
-        return None  # quirk Q1 folds `&&` and `||` at parse time: left unsettled here
-    kids = [_fold(k, env) for k in e[2:]] if e[0] == "bin" else [_fold(e[1], env)]
-    try:
-        return None if None in kids else mk_bin(e[1], ("int", kids[0]), ("int", kids[1]))[
-            1] if e[0] == "bin" else mk_un(e[0], ("int", kids[0]))[1]
-    except CheckerError:  # a fault: not settled here
-        return None
-
-
 def _resolve(e: Expr, env: dict[str, int]) -> Expr:
     """`e` with the `if`s that known locals settle taken, at its top and in its operands
     (`if (k == 0) { L[0] } else { ... } == 1` is `L[0] == 1` at k = 0)."""
-    while e[0] == "if" and (c := _fold(e[1], env)) is not None:
+    while e[0] == "if" and (c := fold(e[1], env)) is not None:
         e = e[2] if c else e[3]
     return ("bin", e[1], _resolve(e[2], env), _resolve(e[3], env)) if e[0] == "bin" else e
 
@@ -225,11 +212,11 @@ class _Walk:
         `&&` and `||` run it only when the left one does not decide (both ways when its
         value is unknown); `/` and `%` only by a divisor known not to be 0."""
         env = dict(st.env)
-        if e[1] in ("/", "%") and not _fold(e[3], env):
+        if e[1] in ("/", "%") and not fold(e[3], env):
             raise self.fail("divides by what may be 0", e)
         if e[1] not in ("&&", "||"):
             return self.run(e[3], [st])
-        left = _fold(e[2], env)
+        left = fold(e[2], env)
         if left is None:
             return _join([st, *self.run(e[3], [st])])
         return [st] if (left == 0) == (e[1] == "&&") else self.run(e[3], [st])
@@ -244,12 +231,12 @@ class _Walk:
         if rhs[0] == "nd" and rhs[2] - rhs[1] < MAX_FORK:
             return [State(tuple(sorted({**env, name: v}.items())), st.held, st.released)
                     for v in range(rhs[1], rhs[2] + 1)]
-        value = _fold(rhs, dict(st.env))
+        value = fold(rhs, dict(st.env))
         known = env if value is None else {**env, name: value}
         return [State(tuple(sorted(known.items())), st.held, st.released)]
 
     def branch(self, e: Expr, st: State) -> list[State]:
-        c = _fold(e[1], dict(st.env))
+        c = fold(e[1], dict(st.env))
         if c is not None:
             return self.run(e[2] if c else e[3], [st])
         return _join(self.run(e[2], [st]) + self.run(e[3], [st]))

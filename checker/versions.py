@@ -29,6 +29,7 @@ from typing import Any
 
 from checker.certificate import Limits
 from checker.errors import CheckerError, Invalid, Undecided, invalid
+from checker.fold import fold
 from checker.model import (
     ZERO,
     Env,
@@ -95,24 +96,9 @@ def _at(e: Expr, p: Path) -> Expr:
     return e
 
 
-def _fold(e: Expr, env: dict[str, int]) -> int | None:
-    """The value of `e` if literals and the inputs of `env` settle it."""
-    if e[0] in ("int", "var"):
-        return e[1] if e[0] == "int" else env.get(e[1])
-    kids = [_fold(k, env) for k in e[2:]] if e[0] == "bin" else [_fold(e[1], env)] \
-        if e[0] in ("not", "neg") else [None]
-    if None in kids or e[0] == "bin" and e[1] in ("&&", "||"):  # quirk Q1 folds them
-        return None
-    try:
-        return (mk_bin(e[1], ("int", kids[0]), ("int", kids[1])) if e[0] == "bin"
-                else mk_un(e[0], ("int", kids[0])))[1]
-    except CheckerError:  # out of 64 bits: not settled here (the run faults)
-        return None
-
-
 def _resolve(e: Expr, env: dict[str, int]) -> Expr:
     """`e` with the `if`s its inputs settle taken: `if(r == 0){V0}else{...}` is V0 at r = 0."""
-    while e[0] == "if" and (c := _fold(e[1], env)) is not None:
+    while e[0] == "if" and (c := fold(e[1], env)) is not None:
         e = e[2] if c else e[3]
     return e
 
@@ -126,10 +112,10 @@ def _inputs(e: Expr, envs: list[dict[str, int]]) -> list[dict[str, int]] | None:
             out.append(env)
         elif e[0] == "assign" and is_local(e[1]) and e[2][0] == "nd":
             out += [{**env, e[1]: v} for v in range(e[2][1], e[2][2] + 1)]
-        elif e[0] == "assign" and is_local(e[1]) and (v := _fold(e[2], env)) is not None:
+        elif e[0] == "assign" and is_local(e[1]) and (v := fold(e[2], env)) is not None:
             out.append({**env, e[1]: v})
         elif e[0] in ("seq", "if"):
-            c = 1 if e[0] == "seq" else _fold(e[1], env)
+            c = 1 if e[0] == "seq" else fold(e[1], env)
             first = [env] if e[0] == "if" else _inputs(e[1], [env])
             more = None if c is None or first is None else _inputs(
                 e[2] if e[0] == "seq" or c else e[3], first)
@@ -181,7 +167,7 @@ class _Scan:
         todo = [e]
         while todo:
             n = todo.pop()
-            if n[0] == "if" and (c := _fold(n[1], self.env)) is not None:
+            if n[0] == "if" and (c := fold(n[1], self.env)) is not None:
                 todo.append(n[2] if c else n[3])
                 continue
             yield n
@@ -231,7 +217,7 @@ class _Scan:
         if tag == "seq":
             return self.go(e[2], p + (2,), self.go(e[1], p + (1,), st))
         if tag == "if":
-            if (v := _fold(e[1], self.env)) is not None:  # the inputs settle it
+            if (v := fold(e[1], self.env)) is not None:  # the inputs settle it
                 return self.go(e[2 if v else 3], p + (2 if v else 3,), st)
             c = self.go(e[1], p + (1,), st)
             then, other = self.assume(e[1], p, c)
@@ -316,7 +302,7 @@ class _Scan:
         assignments as statements; every test at a place `assume` took. An `if` the inputs
         settle is its branch (a version chosen by an input index)."""
         tag, env = e[0], self.env
-        if tag == "if" and (c := _fold(e[1], env)) is not None:
+        if tag == "if" and (c := fold(e[1], env)) is not None:
             self.uses(e[2 if c else 3], p + (2 if c else 3,), stmt, parent, up)
             return
         if tag == "var" and (e[1] in self.versions or e[1] in self.vlocals):

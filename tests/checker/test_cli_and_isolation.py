@@ -153,8 +153,8 @@ CLAIMS = {
     # the split only: its certificate is checked by its claim's modules
     "serializable by cases of its inputs": ENVELOPE + ["cases.py"],
     # the rules and the abstraction only: its certificate is checked by its claim's modules
-    "serializable by versions that never wrap": ENVELOPE + ["versions.py"],
-    "serializable by two-phase locking": ENVELOPE + ["locking.py"],
+    "serializable by versions that never wrap": ENVELOPE + ["versions.py", "fold.py"],
+    "serializable by two-phase locking": ENVELOPE + ["locking.py", "fold.py"],
     # beside any verdict: checked apart, with the modules of the verdict's own claim
     "deadlocks (a replayed trace after which nothing can move)": ENVELOPE + [
         "semantics.py", "deadlock.py"],
@@ -248,7 +248,7 @@ def test_a_versions_claim_loads_its_module_beside_its_abstractions_claims(
     status, cert = _decide(tmp_path, OCC)
     assert status == "serializable" and "reduction" in cert["versions"]["abstract"]
     assert _loaded(cert) <= set(CLAIMS["serializable by reduction with blocks (attempts, "
-                                       "sections)"]) | {"versions.py", "__init__.py"}
+                                       "sections)"]) | {"versions.py", "fold.py", "__init__.py"}
 
 
 def test_a_cases_claim_loads_its_module_beside_its_split_programs_claims(

@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from checker.locking import _fold, _stmts, touched
+from checker.fold import fold
+from checker.locking import _stmts, touched
 from checker.program import parse_program
 from prover.certificate.write import locking_certificate
 from prover.frontend.load import load_source
@@ -194,10 +195,10 @@ request m {
 
 def test_folding_is_the_run_time_semantics() -> None:
     env = {"a": 2, "b": 0}
-    assert _fold(("bin", "/", ("var", "a"), ("var", "b")), env) is None  # a fault: unsettled
-    assert _fold(("bin", "&&", ("var", "a"), ("int", 1)), env) is None  # never Q1-folded
-    assert _fold(("bin", "+", ("var", "a"), ("var", "X")), env) is None  # a global: unknown
-    assert _fold(("not", ("bin", "<", ("var", "a"), ("int", 3))), env) == 0
+    assert fold(("bin", "/", ("var", "a"), ("var", "b")), env) is None  # a fault: unsettled
+    assert fold(("bin", "&&", ("var", "a"), ("int", 1)), env) is None  # never Q1-folded
+    assert fold(("bin", "+", ("var", "a"), ("var", "X")), env) is None  # a global: unknown
+    assert fold(("not", ("bin", "<", ("var", "a"), ("int", 3))), env) == 0
 
 
 def test_statements_are_read_in_order_however_they_nest() -> None:
