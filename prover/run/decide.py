@@ -437,13 +437,7 @@ def _cases(run: _Run) -> tuple[Counterexample | None, dict[str, Any] | None]:
     (docs/certificates.md, "Cases by input"). A counterexample of a part is one of the
     program when, with every case named by its request, its answers are still not those
     of a serial run of the program (a serial run may reach them with other choices)."""
-    from prover.frontend import ast
-
-    steps = run.model.steps
-    if run.model.kind != "ser" or steps is None or not any(
-            isinstance(first := r.body.first if isinstance(r.body, ast.Seq) else r.body,
-                       ast.Assign) and isinstance(first.value, ast.Nondet)
-            for r in steps.program.requests):  # fmt: skip  # no input: not the checker's parse
+    if not _chooses(run, first=True):  # no input: not the checker's parse
         return None, None
     from checker.errors import CheckerError
     from prover.frontend.cases import find
@@ -474,6 +468,21 @@ def _cases(run: _Run) -> tuple[Counterexample | None, dict[str, Any] | None]:
     return None, cases_certificate(run.model, inputs, cert)
 
 
+def _chooses(run: _Run, first: bool) -> bool:
+    """Whether some request of a Ser program chooses a local (`k := ?(0..3)`), as its
+    first statement (`first`) or anywhere: read on the prover's own parse, so that other
+    programs pay neither the checker's parse nor its import for the claims that split or
+    narrow such inputs."""
+    from prover.frontend import ast
+
+    steps = run.model.steps
+    return run.model.kind == "ser" and steps is not None and any(
+        isinstance(n, ast.Assign) and isinstance(n.value, ast.Nondet)
+        for r in steps.program.requests
+        for n in ((r.body.first if isinstance(r.body, ast.Seq) else r.body,) if first
+                  else ast.nodes(r.body)))
+
+
 def _narrowed(run: _Run) -> Counterexample | None:
     """Before the first search of a program whose requests choose among many values of
     their inputs in their first step (at least WIDE_INPUTS combinations): the same search
@@ -481,7 +490,7 @@ def _narrowed(run: _Run) -> Counterexample | None:
     (prover/frontend/narrow.py), and random runs of it, with a quarter of what is left; a
     counterexample there is one of the program when its answers are not serial in it."""
     steps = run.model.steps
-    if run.model.kind != "ser" or steps is None:
+    if steps is None or not _chooses(run, first=False):  # no choice: no checker's parse
         return None
     from prover.frontend.narrow import narrowed
 
@@ -492,13 +501,9 @@ def _narrowed(run: _Run) -> Counterexample | None:
     cex = _first_search(sub) or _random_runs(sub, later=False)
     for key in ("explicit_s", "random_s"):
         run.times[key] = run.times.get(key, 0.0) + sub.times.get(key, 0.0)
-    if cex is None or sub.model.steps is None or cex.requests > NARROWED_REQUESTS or \
-            _serial_in(run, cex.completed):  # fmt: skip
+    if cex is None or cex.requests > NARROWED_REQUESTS or _serial_in(run, cex.completed):
         return None
-    first, narrow_first = dict(steps.entries), dict(sub.model.steps.entries)
-    return replace(cex, events=tuple(
-        replace(e, local=first[e.request]) if e.local == narrow_first[e.request] else e
-        for e in cex.events))
+    return _renamed(run, sub, {r: r for r, _ in steps.entries}, cex)
 
 
 def _serial_in(run: _Run, completed: tuple[tuple[tuple[str, str], int], ...]) -> bool:
@@ -522,20 +527,26 @@ def _unsplit(run: _Run, sub: _Run, origin: dict[str, str], cex: Counterexample
     """A counterexample of the split program as one of the program: each case named by
     its request, and its first state by the request's, which chooses (the states after
     the choice are the same text in both); None when its answers are serial there."""
+    whole = _renamed(run, sub, origin, cex)
+    search = _search(run)
+    return None if search is None or search.is_serial(whole.completed) else whole
+
+
+def _renamed(run: _Run, sub: _Run, origin: dict[str, str], cex: Counterexample
+             ) -> Counterexample:  # fmt: skip
+    """A counterexample of another program (cases, or narrowed inputs) in the program's
+    names: each request by its `origin`, and its first state by the request's, which
+    chooses (the states after the choice are the same text in both)."""
     assert run.model.steps is not None and sub.model.steps is not None
     first = dict(run.model.steps.entries)
-    case_first = dict(sub.model.steps.entries)
+    sub_first = dict(sub.model.steps.entries)
     events = tuple(replace(e, request=origin[e.request], local=first[origin[e.request]]
-                            if e.local == case_first[e.request] else e.local)
+                            if e.local == sub_first[e.request] else e.local)
                    for e in cex.events)
     counts: dict[tuple[str, str], int] = {}
     for (r, v), n in cex.completed:
         counts[(origin[r], v)] = counts.get((origin[r], v), 0) + n
-    completed = tuple(sorted(counts.items()))
-    search = _search(run)
-    if search is None or search.is_serial(completed):
-        return None
-    return replace(cex, events=events, completed=completed)
+    return replace(cex, events=events, completed=tuple(sorted(counts.items())))
 
 
 def _versions(run: _Run) -> dict[str, Any] | None:
