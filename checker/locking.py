@@ -15,6 +15,10 @@ choice and at an `if` its known locals settle; other branches are both followed)
   1) { yield }; R := R + 1` and gives it back by `R := R - 1`, both where their value
   is dropped (not the last statement of a sequence), and R is touched nowhere else; a
   global it guards is written only while W is held, and read while W or R is;
+- or R is counted under a mutex M (the textbook readers-writer lock): a reader enters by
+  `while (M == 1) { yield }; M := 1; R := R + 1; if (R == 1) { <take W> } else { 0 };
+  M := 0` and leaves by `<take M>; R := R - 1; if (R == 0) { W := 0 } else { 0 }; M :=
+  0` (`Walk.block`), and holds R in between; W's acquisition need not test R;
 - every lock, readers' count and guarded global is a global the program names;
 - a global that is neither a lock nor guarded is written by no request;
 - a read or write of a guarded global happens while the request holds its guard;
@@ -32,7 +36,11 @@ The test that passes is in the step that sets the lock: its reads are that step'
 it. R counts the readers that hold their lock, and W is 1 only while R is 0 (a reader
 takes its lock when W is 0, W's acquisition needs R at 0), so a writer's hold is
 disjoint from every other hold of the same lock. Two readers' increments and decrements
-of R commute (each only adds to R, its value dropped): they are no conflict. Two actions
+of R commute (each only adds to R, its value dropped): they are no conflict. (Counted
+under M, R is the number of readers between an entry and an exit, outside those, so W is 1 and set
+by the first of them while any is there: a writer's hold is disjoint from that time too.
+Entries and exits write no local; out of the run, they are put back at their places in
+the serial run, where each finds R and W at 0 and runs through.) Two actions
 of different requests then conflict only through a lock or a guarded global, which both
 requests hold there, at least one of them alone (a write needs W); if the first
 request's action comes first, it releases that lock before the second acquires it, so
@@ -93,9 +101,13 @@ def _stmts(e: Expr) -> list[Expr]:
 class _Walk:
     """The paths of one request: where each global is touched, with which locks held."""
 
-    def __init__(self, request: str, locks: frozenset[str], readers: dict[str, str]) -> None:
+    def __init__(self, request: str, locks: frozenset[str], readers: dict[str, str],
+                 mutexes: dict[str, str]) -> None:  # fmt: skip
         self.request, self.locks, self.readers = request, locks, readers  # readers: R -> W
-        self.writer = {w: r for r, w in readers.items()}
+        self.mutexes = mutexes  # a counted readers' count R -> the mutex M it is counted under
+        self.count = {w: r for r, w in readers.items()}
+        self.writer = {w: r for r, w in readers.items() if r not in mutexes}  # W tests R
+        self.lockish = locks | set(readers) | set(mutexes.values())
         self.held_at: dict[tuple[str, bool], frozenset[str]] = {}  # (global, a write) ->
         self.written: set[str] = set()  # the locks held at every such touch
         # for the prover's deadlock report only (the claim does not read them): the pairs
@@ -107,7 +119,7 @@ class _Walk:
         return invalid("E-LOCKING", f"request {self.request}: {why} (at `{expr_text(e)[:80]}`)")
 
     def touch(self, g: str, st: State, write: bool = False) -> None:
-        if g in self.locks or g in self.readers:
+        if g in self.lockish:
             raise self.fail(f"lock {g} is read or written outside an acquisition or release",
                             ("var", g))
         mark = st.held | FREE | {w + SHARED for r, w in self.readers.items()
@@ -137,7 +149,8 @@ class _Walk:
         if taken in self.locks and then[2] == ("int", 1):
             need = [_held(taken, ("==", ("int", 1)))] + (
                 [_held(self.writer[taken], (">", ("int", 0)))] if taken in self.writer else [])
-        elif taken in self.readers and then[2] == ("bin", "+", ("var", taken), ("int", 1)):
+        elif taken in self.readers and taken not in self.mutexes and \
+                then[2] == ("bin", "+", ("var", taken), ("int", 1)):  # fmt: skip
             need = [_held(self.readers[taken], ("==", ("int", 1)))]
         else:
             return None
@@ -156,6 +169,11 @@ class _Walk:
         for i, s in enumerate(parts):
             if len(at[i]) > MAX_PATHS:
                 raise self.fail(f"more than {MAX_PATHS} paths", s)
+            block = self.block(parts, i) if at[i] else None
+            if block is not None:  # an entry to or exit from a counted readers' count
+                for st in at[i]:
+                    at[block[0]][self.counted(block[1], block[2], st, s)] = None
+                continue
             for st in at[i]:
                 # a readers' count changes only where its value is dropped: never in the
                 # last statement (its value is the sequence's: a read of the count)
@@ -164,7 +182,7 @@ class _Walk:
                 if got is not None and got[0] in self.readers and len(parts) < i + 3:
                     got = None
                 if got is None and i + 1 < len(parts) and s[0] == "assign" and \
-                        s[1] in self.readers and s[1] in st.held and \
+                        s[1] in self.writer.values() and s[1] in st.held and \
                         s[2] == ("bin", "-", ("var", s[1]), ("int", 1)):  # fmt: skip
                     at[i + 1][State(st.env, st.held - {s[1]}, True)] = None  # its release
                     continue
@@ -172,7 +190,7 @@ class _Walk:
                     at[i + 1].update(dict.fromkeys(self.node(s, st)))
                     continue
                 lock, tests = got
-                pair = {lock, self.readers.get(lock, ""), self.writer.get(lock, "")}
+                pair = {lock, self.readers.get(lock, ""), self.count.get(lock, "")}
                 if pair & st.held or st.released:
                     why = "holds it already" if pair & st.held else "released a lock before"
                     raise self.fail(f"acquires lock {lock} but {why}", s)
@@ -184,6 +202,63 @@ class _Walk:
                                for h in st.held}
                 self.other_waits |= bool(tests)
         return list(at[-1])
+
+    def block(self, parts: list[Expr], i: int) -> tuple[int, str, bool] | None:
+        """(the index after it, R, an entry) when `parts[i:]` begins with an entry to or
+        an exit from R counted under its mutex M: `while (M == 1 || ...) { yield }; M :=
+        1; R := R + 1; if (R == 1) { while (W == 1) { yield }; W := 1 } else { 0 }; M :=
+        0` (or the `if` on `R == 0` first), or `...; M := 1; R := R - 1; if (R == 0) { W
+        := 0 } else { 0 }; M := 0` (or the `if` on `R == 1` first), `yield`s anywhere
+        between `M := 1` and `M := 0`; the other tests of M's loop read R and numbers
+        only, false at R = 0 (run alone, a request finds R at 0: they must let it in).
+        None when no such mutex is taken there; E-LOCKING when one is taken otherwise."""
+        loop = parts[i]
+        taken = [(r, m) for r, m in self.mutexes.items() if loop[0] == "while" and any(
+            n == ("var", m) for n in nodes(loop[1]))]  # fmt: skip
+        if not taken:
+            return None
+        (r, m), w = taken[0], self.readers[taken[0][0]]
+        end = next((j for j in range(i + 1, len(parts)) if parts[j] == ("assign", m,
+                                                                        ("int", 0))), None)
+        inner = [p for p in parts[i + 2:end] if p != ("yield",)] if end else []
+        tests, todo = [], [loop[1]]
+        while todo:
+            c = todo.pop()
+            if c[0] == "bin" and c[1] == "||":
+                todo += [c[3], c[2]]
+            else:
+                tests.append(c)
+        own = [c for c in tests if c in _held(m, ("==", ("int", 1)))]
+        up, down = (("assign", r, ("bin", op, ("var", r), ("int", 1))) for op in "+-")
+        take = ("seq", ("while", _held(w, ("==", ("int", 1)))[0], ("yield",)),
+                ("assign", w, ("int", 1)))
+        give = ("assign", w, ("int", 0))
+
+        def when(k: int, then: Expr) -> Expr:
+            return ("if", ("bin", "==", ("var", r), ("int", k)), then, ("int", 0))
+
+        forms = {True: ([up, when(1, take)], [when(0, take), up]),
+                 False: ([down, when(0, give)], [when(1, give), down])}
+        entry = next((e for e, pair in forms.items() if inner in pair), None)
+        if loop[2] != ("yield",) or len(own) != 1 or parts[i + 1] != ("assign", m, (
+                "int", 1)) or entry is None or any(
+                c not in own and fold(_at_zero(c, r), {}) != 0 for c in tests):  # fmt: skip
+            raise self.fail(f"mutex {m} is taken other than to enter or leave {r}'s "
+                            f"readers", loop)
+        assert end is not None
+        self.other_waits |= len(tests) > 1
+        return end + 1, r, entry
+
+    def counted(self, r: str, entry: bool, st: State, at: Expr) -> State:
+        """The path after entering (R held: W shared) or leaving R's readers."""
+        m, w = self.mutexes[r], self.readers[r]
+        if entry and ({r, w} & st.held or st.released) or not entry and r not in st.held:
+            why = "holds it already or released a lock" if entry else "has not entered"
+            raise self.fail(f"{'enters' if entry else 'leaves'} {r}'s readers but {why}", at)
+        held = [self.readers.get(h, h) for h in st.held]
+        self.order |= {(h, m) for h in held} | ({(h, w) for h in held} | {(m, w)}
+                                                if entry else set())  # fmt: skip
+        return State(st.env, st.held | {r} if entry else st.held - {r}, not entry)
 
     def node(self, e: Expr, st: State) -> list[State]:
         tag = e[0]
@@ -244,8 +319,7 @@ class _Walk:
     def loop(self, e: Expr, st: State) -> list[State]:
         """A loop that is no acquisition: no lock in it; its body followed once from the
         locals it does not set (each round starts there, whatever earlier rounds did)."""
-        if any(n[0] in ("var", "assign") and (n[1] in self.locks or n[1] in self.readers)
-               for n in nodes(e)):  # fmt: skip
+        if any(n[0] in ("var", "assign") and n[1] in self.lockish for n in nodes(e)):  # fmt: skip
             raise self.fail("a lock is touched in a loop other than an acquisition", e)
         self.other_waits = True
         set_here = {n[1] for n in nodes(e) if n[0] == "assign" and is_local(n[1])}
@@ -260,6 +334,15 @@ def _held(lock: str, test: tuple[str, Expr]) -> tuple[Expr, ...]:
     `lock != 0`, `lock > 0`, `lock`."""
     return (("bin", test[0], ("var", lock), test[1]), ("bin", "!=", ("var", lock), ("int", 0)),
             ("bin", ">", ("var", lock), ("int", 0)), ("var", lock))
+
+
+def _at_zero(e: Expr, r: str) -> Expr:
+    """`e` with the global `r` read as 0 (any other global or local: unsettled)."""
+    if e == ("var", r):
+        return ("int", 0)
+    if e[0] == "bin":
+        return ("bin", e[1], _at_zero(e[2], r), _at_zero(e[3], r))
+    return (e[0], _at_zero(e[1], r)) if e[0] in ("not", "neg") else e
 
 
 def _join(states: list[State]) -> list[State]:
@@ -283,15 +366,17 @@ class Footprint:
 
 
 def touched(source: str, constants: dict[str, int] | None, locks: frozenset[str],
-            readers: dict[str, str]) -> Footprint:
-    """The requests' footprint (`readers`: each readers' count R -> its lock W);
-    E-LOCKING where the rules fail."""
+            readers: dict[str, str], mutexes: dict[str, str] | None = None) -> Footprint:
+    """The requests' footprint (`readers`: each readers' count R -> its lock W;
+    `mutexes`: a counted R -> its mutex); E-LOCKING where the rules fail."""
     initial, requests = parse_program(source, constants)
-    if bad := sorted(g for g, _ in initial if g in locks or g in readers):
+    mutexes = mutexes or {}
+    if bad := sorted(g for g, _ in initial if g in locks | set(readers) | set(
+            mutexes.values())):  # fmt: skip
         raise invalid("E-LOCKING", f"lock {bad[0]} does not start at 0")
     out = Footprint({}, set(), set(), False, False)
     for name, body in requests:
-        walk = _Walk(name, locks, readers)
+        walk = _Walk(name, locks, readers, mutexes)
         ends = walk.run(body, [State((), frozenset(), False)])
         out.written |= walk.written
         out.order |= walk.order
@@ -309,7 +394,8 @@ def check(data: dict[str, Any]) -> str:
         raise invalid("E-LOCKING", "two-phase locking proves a Ser program serializable")
     locks, guards = frozenset(claim["locks"]), dict(claim["guards"])
     readers = {p["readers"]: p["writer"] for p in claim.get("shared", [])}
-    lockish = locks | set(readers)
+    mutexes = {p["readers"]: p["mutex"] for p in claim.get("shared", []) if "mutex" in p}
+    lockish = locks | set(readers) | set(mutexes.values())
     initial, requests = parse_program(model["source"], model.get("constants"))
     known = {g for g, _ in initial} | {n[1] for _, b in requests for n in nodes(b)
                                        if n[0] in ("var", "assign") and not is_local(n[1])}
@@ -318,11 +404,12 @@ def check(data: dict[str, Any]) -> str:
                                    "readers' count or a guard must be one)")
     if len(locks) != len(claim["locks"]) or len(readers) != len(claim.get("shared", [])) or any(
             w not in locks or r in locks or list(readers.values()).count(w) > 1
-            for r, w in readers.items()) or any(
+            for r, w in readers.items()) or len(set(mutexes.values())) != len(mutexes) or any(
+            m in locks | set(readers) for m in mutexes.values()) or any(
             g in lockish or lk not in locks for g, lk in guards.items()):  # fmt: skip
         raise invalid("E-LOCKING", "the locks or readers' counts repeat or overlap, or a "
                                    "guard is no lock or is a lock")
-    foot = touched(model["source"], model.get("constants"), locks, readers)
+    foot = touched(model["source"], model.get("constants"), locks, readers, mutexes)
     shared = set(readers.values())
     for g in sorted(foot.written | set(guards)):
         if g not in guards:

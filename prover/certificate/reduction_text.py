@@ -92,8 +92,9 @@ def render_locking(claim: dict[str, Any]) -> str:
     by: dict[str, list[str]] = {}
     for g, lock in claim["guards"].items():
         by.setdefault(lock, []).append(g)
-    counts = {p["writer"]: f" (readers counted in {p['readers']}: they read)"
-              for p in claim.get("shared", [])}
+    counts = {p["writer"]: f" (readers counted in {p['readers']}" + (
+        f" under mutex {p['mutex']}" if "mutex" in p else "") + ": they read)"
+        for p in claim.get("shared", [])}
     lines = [f"  {lock}{counts.get(lock, '')} guards "
              f"{', '.join(sorted(by[lock])) if lock in by else 'nothing'}"
              for lock in claim["locks"]]

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from checker.errors import CheckerError
-from checker.locking import SHARED, Footprint, touched
+from checker.locking import SHARED, Footprint, _stmts, touched
 from checker.model import Expr, is_local, nodes
 from checker.program import parse_program
 
@@ -85,6 +85,46 @@ def waits_in_order(foot: Footprint) -> bool:
     return True
 
 
+def _counted(requests: list[Any], locks: set[str]) -> set[tuple[str, str, str]]:
+    """(R, M, W): a lock M whose setting is followed (yields aside) by `R := R + 1` or
+    an `if` on R that sets a lock W (the first reader's), a readers' count under M."""
+    out = set()
+    for _, body in requests:
+        for n in nodes(body):
+            if n[0] != "seq":
+                continue
+            parts = [p for p in _stmts(n) if p != ("yield",)]
+            for k, p in enumerate(parts[:-2]):
+                if p[0] == "assign" and p[1] in locks and p[2] == ("int", 1):
+                    after = parts[k + 1:k + 3]
+                    for r in {q[1][2][1] for q in after if q[0] == "if" and
+                              q[1][0] == "bin" and q[1][2][0] == "var"}:  # fmt: skip
+                        out |= {(r, p[1], q[1]) for a in after for q in nodes(a)
+                                if q[0] == "assign" and q[1] in locks - {p[1]}
+                                and q[2] == ("int", 1)}  # fmt: skip
+    return out
+
+
+def _footprint(source: str, constants: dict[str, int] | None, requests: list[Any],
+               locks: set[str], readers: dict[str, str]
+               ) -> tuple[Footprint, set[str], dict[str, str], dict[str, str]] | None:
+    """The footprint with `locks` and `readers`, else with one lock M read as the mutex
+    that a readers' count R (raised by `R := R + 1` somewhere) is counted under, its
+    first reader taking another lock W: (footprint, locks, readers, {R: M}), without M
+    among the locks and with R -> W among the readers. None when no choice passes."""
+    Try = tuple[set[str], dict[str, str], dict[str, str]]
+    tries: list[Try] = [(locks, readers, {})]
+    tries += [(locks - {m}, readers | {r: w}, {r: m})
+              for r, m, w in sorted(_counted(requests, locks)) if w not in readers.values()]
+    for held, counted, mutexes in tries:
+        try:
+            return touched(source, constants, frozenset(held), counted, mutexes), held, \
+                counted, mutexes  # fmt: skip
+        except CheckerError:
+            continue
+    return None
+
+
 def find(source: str, constants: dict[str, int] | None) -> Locking | None:
     """The claim (locks, readers' counts, guards) when the rules hold, else None."""
     try:
@@ -102,9 +142,12 @@ def find(source: str, constants: dict[str, int] | None) -> Locking | None:
                 readers[r] = ws[0]
         if not locks:
             return None
-        foot = touched(source, constants, frozenset(locks), readers)
     except CheckerError:
         return None
+    found = _footprint(source, constants, requests, locks, readers)
+    if found is None:
+        return None
+    foot, locks, readers, mutexes = found
     guards = {}
     shared = set(readers.values())
     for g in sorted(foot.written):
@@ -114,5 +157,7 @@ def find(source: str, constants: dict[str, int] | None) -> Locking | None:
         guards[g] = lock
     claim: dict[str, Any] = {"locks": sorted(locks), "guards": guards}
     if readers:
-        claim["shared"] = [{"writer": w, "readers": r} for r, w in sorted(readers.items())]
+        claim["shared"] = [{"writer": w, "readers": r} | ({"mutex": mutexes[r]} if r in
+                                                          mutexes else {})
+                           for r, w in sorted(readers.items())]
     return Locking(claim, waits_in_order(foot))

@@ -399,3 +399,104 @@ def test_every_name_of_the_claim_is_a_global_of_the_program(claim: Json, needle:
               "request rd { while (W == 1) { yield }; R := R + 1; x := D; D := x + 1; "
               "R := R - 1; x }\n")
     _rejected(_cert(source, claim), needle)
+
+
+COUNTED = """// the textbook readers-writer lock: RC counted under M, first in takes W, last out frees it
+request read {
+  while (M == 1 || RC == 2) { yield }; M := 1; RC := RC + 1;
+  yield;
+  if (RC == 1) { while (W == 1) { yield }; W := 1 } else { 0 };
+  M := 0;
+  yield;
+  a := X;
+  yield;
+  b := Y;
+  yield;
+  while (M == 1) { yield }; M := 1; RC := RC - 1;
+  if (RC == 0) { W := 0 } else { 0 };
+  M := 0;
+  a * 10 + b
+}
+request write {
+  n := ?(1..2);
+  while (W == 1) { yield }; W := 1;
+  X := n;
+  yield;
+  Y := n;
+  W := 0;
+  n
+}
+"""
+COUNTED_CLAIM = {"locks": ["W"], "guards": {"X": "W", "Y": "W"},
+                 "shared": [{"writer": "W", "readers": "RC", "mutex": "M"}]}
+
+
+def test_readers_counted_under_a_mutex_share_the_first_readers_lock(tmp_path: Path) -> None:
+    assert _claim(COUNTED) == COUNTED_CLAIM
+    assert _status(_cert(COUNTED))[:2] == ("valid", None)
+    # the `if` on the count before the increment (and after the decrement) is the same lock
+    turned = COUNTED.replace(
+        "RC := RC + 1;\n  yield;\n  if (RC == 1) { while (W == 1) { yield }; W := 1 } else { 0 };",
+        "if (RC == 0) { while (W == 1) { yield }; W := 1 } else { 0 }; yield; RC := RC + 1;",
+    ).replace("RC := RC - 1;\n  if (RC == 0) { W := 0 } else { 0 };",
+              "if (RC == 1) { W := 0 } else { 0 }; RC := RC - 1;")
+    assert turned != COUNTED and _claim(turned) == COUNTED_CLAIM
+    status, cert = _decide(tmp_path, COUNTED, locking=True)
+    assert status == "serializable" and cert["locking"] == COUNTED_CLAIM
+
+
+@pytest.mark.parametrize("edit, needle", [
+    # the first reader lets M go before it has W: a second reader reads during a write
+    (lambda s: s.replace("M := 1; RC := RC + 1;\n  yield;\n  if (RC == 1) { while (W == 1) { "
+                         "yield }; W := 1 } else { 0 };\n  M := 0;",
+                         "M := 1; RC := RC + 1; M := 0;\n  if (RC == 1) { while (W == 1) { "
+                         "yield }; W := 1 } else { 0 };"), "mutex M is taken other than"),
+    # the last reader out is judged by the count before its decrement
+    (lambda s: s.replace("if (RC == 0) { W := 0 }", "if (RC == 1) { W := 0 }"), "mutex M"),
+    # every reader takes W (a second one waits for the first forever, or reads beside it)
+    (lambda s: s.replace("if (RC == 1) { while", "if (RC >= 1) { while"), "mutex M"),
+    # a wait that lets a reader in only when another is inside: alone, it never enters
+    (lambda s: s.replace("M == 1 || RC == 2", "M == 1 || RC == 0"), "mutex M"),
+    (lambda s: s.replace("M == 1 || RC == 2", "M == 1 || a == 2"), "mutex M"),
+    # a local set inside the entry (it may remember the count)
+    (lambda s: s.replace("M := 1; RC := RC + 1;", "M := 1; RC := RC + 1; c := 1;"), "mutex M"),
+    # the count changed or read outside an entry or exit
+    (lambda s: s.replace("while (M == 1) { yield }; M := 1; RC := RC - 1;\n  if (RC == 0) { "
+                         "W := 0 } else { 0 };\n  M := 0;", "RC := RC - 1;"), "lock RC"),
+    (lambda s: s.replace("a * 10 + b\n", "a * 10 + b + RC\n"), "lock RC"),
+    (lambda s: s.replace("Y := n;", "Y := n; M := 0;"), "lock M"),
+    # a reader reads after it left, or writes while inside
+    (lambda s: s.replace("M := 0;\n  a * 10 + b", "M := 0;\n  a * 10 + Y"), "Y is touched"),
+    (lambda s: s.replace("b := Y;", "b := Y; X := 0;"), "X is touched"),
+    # leaves twice, or enters twice
+    (lambda s: s.replace("a * 10 + b\n", "while (M == 1) { yield }; M := 1; RC := RC - 1; if ("
+                         "RC == 0) { W := 0 } else { 0 }; M := 0; a * 10 + b\n"), "has not"),
+    (lambda s: s.replace("a := X;", "a := X; while (M == 1) { yield }; M := 1; RC := RC + 1; "
+                         "if (RC == 1) { while (W == 1) { yield }; W := 1 } else { 0 }; "
+                         "M := 0;"), "enters RC's readers but"),
+    # a writer that is also a reader
+    (lambda s: s.replace("X := n;", "X := n; while (M == 1) { yield }; M := 1; RC := RC + 1; "
+                         "if (RC == 1) { while (W == 1) { yield }; W := 1 } else { 0 }; "
+                         "M := 0;"), "enters RC's readers but"),
+])
+def test_readers_counted_outside_the_rules_are_rejected(edit: Any, needle: str) -> None:
+    source = edit(COUNTED)
+    assert source != COUNTED
+    _rejected(_cert(source, COUNTED_CLAIM), needle)
+
+
+@pytest.mark.parametrize("shared, locks, needle", [
+    ([{"writer": "W", "readers": "RC", "mutex": "W"}], ["W"], "repeat or overlap"),
+    ([{"writer": "W", "readers": "RC", "mutex": "RC"}], ["W"], "repeat or overlap"),
+    ([{"writer": "W", "readers": "RC", "mutex": "M"}], ["W", "M"], "repeat or overlap"),
+    ([{"writer": "W", "readers": "RC", "mutex": "Mx"}], ["W"], "'Mx' is no global"),
+    ([{"writer": "W", "readers": "RC"}], ["W"], "other than an acquisition"),  # no mutex
+    ([{"writer": "W", "readers": "RC"}], ["W", "M"], "lock RC is read"),
+])
+def test_a_forged_counted_readers_claim_is_rejected(shared: Json, locks: Json,
+                                                    needle: str) -> None:  # fmt: skip
+    _rejected(_cert(COUNTED, {**COUNTED_CLAIM, "locks": locks, "shared": shared}), needle)
+
+
+def test_a_counted_mutex_that_starts_held_is_rejected() -> None:
+    _rejected(_cert("global M := 1;\n" + COUNTED, COUNTED_CLAIM), "does not start at 0")
