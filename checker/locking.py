@@ -23,8 +23,11 @@ choice and at an `if` its known locals settle; other branches are both followed)
 - a global that is neither a lock nor guarded is written by no request;
 - a read or write of a guarded global happens while the request holds its guard;
 - no `exit` (a failed `assert`, an index out of range) is left on a path, no division or
-  remainder by what may be 0, and locks are touched in no other loop; the right operand
-  of `&&` and `||` is a path of its own (it may not run).
+  remainder by what may be 0; the right operand of `&&` and `||` is a path of its own (it
+  may not run);
+- another loop that touches a lock is a retry (`_Walk.retry`): its test reads locals
+  only; a round that changes no local and no global but locks gives back the locks it
+  took, and any other round ends the loop.
 
 Why it is sound. Read a finished run as the sequence of its requests' actions (each read
 or write of a global; a step is a stretch of one request's actions). A lock is 1 exactly
@@ -33,23 +36,26 @@ stretches of the run. A failed test of an acquisition's loop reads, writes nothi
 leaves its request where it was, at the loop with the same locals: take those tests out,
 and what remains is still each request's own sequential run, reading the same values.
 The test that passes is in the step that sets the lock: its reads are that step's, after
-it. R counts the readers that hold their lock, and W is 1 only while R is 0 (a reader
-takes its lock when W is 0, W's acquisition needs R at 0), so a writer's hold is
-disjoint from every other hold of the same lock. Two readers' increments and decrements
-of R commute (each only adds to R, its value dropped): they are no conflict. (Counted
-under M, R is the number of readers between an entry and an exit, outside those, so W is 1 and set
-by the first of them while any is there: a writer's hold is disjoint from that time too.
-Entries and exits write no local; out of the run, they are put back at their places in
-the serial run, where each finds R and W at 0 and runs through.) Two actions
-of different requests then conflict only through a lock or a guarded global, which both
-requests hold there, at least one of them alone (a write needs W); if the first
-request's action comes first, it releases that lock before the second acquires it, so
-its last acquisition (every acquisition precedes every release) comes before the
-second's. Every conflict thus goes the way of the requests' last acquisitions (a request
-with none touches no global that is written), and the run is equivalent to the requests
-run one at a time in that order: each action reads what it read, so each request answers
-what it answered. Values are integers, unbounded in intent: a run that would leave 64
-bits is outside the claim."""
+it. A round of a retry loop that changes no local and no global but locks, and gives
+back the locks it took, is taken out too: while it holds them, no other request acquires
+them, and only failed tests (out already) read them; its request is back at the loop
+with the same locals, as if it had not run. R counts the readers that hold their lock,
+and W is 1 only while R is 0 (a reader takes its lock when W is 0, W's acquisition needs
+R at 0), so a writer's hold is disjoint from every other hold of the same lock. Two
+readers' increments and decrements of R commute (each only adds to R, its value
+dropped): they are no conflict. (Counted under M, R is the number of readers between an
+entry and an exit, outside those, so W is 1 and set by the first of them while any is
+there: a writer's hold is disjoint from that time too. Entries and exits write no local;
+out of the run, they are put back at their places in the serial run, where each finds R
+and W at 0 and runs through.) Two actions of different requests then conflict only
+through a lock or a guarded global, which both requests hold there, at least one of them
+alone (a write needs W); if the first request's action comes first, it releases that
+lock before the second acquires it, so its last acquisition (every acquisition precedes
+every release) comes before the second's. Every conflict thus goes the way of the
+requests' last acquisitions (a request with none touches no global that is written), and
+the run is equivalent to the requests run one at a time in that order: each action reads
+what it read, so each request answers what it answered. Values are integers, unbounded
+in intent: a run that would leave 64 bits is outside the claim."""
 
 from __future__ import annotations
 
@@ -71,11 +77,13 @@ SHARED = " shared"  # W + SHARED: held where W or its readers' count is (no glob
 
 @dataclass(frozen=True)
 class State:
-    """One path: its known locals, the locks it holds, whether it released one."""
+    """One path: its known locals, the locks it holds, whether it released one, and
+    whether it changed a local or a global other than a lock (in the loop round it is in)."""
 
     env: tuple[tuple[str, int], ...]
     held: frozenset[str]
     released: bool
+    changed: bool = False
 
 
 def _resolve(e: Expr, env: dict[str, int]) -> Expr:
@@ -184,7 +192,7 @@ class _Walk:
                 if got is None and i + 1 < len(parts) and s[0] == "assign" and \
                         s[1] in self.writer.values() and s[1] in st.held and \
                         s[2] == ("bin", "-", ("var", s[1]), ("int", 1)):  # fmt: skip
-                    at[i + 1][State(st.env, st.held - {s[1]}, True)] = None  # its release
+                    at[i + 1][State(st.env, st.held - {s[1]}, True, True)] = None  # release
                     continue
                 if got is None:
                     at[i + 1].update(dict.fromkeys(self.node(s, st)))
@@ -194,7 +202,8 @@ class _Walk:
                 if pair & st.held or st.released:
                     why = "holds it already" if pair & st.held else "released a lock before"
                     raise self.fail(f"acquires lock {lock} but {why}", s)
-                after = State(st.env, st.held | {lock}, False)
+                after = State(st.env, st.held | {lock}, False,
+                              st.changed or lock in self.readers)
                 for c in tests:  # read in the step that takes the lock: under it
                     self.run(c, [after])
                 at[i + 2][after] = None
@@ -258,7 +267,7 @@ class _Walk:
         held = [self.readers.get(h, h) for h in st.held]
         self.order |= {(h, m) for h in held} | ({(h, w) for h in held} | {(m, w)}
                                                 if entry else set())  # fmt: skip
-        return State(st.env, st.held | {r} if entry else st.held - {r}, not entry)
+        return State(st.env, st.held | {r} if entry else st.held - {r}, not entry, True)
 
     def node(self, e: Expr, st: State) -> list[State]:
         tag = e[0]
@@ -269,7 +278,7 @@ class _Walk:
         if tag == "exit":
             raise self.fail("may reach exit (a failed assert or an index out of range)", e)
         if tag == "assign" and e[1] in st.held and e[1] in self.locks and e[2] == ("int", 0):
-            return [State(st.env, st.held - {e[1]}, True)]  # a release
+            return [State(st.env, st.held - {e[1]}, True, st.changed)]  # a release
         if tag == "assign":
             return [out for mid in self.run(e[2], [st]) for out in self.assign(e, mid)]
         if tag in ("not", "neg"):
@@ -301,14 +310,14 @@ class _Walk:
         if not is_local(name):
             self.touch(name, st, write=True)
             self.written.add(name)
-            return [st]
+            return [State(st.env, st.held, st.released, True)]
         env = {k: v for k, v in st.env if k != name}
         if rhs[0] == "nd" and rhs[2] - rhs[1] < MAX_FORK:
-            return [State(tuple(sorted({**env, name: v}.items())), st.held, st.released)
+            return [State(tuple(sorted({**env, name: v}.items())), st.held, st.released, True)
                     for v in range(rhs[1], rhs[2] + 1)]
         value = fold(rhs, dict(st.env))
         known = env if value is None else {**env, name: value}
-        return [State(tuple(sorted(known.items())), st.held, st.released)]
+        return [State(tuple(sorted(known.items())), st.held, st.released, True)]
 
     def branch(self, e: Expr, st: State) -> list[State]:
         c = fold(e[1], dict(st.env))
@@ -317,16 +326,44 @@ class _Walk:
         return _join(self.run(e[2], [st]) + self.run(e[3], [st]))
 
     def loop(self, e: Expr, st: State) -> list[State]:
-        """A loop that is no acquisition: no lock in it; its body followed once from the
-        locals it does not set (each round starts there, whatever earlier rounds did)."""
-        if any(n[0] in ("var", "assign") and n[1] in self.lockish for n in nodes(e)):  # fmt: skip
-            raise self.fail("a lock is touched in a loop other than an acquisition", e)
+        """A loop that is no acquisition: with a lock in it, a retry (`retry`); else its
+        body followed once from the locals it does not set (each round starts there,
+        whatever earlier rounds did)."""
         self.other_waits = True
+        if any(n[0] in ("var", "assign") and n[1] in self.lockish for n in nodes(e)):
+            return self.retry(e, st)
         set_here = {n[1] for n in nodes(e) if n[0] == "assign" and is_local(n[1])}
         start = State(tuple((k, v) for k, v in st.env if k not in set_here), st.held,
-                      st.released)
+                      st.released, st.changed or any(n[0] == "assign" for n in nodes(e)))
         self.run(e[2], self.run(e[1], [start]))
         return [start]
+
+    def retry(self, e: Expr, st: State) -> list[State]:
+        """A loop that takes locks, `while (done == 0) { <take M>; if (...) { ...; done
+        := 1 } else { 0 }; M := 0; yield }`: its test reads locals only, and each round
+        is followed from the path as it enters the loop. A round that changes no local and
+        no global other than a lock (a failed try) must hold at its end the locks it held
+        at its start: it is taken out of the run with the failed tests (it reads, and
+        leaves every value and its request as they were). Any other round must end the
+        loop: its test known false after it. The paths after the loop are those rounds'."""
+        if any(n[0] not in ("int", "var", "bin", "not", "neg") or n[0] == "var" and not
+               is_local(n[1]) for n in nodes(e[1])):  # fmt: skip
+            raise self.fail("a loop other than an acquisition touches a lock and tests a "
+                            "global (it is no retry loop)", e)
+        entered = fold(e[1], dict(st.env))
+        out = [] if entered else [st]
+        if entered == 0:
+            return out
+        for end in self.run(e[2], self.run(e[1], [State(st.env, st.held, st.released)])):
+            if not end.changed and end.held != st.held:
+                raise self.fail("a round of a loop that changes nothing ends holding other "
+                                "locks than it began with", e)
+            if end.changed and fold(e[1], dict(end.env)) != 0:
+                raise self.fail("a round of a loop that takes locks and changes a value "
+                                "may not end the loop", e)
+            if end.changed:
+                out.append(State(end.env, end.held, end.released, True))
+        return out
 
 
 def _held(lock: str, test: tuple[str, Expr]) -> tuple[Expr, ...]:
@@ -347,11 +384,11 @@ def _at_zero(e: Expr, r: str) -> Expr:
 
 def _join(states: list[State]) -> list[State]:
     """Paths that hold the same locks, merged: the locals they agree on stay known."""
-    groups: dict[tuple[frozenset[str], bool], set[tuple[str, int]]] = {}
+    groups: dict[tuple[frozenset[str], bool, bool], set[tuple[str, int]]] = {}
     for st in states:
-        key = (st.held, st.released)
+        key = (st.held, st.released, st.changed)
         groups[key] = groups[key] & set(st.env) if key in groups else set(st.env)
-    return [State(tuple(sorted(env)), held, rel) for (held, rel), env in groups.items()]
+    return [State(tuple(sorted(env)), *key) for key, env in groups.items()]
 
 
 @dataclass

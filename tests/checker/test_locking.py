@@ -401,7 +401,7 @@ def test_every_name_of_the_claim_is_a_global_of_the_program(claim: Json, needle:
     _rejected(_cert(source, claim), needle)
 
 
-COUNTED = """// the textbook readers-writer lock: RC counted under M, first in takes W, last out frees it
+COUNTED = """// textbook readers-writer lock: RC counted under M; first in takes W, last out frees
 request read {
   while (M == 1 || RC == 2) { yield }; M := 1; RC := RC + 1;
   yield;
@@ -500,3 +500,66 @@ def test_a_forged_counted_readers_claim_is_rejected(shared: Json, locks: Json,
 
 def test_a_counted_mutex_that_starts_held_is_rejected() -> None:
     _rejected(_cert("global M := 1;\n" + COUNTED, COUNTED_CLAIM), "does not start at 0")
+
+
+RETRY = """// a bounded buffer of one slot under one mutex; each end retries until it can go
+request put {
+  v := ?(1..2); done := 0;
+  while (done == 0) {
+    while (M == 1) { yield }; M := 1;
+    yield;
+    if (N < 1) { S := v; yield; N := N + 1; done := 1 } else { 0 };
+    M := 0;
+    if (done == 0) { yield } else { 0 }
+  };
+  v
+}
+request get {
+  r := 0; got := 0;
+  while (got == 0) {
+    while (M == 1) { yield }; M := 1;
+    if (N > 0) { r := S; S := 0; yield; N := N - 1; got := 1 } else { 0 };
+    M := 0;
+    yield
+  };
+  r
+}
+"""
+
+
+def test_a_retry_loop_takes_its_failed_rounds_out(tmp_path: Path) -> None:
+    claim = _claim(RETRY)
+    assert claim == {"locks": ["M"], "guards": {"N": "M", "S": "M"}}
+    assert _status(_cert(RETRY))[:2] == ("valid", None)
+    status, cert = _decide(tmp_path, RETRY, locking=True)
+    assert status == "serializable" and cert["locking"] == claim
+
+
+@pytest.mark.parametrize("edit, needle", [
+    # the loop's test reads a global
+    (lambda s: s.replace("while (done == 0)", "while (done == 0 && N < 9)"), "no retry loop"),
+    # a failed round counts its tries (a local changed), or writes a global
+    (lambda s: s.replace("} else { 0 };\n    M := 0;\n    if", "} else { t := t + 1 };\n    "
+                         "M := 0;\n    if"), "may not end the loop"),
+    (lambda s: s.replace("} else { 0 };\n    M := 0;\n    if", "} else { S := 0 };\n    "
+                         "M := 0;\n    if"), "may not end the loop"),
+    # a round that wrote goes round again (it takes M after releasing it)
+    (lambda s: s.replace("N := N + 1; done := 1", "N := N + 1"), "may not end the loop"),
+    # a failed round keeps M, or gives back a lock taken before the loop
+    (lambda s: s.replace("} else { 0 };\n    M := 0;\n    if", "} else { 0 };\n    "
+                         "if (done == 1) { M := 0 } else { 0 };\n    if"), "other locks than"),
+    (lambda s: s.replace("r := 0; got := 0;", "r := 0; got := 0; while (K == 1) { yield }; "
+                         "K := 1;").replace("N := N - 1; got := 1 } else { 0 };\n    M := 0;",
+                                            "N := N - 1; got := 1 } else { K := 0 };\n    M := "
+                                            "0;"), "other locks than"),
+    # a failed round reads the buffer without its lock
+    (lambda s: s.replace("M := 0;\n    yield\n", "M := 0;\n    z := N;\n    yield\n"),
+     "may not end the loop"),
+    (lambda s: s.replace("} else { 0 };\n    M := 0;\n    yield\n", "} else { 0 };\n    M := 0;"
+                         "\n    if (N > 5) { yield } else { 0 }\n"), "N is touched without"),
+])
+def test_a_retry_loop_outside_its_rules_is_rejected(edit: Any, needle: str) -> None:
+    source = edit(RETRY)
+    assert source != RETRY
+    _rejected(_cert(source, {"locks": ["M", "K"], "guards": {"N": "M", "S": "M"}}
+                    if "K := 1" in source else _claim(RETRY)), needle)
