@@ -218,8 +218,9 @@ class _Walk:
         1; R := R + 1; if (R == 1) { while (W == 1) { yield }; W := 1 } else { 0 }; M :=
         0` (or the `if` on `R == 0` first), or `...; M := 1; R := R - 1; if (R == 0) { W
         := 0 } else { 0 }; M := 0` (or the `if` on `R == 1` first), `yield`s anywhere
-        between `M := 1` and `M := 0`; the other tests of M's loop read R and numbers
-        only, false at R = 0 (run alone, a request finds R at 0: they must let it in).
+        between `M := 1` and `M := 0`; an entry's loop may test more, reading R and
+        numbers only, dividing by nothing, false at R = 0 (run alone, a request finds R
+        at 0, every reader before it having left: `touched`; they must let it in).
         None when no such mutex is taken there; E-LOCKING when one is taken otherwise."""
         loop = parts[i]
         taken = [(r, m) for r, m in self.mutexes.items() if loop[0] == "while" and any(
@@ -249,13 +250,14 @@ class _Walk:
         forms = {True: ([up, when(1, take)], [when(0, take), up]),
                  False: ([down, when(0, give)], [when(1, give), down])}
         entry = next((e for e, pair in forms.items() if inner in pair), None)
-        if loop[2] != ("yield",) or len(own) != 1 or parts[i + 1] != ("assign", m, (
-                "int", 1)) or entry is None or any(
-                c not in own and fold(_at_zero(c, r), {}) != 0 for c in tests):  # fmt: skip
+        more = [c for c in tests if c not in own]
+        if end is None or loop[2] != ("yield",) or len(own) != 1 or parts[i + 1] != (
+                "assign", m, ("int", 1)) or entry is None or more and not entry or any(
+                n[0] == "bin" and n[1] in ("/", "%") or n[0] == "var" and n[1] != r
+                or fold(_at_zero(c, r), {}) != 0 for c in more for n in nodes(c)):  # fmt: skip
             raise self.fail(f"mutex {m} is taken other than to enter or leave {r}'s "
                             f"readers", loop)
-        assert end is not None
-        self.other_waits |= len(tests) > 1
+        self.other_waits |= bool(more)
         return end + 1, r, entry
 
     def counted(self, r: str, entry: bool, st: State, at: Expr) -> State:
@@ -419,6 +421,9 @@ def touched(source: str, constants: dict[str, int] | None, locks: frozenset[str]
         out.order |= walk.order
         out.other_waits |= walk.other_waits
         out.ends_holding |= any(st.held for st in ends)
+        if inside := sorted({r for st in ends for r in st.held if r in mutexes}):
+            raise invalid("E-LOCKING", f"request {name}: may answer inside {inside[0]}'s "
+                                       "readers (a reader that enters must leave)")
         for key, held in walk.held_at.items():
             out.held_at[key] = out.held_at.get(key, held) & held
     return out

@@ -563,3 +563,34 @@ def test_a_retry_loop_outside_its_rules_is_rejected(edit: Any, needle: str) -> N
     assert source != RETRY
     _rejected(_cert(source, {"locks": ["M", "K"], "guards": {"N": "M", "S": "M"}}
                     if "K := 1" in source else _claim(RETRY)), needle)
+
+
+_IN = ("while (M == 1{t}) {{ yield }}; M := 1; R := R + 1; if (R == 1) {{ while (W == 1) {{ "
+       "yield }}; W := 1 }} else {{ 0 }}; M := 0;")
+_OUT = ("while (M == 1{t}) {{ yield }}; M := 1; R := R - 1; if (R == 0) {{ W := 0 }} else {{ 0 "
+        "}}; M := 0;")
+
+
+@pytest.mark.parametrize("source, needle", [
+    # red team: a reader that never leaves, and another whose entry waits while R == 1: run
+    # alone after the first, it never gets in (R is 1 for good)
+    ("request a { " + _IN.format(t="") + " while (L == 1) { yield }; L := 1; Y := 1; L := 0; 0 }\n"
+     "request b { " + _IN.format(t=" || R == 1") + " yield; while (L == 1) { yield }; L := 1; "
+     "y := Y; L := 0; " + _OUT.format(t="") + " y }\n", "may answer inside R's readers"),
+    # an exit that waits while R == 1: alone, a reader leaves at R = 1, its own
+    ("request a { " + _IN.format(t="") + " yield; " + _OUT.format(t="") + " 1 }\n"
+     "request b { " + _IN.format(t="") + " yield; " + _OUT.format(t=" || R == 1") + " 2 }\n",
+     "mutex M is taken other than"),
+    # an entry's test that divides by zero once a reader is inside
+    ("request r { " + _IN.format(t=" || 6 / (R - 1) == 9") + " yield; " + _OUT.format(t="")
+     + " 0 }\n", "mutex M is taken other than"),
+    # a wait on the mutex that ends its sequence (nothing follows to set M)
+    ("request r { if (?) { while (M == 1) { yield } } else { 0 }; 0 }\n"
+     "request w { while (W == 1) { yield }; W := 1; R := R + 1; W := 0; 0 }\n",
+     "mutex M is taken other than"),
+])
+def test_the_red_teams_counted_readers_are_rejected(source: str, needle: str) -> None:
+    claim = {"locks": ["W", "L"] if "L := 1" in source else ["W"],
+             "guards": {"Y": "L"} if "Y := 1" in source else {},
+             "shared": [{"writer": "W", "readers": "R", "mutex": "M"}]}
+    _rejected(_cert(source, claim), needle)
