@@ -26,8 +26,13 @@ choice and at an `if` its known locals settle; other branches are both followed)
   remainder by what may be 0; the right operand of `&&` and `||` is a path of its own (it
   may not run);
 - another loop that touches a lock is a retry (`_Walk.retry`): its test reads locals
-  only; a round that changes no local and no global but locks gives back the locks it
-  took, and any other round ends the loop.
+  only; a round that changes no live local and no global but locks gives back the locks
+  it took, and any other round ends the loop;
+- a sequence S (a seqlock) starts even and changes only by `S := S + 1`: a writer's
+  first raise takes it (from even, by `while (S % 2 == 1) { yield }`, or under its lock
+  WL), the second ends its write; a global S guards is written in a write, and read
+  there, under WL, or between a reader's `s := S` and its validation `S == s && s % 2 ==
+  0` (`_Walk.snapshot`, `validated`), which, failing, must fail its retry round.
 
 Why it is sound. Read a finished run as the sequence of its requests' actions (each read
 or write of a global; a step is a stretch of one request's actions). A lock is 1 exactly
@@ -39,33 +44,38 @@ The test that passes is in the step that sets the lock: its reads are that step'
 it. A round of a retry loop that changes no local and no global but locks, and gives
 back the locks it took, is taken out too: while it holds them, no other request acquires
 them, and only failed tests (out already) read them; its request is back at the loop
-with the same locals, as if it had not run. R counts the readers that hold their lock,
-and W is 1 only while R is 0 (a reader takes its lock when W is 0, W's acquisition needs
-R at 0), so a writer's hold is disjoint from every other hold of the same lock. Two
-readers' increments and decrements of R commute (each only adds to R, its value
-dropped): they are no conflict. (Counted under M, R is the number of readers between an
-entry and an exit, outside those, so W is 1 and set by the first of them while any is
-there: a writer's hold is disjoint from that time too. Entries and exits write no local;
-out of the run, they are put back at their places in the serial run, where each finds R
-and W at 0 and runs through.) Two actions of different requests then conflict only
-through a lock or a guarded global, which both requests hold there, at least one of them
-alone (a write needs W); if the first request's action comes first, it releases that
-lock before the second acquires it, so its last acquisition (every acquisition precedes
-every release) comes before the second's. Every conflict thus goes the way of the
-requests' last acquisitions (a request with none touches no global that is written), and
-the run is equivalent to the requests run one at a time in that order: each action reads
-what it read, so each request answers what it answered. Values are integers, unbounded
-in intent: a run that would leave 64 bits is outside the claim."""
+with the same locals (but dead ones), as if it had not run. A sequence is odd exactly
+while one writer is in its write; a reader whose read s of S validates (S == s, even)
+saw no write begin or go on between its read and its test (S only grows), so its reads
+of what S guards, in between, read the values at the test: a hold of S that no write
+overlaps. R counts the readers that hold their lock, and W is 1 only while R is 0 (a
+reader takes its lock when W is 0, W's acquisition needs R at 0), so a writer's hold is
+disjoint from every other hold of the same lock. Two readers' increments and decrements
+of R commute (each only adds to R, its value dropped): they are no conflict. (Counted
+under M, R is the number of readers between an entry and an exit, outside those, so W is
+1 and set by the first of them while any is there: a writer's hold is disjoint from that
+time too. Entries and exits write no local; out of the run, they are put back at their
+places in the serial run, where each finds R and W at 0 and runs through.) Two actions
+of different requests then conflict only through a lock or a guarded global, which both
+requests hold there, at least one of them alone (a write needs W); if the first
+request's action comes first, it releases that lock before the second acquires it, so
+its last acquisition (every acquisition precedes every release) comes before the
+second's. Every conflict thus goes the way of the requests' last acquisitions (a request
+with none touches no global that is written), and the run is equivalent to the requests
+run one at a time in that order: each action reads what it read, so each request answers
+what it answered. Values are integers, unbounded in intent: a run that would leave 64
+bits is outside the claim."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from checker.certificate import Limits
 from checker.errors import CheckerError, invalid
 from checker.fold import fold
+from checker.live import live_locals
 from checker.model import Expr, expr_text, is_local, nodes
 from checker.program import parse_program
 
@@ -77,13 +87,25 @@ SHARED = " shared"  # W + SHARED: held where W or its readers' count is (no glob
 
 @dataclass(frozen=True)
 class State:
-    """One path: its known locals, the locks it holds, whether it released one, and
-    whether it changed a local or a global other than a lock (in the loop round it is in)."""
+    """One path: its known locals, the locks it holds (a sequence S: in its write), whether
+    it released one; in the round of a retry loop it is in, whether it wrote a global
+    (other than by taking or releasing a lock) and which locals it assigned; the reads of
+    sequences into locals it has yet to validate (S, s), and whether a validation failed."""
 
     env: tuple[tuple[str, int], ...]
     held: frozenset[str]
     released: bool
-    changed: bool = False
+    wrote: bool = False
+    assigned: frozenset[str] = frozenset()
+    must: frozenset[str] = frozenset()  # the locals it assigned on each path merged into it
+    snap: tuple[tuple[str, str], ...] = ()
+    torn: bool = False
+
+    def set(self, name: str, value: int | None) -> State:
+        env = {k: v for k, v in self.env if k != name} | ({} if value is None else
+                                                          {name: value})  # fmt: skip
+        return replace(self, env=tuple(sorted(env.items())), assigned=self.assigned | {name},
+                       must=self.must | {name})
 
 
 def _resolve(e: Expr, env: dict[str, int]) -> Expr:
@@ -110,12 +132,13 @@ class _Walk:
     """The paths of one request: where each global is touched, with which locks held."""
 
     def __init__(self, request: str, locks: frozenset[str], readers: dict[str, str],
-                 mutexes: dict[str, str]) -> None:  # fmt: skip
+                 mutexes: dict[str, str], sequences: dict[str, str]) -> None:  # fmt: skip
         self.request, self.locks, self.readers = request, locks, readers  # readers: R -> W
         self.mutexes = mutexes  # a counted readers' count R -> the mutex M it is counted under
+        self.sequences = sequences  # a sequence S -> the lock its writers hold ("": none)
         self.count = {w: r for r, w in readers.items()}
         self.writer = {w: r for r, w in readers.items() if r not in mutexes}  # W tests R
-        self.lockish = locks | set(readers) | set(mutexes.values())
+        self.lockish = locks | set(readers) | set(mutexes.values()) | set(sequences)
         self.held_at: dict[tuple[str, bool], frozenset[str]] = {}  # (global, a write) ->
         self.written: set[str] = set()  # the locks held at every such touch
         # for the prover's deadlock report only (the claim does not read them): the pairs
@@ -131,7 +154,9 @@ class _Walk:
             raise self.fail(f"lock {g} is read or written outside an acquisition or release",
                             ("var", g))
         mark = st.held | FREE | {w + SHARED for r, w in self.readers.items()
-                                 if r in st.held or w in st.held}
+                                 if r in st.held or w in st.held} | {
+            q + SHARED for q, lk in self.sequences.items()
+            if {q, lk} & st.held or any(q == sq for sq, _ in st.snap)}  # fmt: skip
         self.held_at[g, write] = self.held_at.get((g, write), mark) & mark
 
     def acquired(self, loop: Expr, then: Expr, env: dict[str, int]
@@ -160,6 +185,9 @@ class _Walk:
         elif taken in self.readers and taken not in self.mutexes and \
                 then[2] == ("bin", "+", ("var", taken), ("int", 1)):  # fmt: skip
             need = [_held(self.readers[taken], ("==", ("int", 1)))]
+        elif self.sequences.get(taken) == "" and then[2] == _raise(taken):
+            odd = ("bin", "%", ("var", taken), ("int", 2))  # in a write: odd
+            need = [(("bin", "==", odd, ("int", 1)), ("bin", "!=", odd, ("int", 0)), odd)]
         else:
             return None
         found = [next((c for c in tests if c in forms), None) for forms in need]
@@ -192,7 +220,12 @@ class _Walk:
                 if got is None and i + 1 < len(parts) and s[0] == "assign" and \
                         s[1] in self.writer.values() and s[1] in st.held and \
                         s[2] == ("bin", "-", ("var", s[1]), ("int", 1)):  # fmt: skip
-                    at[i + 1][State(st.env, st.held - {s[1]}, True, True)] = None  # release
+                    at[i + 1][replace(st, held=st.held - {s[1]}, released=True,
+                                      wrote=True)] = None  # a reader's release
+                    continue
+                if got is None and i + 1 < len(parts) and s[0] == "assign" and \
+                        s[1] in self.sequences and s[2] == _raise(s[1]):  # fmt: skip
+                    at[i + 1][self.raised(s[1], st, s)] = None
                     continue
                 if got is None:
                     at[i + 1].update(dict.fromkeys(self.node(s, st)))
@@ -202,8 +235,8 @@ class _Walk:
                 if pair & st.held or st.released:
                     why = "holds it already" if pair & st.held else "released a lock before"
                     raise self.fail(f"acquires lock {lock} but {why}", s)
-                after = State(st.env, st.held | {lock}, False,
-                              st.changed or lock in self.readers)
+                after = replace(st, held=st.held | {lock},
+                                wrote=st.wrote or lock in self.readers)
                 for c in tests:  # read in the step that takes the lock: under it
                     self.run(c, [after])
                 at[i + 2][after] = None
@@ -269,7 +302,48 @@ class _Walk:
         held = [self.readers.get(h, h) for h in st.held]
         self.order |= {(h, m) for h in held} | ({(h, w) for h in held} | {(m, w)}
                                                 if entry else set())  # fmt: skip
-        return State(st.env, st.held | {r} if entry else st.held - {r}, not entry, True)
+        return replace(st, held=st.held | {r} if entry else st.held - {r},
+                       released=st.released or not entry, wrote=True)
+
+    def raised(self, q: str, st: State, at: Expr) -> State:
+        """The path after `S := S + 1`, its value dropped: out of its write if in it, else
+        into it, holding S's lock (a sequence with no lock: by the acquisition only)."""
+        if q in st.held:
+            return replace(st, held=st.held - {q}, released=True, wrote=True)
+        if self.sequences[q] not in st.held or st.released or any(q == a for a, _ in st.snap):
+            raise self.fail(f"raises sequence {q} without its lock {self.sequences[q] or q}, "
+                            "after a release, or while it reads it", at)
+        return replace(st, held=st.held | {q}, wrote=True)
+
+    def snapshot(self, e: Expr, st: State) -> State:
+        """The path after `s := S`: s holds a read of S to validate (`validated`)."""
+        q = e[2][1]
+        if {q, self.sequences[q]} & st.held or st.released or st.snap:
+            raise self.fail(f"reads sequence {q} in its write, under its lock, after a "
+                            "release, or while it validates another read", e)
+        return replace(st.set(e[1], None), snap=((q, e[1]),))
+
+    def validated(self, c: Expr, st: State) -> tuple[State, State] | None:
+        """The paths where `c` holds and where it does not, when `c` validates the path's
+        read of S into s: `S == s && s % 2 == 0` (either order, `s == S`), or the
+        negation `S != s || s % 2 == 1` (or `!= 0`); None when it is no such test."""
+        if not st.snap:
+            return None
+        (q, lo), = st.snap
+        same = {("bin", "==", ("var", q), ("var", lo)), ("bin", "==", ("var", lo), ("var", q))}
+        even = ("bin", "==", ("bin", "%", ("var", lo), ("int", 2)), ("int", 0))
+        other = {("bin", "!=", *n[2:]) for n in same}
+        odd = {("bin", "==", even[2], ("int", 1)), ("bin", "!=", even[2], ("int", 0))}
+        if c[0] != "bin" or c[1] not in ("&&", "||"):
+            return None
+        pair = (c[2], c[3]) if c[2] in same | other else (c[3], c[2])
+        ok = replace(st, snap=(), released=True)
+        bad = replace(st, snap=(), torn=True)
+        if c[1] == "&&" and pair[0] in same and pair[1] == even:
+            return ok, bad
+        if c[1] == "||" and pair[0] in other and pair[1] in odd:
+            return bad, ok
+        return None
 
     def node(self, e: Expr, st: State) -> list[State]:
         tag = e[0]
@@ -280,7 +354,17 @@ class _Walk:
         if tag == "exit":
             raise self.fail("may reach exit (a failed assert or an index out of range)", e)
         if tag == "assign" and e[1] in st.held and e[1] in self.locks and e[2] == ("int", 0):
-            return [State(st.env, st.held - {e[1]}, True, st.changed)]  # a release
+            if writing := sorted(q for q, lk in self.sequences.items() if lk == e[1] and q in
+                                 st.held):  # fmt: skip
+                raise self.fail(f"releases {e[1]} in the write of sequence {writing[0]}", e)
+            return [replace(st, held=st.held - {e[1]}, released=True)]  # a release
+        if tag == "assign" and e[2][0] == "var" and e[2][1] in self.sequences and \
+                is_local(e[1]):  # fmt: skip
+            return [self.snapshot(e, st)]
+        if tag == "assign" and is_local(e[1]) and (two := self.validated(e[2], st)):
+            return [two[0].set(e[1], 1), two[1].set(e[1], 0)]
+        if tag == "if" and (two := self.validated(e[1], st)):
+            return _join(self.run(e[2], [two[0]]) + self.run(e[3], [two[1]]))
         if tag == "assign":
             return [out for mid in self.run(e[2], [st]) for out in self.assign(e, mid)]
         if tag in ("not", "neg"):
@@ -312,14 +396,12 @@ class _Walk:
         if not is_local(name):
             self.touch(name, st, write=True)
             self.written.add(name)
-            return [State(st.env, st.held, st.released, True)]
-        env = {k: v for k, v in st.env if k != name}
+            return [replace(st, wrote=True)]
+        if any(name == lo for _, lo in st.snap):
+            raise self.fail(f"sets {name}, which holds a read of a sequence to validate", e)
         if rhs[0] == "nd" and rhs[2] - rhs[1] < MAX_FORK:
-            return [State(tuple(sorted({**env, name: v}.items())), st.held, st.released, True)
-                    for v in range(rhs[1], rhs[2] + 1)]
-        value = fold(rhs, dict(st.env))
-        known = env if value is None else {**env, name: value}
-        return [State(tuple(sorted(known.items())), st.held, st.released, True)]
+            return [st.set(name, v) for v in range(rhs[1], rhs[2] + 1)]
+        return [st.set(name, fold(rhs, dict(st.env)))]
 
     def branch(self, e: Expr, st: State) -> list[State]:
         c = fold(e[1], dict(st.env))
@@ -335,36 +417,53 @@ class _Walk:
         if any(n[0] in ("var", "assign") and n[1] in self.lockish for n in nodes(e)):
             return self.retry(e, st)
         set_here = {n[1] for n in nodes(e) if n[0] == "assign" and is_local(n[1])}
-        start = State(tuple((k, v) for k, v in st.env if k not in set_here), st.held,
-                      st.released, st.changed or any(n[0] == "assign" for n in nodes(e)))
+        start = replace(st, env=tuple((k, v) for k, v in st.env if k not in set_here),
+                        assigned=st.assigned | set_here, must=st.must, wrote=st.wrote or any(
+                            n[0] == "assign" and not is_local(n[1]) for n in nodes(e)))
         self.run(e[2], self.run(e[1], [start]))
         return [start]
 
     def retry(self, e: Expr, st: State) -> list[State]:
-        """A loop that takes locks, `while (done == 0) { <take M>; if (...) { ...; done
-        := 1 } else { 0 }; M := 0; yield }`: its test reads locals only, and each round
-        is followed from the path as it enters the loop. A round that changes no local and
-        no global other than a lock (a failed try) must hold at its end the locks it held
-        at its start: it is taken out of the run with the failed tests (it reads, and
-        leaves every value and its request as they were). Any other round must end the
-        loop: its test known false after it. The paths after the loop are those rounds'."""
+        """A loop that takes locks or reads a sequence, `while (done == 0) { <take M>; if
+        (...) { ...; done := 1 } else { 0 }; M := 0; yield }`: its test reads locals
+        only, and each round is followed from the path as it enters the loop. A *failed*
+        round writes no global (but by taking and releasing locks) and leaves every local
+        that a later round may read before setting it (live at the loop's head) as it
+        was (known to be so): it must hold at its end the locks it held at its start, and
+        is taken out of the run with the failed tests (it reads, and leaves every value
+        and its request as they were, but for dead locals). Any other round must end the
+        loop (its test known false after it), having validated its reads of sequences and
+        set every local a failed round may set. The paths after the loop: those rounds'."""
         if any(n[0] not in ("int", "var", "bin", "not", "neg") or n[0] == "var" and not
-               is_local(n[1]) for n in nodes(e[1])):  # fmt: skip
+               is_local(n[1]) for n in nodes(e[1])) or st.snap:  # fmt: skip
             raise self.fail("a loop other than an acquisition touches a lock and tests a "
-                            "global (it is no retry loop)", e)
-        entered = fold(e[1], dict(st.env))
-        out = [] if entered else [st]
+                            "global, or begins with a read of a sequence to validate (it is "
+                            "no retry loop)", e)
+        entered, live, was = fold(e[1], dict(st.env)), live_locals(e), dict(st.env)
+        out, ends, dead = [] if entered else [st], [], set[str]()
         if entered == 0:
             return out
-        for end in self.run(e[2], self.run(e[1], [State(st.env, st.held, st.released)])):
-            if not end.changed and end.held != st.held:
-                raise self.fail("a round of a loop that changes nothing ends holding other "
-                                "locks than it began with", e)
-            if end.changed and fold(e[1], dict(end.env)) != 0:
+        fresh = replace(st, wrote=False, assigned=frozenset(), must=frozenset(), torn=False)
+        for end in self.run(e[2], self.run(e[1], [fresh])):
+            now = dict(end.env)
+            if not end.wrote and all(lo not in live or lo in was and now.get(lo) == was[lo]
+                                     for lo in end.assigned):  # fmt: skip
+                if end.held != st.held:
+                    raise self.fail("a failed round of a loop ends holding other locks than "
+                                    "it began with", e)
+                dead |= end.assigned - live
+                continue
+            if fold(e[1], now) != 0 or end.snap or end.torn:
                 raise self.fail("a round of a loop that takes locks and changes a value "
-                                "may not end the loop", e)
-            if end.changed:
-                out.append(State(end.env, end.held, end.released, True))
+                                "may not end the loop, or ends it without validating its "
+                                "reads of a sequence", e)
+            ends.append(end)
+        for end in ends:
+            if missing := sorted(dead - end.must):
+                raise self.fail(f"a failed round sets {missing[0]}, which the round that "
+                                "ends the loop may not set", e)
+            out.append(replace(end, wrote=st.wrote or end.wrote, torn=st.torn,
+                               assigned=st.assigned | end.assigned, must=st.must | end.must))
         return out
 
 
@@ -373,6 +472,11 @@ def _held(lock: str, test: tuple[str, Expr]) -> tuple[Expr, ...]:
     `lock != 0`, `lock > 0`, `lock`."""
     return (("bin", test[0], ("var", lock), test[1]), ("bin", "!=", ("var", lock), ("int", 0)),
             ("bin", ">", ("var", lock), ("int", 0)), ("var", lock))
+
+
+def _raise(q: str) -> Expr:
+    """`S + 1`: a sequence's only write."""
+    return ("bin", "+", ("var", q), ("int", 1))
 
 
 def _at_zero(e: Expr, r: str) -> Expr:
@@ -385,12 +489,16 @@ def _at_zero(e: Expr, r: str) -> Expr:
 
 
 def _join(states: list[State]) -> list[State]:
-    """Paths that hold the same locks, merged: the locals they agree on stay known."""
-    groups: dict[tuple[frozenset[str], bool, bool], set[tuple[str, int]]] = {}
+    """Paths that hold the same locks (and agree but on locals), merged: the locals they
+    agree on stay known; a local that one of them may have assigned, the merge may have,
+    and one that each of them must have, the merge must have."""
+    groups: dict[tuple[Any, ...], list[State]] = {}
     for st in states:
-        key = (st.held, st.released, st.changed)
-        groups[key] = groups[key] & set(st.env) if key in groups else set(st.env)
-    return [State(tuple(sorted(env)), *key) for key, env in groups.items()]
+        groups.setdefault((st.held, st.released, st.wrote, st.snap, st.torn), []).append(st)
+    return [replace(same[0], env=tuple(sorted(set.intersection(*(set(st.env) for st in same)))),
+                    assigned=frozenset().union(*(st.assigned for st in same)),
+                    must=frozenset.intersection(*(st.must for st in same)))
+            for same in groups.values()]
 
 
 @dataclass
@@ -405,18 +513,23 @@ class Footprint:
 
 
 def touched(source: str, constants: dict[str, int] | None, locks: frozenset[str],
-            readers: dict[str, str], mutexes: dict[str, str] | None = None) -> Footprint:
+            readers: dict[str, str], mutexes: dict[str, str] | None = None,
+            sequences: dict[str, str] | None = None) -> Footprint:
     """The requests' footprint (`readers`: each readers' count R -> its lock W;
-    `mutexes`: a counted R -> its mutex); E-LOCKING where the rules fail."""
+    `mutexes`: a counted R -> its mutex; `sequences`: S -> its writers' lock, or "");
+    E-LOCKING where the rules fail."""
     initial, requests = parse_program(source, constants)
-    mutexes = mutexes or {}
-    if bad := sorted(g for g, _ in initial if g in locks | set(readers) | set(
-            mutexes.values())):  # fmt: skip
-        raise invalid("E-LOCKING", f"lock {bad[0]} does not start at 0")
+    mutexes, sequences = mutexes or {}, sequences or {}
+    if bad := sorted(g for g, v in initial if g in locks | set(readers) | set(
+            mutexes.values()) or g in sequences and v % 2):  # fmt: skip
+        raise invalid("E-LOCKING", f"lock {bad[0]} does not start at 0 (a sequence: even)")
     out = Footprint({}, set(), set(), False, False)
     for name, body in requests:
-        walk = _Walk(name, locks, readers, mutexes)
+        walk = _Walk(name, locks, readers, mutexes, sequences)
         ends = walk.run(body, [State((), frozenset(), False)])
+        if any(st.snap or st.torn or st.held & set(sequences) for st in ends):
+            raise invalid("E-LOCKING", f"request {name}: may answer in a write of a "
+                                       "sequence, or before it validates a read of one")
         out.written |= walk.written
         out.order |= walk.order
         out.other_waits |= walk.other_waits
@@ -429,6 +542,25 @@ def touched(source: str, constants: dict[str, int] | None, locks: frozenset[str]
     return out
 
 
+def _overlap(claim: dict[str, Any], locks: frozenset[str], readers: dict[str, str],
+             mutexes: dict[str, str], sequences: dict[str, str], guards: dict[str, str]
+             ) -> bool:  # fmt: skip
+    """Does a name repeat, a readers' count name no lock or a lock twice, a mutex or a
+    sequence stand for another part of the claim, a sequence's lock no lock, or a guard
+    no lock nor sequence (or a guarded global one of them)?"""
+    pairs, seqs = claim.get("shared", []), claim.get("sequences", [])
+    others = {"locks": locks, "readers": set(readers), "mutexes": set(mutexes.values())}
+    return (len(locks) != len(claim["locks"]) or len(readers) != len(pairs)
+            or len(set(mutexes.values())) != len(mutexes) or len(sequences) != len(seqs)
+            or any(w not in locks or r in locks or list(readers.values()).count(w) > 1
+                   for r, w in readers.items())
+            or any(m in locks | set(readers) for m in mutexes.values())
+            or any(q["sequence"] in set().union(*others.values()) or
+                   "lock" in q and q["lock"] not in locks for q in seqs)
+            or any(g in set().union(*others.values(), sequences) or
+                   lk not in locks | set(sequences) for g, lk in guards.items()))
+
+
 def check(data: dict[str, Any]) -> str:
     """The rules above, for the certificate's locks, readers' counts and guards."""
     claim, model = data["locking"], data["model"]
@@ -437,22 +569,19 @@ def check(data: dict[str, Any]) -> str:
     locks, guards = frozenset(claim["locks"]), dict(claim["guards"])
     readers = {p["readers"]: p["writer"] for p in claim.get("shared", [])}
     mutexes = {p["readers"]: p["mutex"] for p in claim.get("shared", []) if "mutex" in p}
-    lockish = locks | set(readers) | set(mutexes.values())
+    sequences = {q["sequence"]: q.get("lock", "") for q in claim.get("sequences", [])}
+    lockish = locks | set(readers) | set(mutexes.values()) | set(sequences)
     initial, requests = parse_program(model["source"], model.get("constants"))
     known = {g for g, _ in initial} | {n[1] for _, b in requests for n in nodes(b)
                                        if n[0] in ("var", "assign") and not is_local(n[1])}
     if stray := sorted((lockish | set(guards) | set(guards.values())) - known):
         raise invalid("E-LOCKING", f"{stray[0]!r} is no global of the program (a lock, a "
                                    "readers' count or a guard must be one)")
-    if len(locks) != len(claim["locks"]) or len(readers) != len(claim.get("shared", [])) or any(
-            w not in locks or r in locks or list(readers.values()).count(w) > 1
-            for r, w in readers.items()) or len(set(mutexes.values())) != len(mutexes) or any(
-            m in locks | set(readers) for m in mutexes.values()) or any(
-            g in lockish or lk not in locks for g, lk in guards.items()):  # fmt: skip
+    if _overlap(claim, locks, readers, mutexes, sequences, guards):
         raise invalid("E-LOCKING", "the locks or readers' counts repeat or overlap, or a "
                                    "guard is no lock or is a lock")
-    foot = touched(model["source"], model.get("constants"), locks, readers, mutexes)
-    shared = set(readers.values())
+    foot = touched(model["source"], model.get("constants"), locks, readers, mutexes, sequences)
+    shared = set(readers.values()) | set(sequences)
     for g in sorted(foot.written | set(guards)):
         if g not in guards:
             raise invalid("E-LOCKING", f"{g} is written but has no guard")

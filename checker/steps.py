@@ -12,6 +12,7 @@ from typing import NamedTuple, TypeVar
 
 from checker.certificate import Limits
 from checker.errors import CheckerError, LimitError, ModelError, invalid
+from checker.live import live_locals
 from checker.model import POISON, Env, Expr, expr_text, is_local, local_text, named, nodes, run
 
 Local = tuple[str, str]  # (request, canonical local text)
@@ -150,34 +151,6 @@ def split(body: Expr, first: bool = True) -> Expr:
         raise invalid("E-SPLIT", "a split request must begin with a statement that names no "
                       "global and does not yield")
     return ("seq", ("yield",), body)
-
-
-# --------------------------------------------------------------------------- live locals
-
-
-def live_locals(e: Expr, out: frozenset[str] = frozenset()) -> frozenset[str]:
-    # The locals some run of `e` may read before writing them, `out` those read after it; a
-    # local state's name drops the others (dead: the same futures; DESIGN.md, live locals).
-    tag = e[0]
-    if tag == "var":
-        return out | {e[1]} if is_local(e[1]) else out
-    if tag == "assign":
-        return live_locals(e[2], out - {e[1]})
-    if tag == "bin":
-        right = live_locals(e[3], out)
-        return live_locals(e[2], right | out if e[1] in ("&&", "||") else right)
-    if tag in ("not", "neg"):
-        return live_locals(e[1], out)
-    if tag == "seq":
-        return live_locals(e[1], live_locals(e[2], out))
-    if tag == "if":
-        return live_locals(e[1], live_locals(e[2], out) | live_locals(e[3], out))
-    if tag == "while":  # the least x with x = live(cond, out ∪ live(body, x))
-        x, last = frozenset[str](), None
-        while x != last:
-            last, x = x, live_locals(e[1], out | live_locals(e[2], x))
-        return x
-    return out  # int, nd, yield, exit
 
 
 # --------------------------------------------------------------------------- enumeration

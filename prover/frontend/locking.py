@@ -105,28 +105,55 @@ def _counted(requests: list[Any], locks: set[str]) -> set[tuple[str, str, str]]:
     return out
 
 
+def _sequences(requests: list[Any], locks: set[str]) -> list[dict[str, str]]:
+    """The ways to read the globals S that some request raises by `S := S + 1` and reads
+    into a local (`s := S`) as sequences: each with no lock (its writers take it by its
+    parity) or with one of `locks` (held where they raise it); at most 16 ways."""
+    found = {n[1] for _, b in requests for n in nodes(b) if n[0] == "assign" and
+             not is_local(n[1]) and n[2] == ("bin", "+", ("var", n[1]), ("int", 1))}
+    read = {n[2][1] for _, b in requests for n in nodes(b) if n[0] == "assign" and
+            is_local(n[1]) and n[2][0] == "var"}
+    ways: list[dict[str, str]] = [{}]
+    for q in sorted((found & read) - locks):
+        ways = [w | {q: lk} for w in ways for lk in ["", *sorted(locks)]][:16]
+    return ways
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """A reading of the program's locks, and its footprint under it."""
+
+    foot: Footprint
+    locks: set[str]
+    readers: dict[str, str]  # R -> W
+    mutexes: dict[str, str]  # a counted R -> its mutex
+    sequences: dict[str, str]  # S -> its writers' lock ("": none)
+
+
 def _footprint(source: str, constants: dict[str, int] | None, requests: list[Any],
-               locks: set[str], readers: dict[str, str]
-               ) -> tuple[Footprint, set[str], dict[str, str], dict[str, str]] | None:
+               locks: set[str], readers: dict[str, str]) -> _Shape | None:
     """The footprint with `locks` and `readers`, else with one lock M read as the mutex
     that a readers' count R (raised by `R := R + 1` somewhere) is counted under, its
-    first reader taking another lock W: (footprint, locks, readers, {R: M}), without M
-    among the locks and with R -> W among the readers. None when no choice passes."""
+    first reader taking another lock W (without M among the locks and with R -> W among
+    the readers); each with the globals read as sequences in each way (`_sequences`).
+    None when no choice passes."""
     Try = tuple[set[str], dict[str, str], dict[str, str]]
     tries: list[Try] = [(locks, readers, {})]
     tries += [(locks - {m}, readers | {r: w}, {r: m})
               for r, m, w in sorted(_counted(requests, locks)) if w not in readers.values()]
     for held, counted, mutexes in tries:
-        try:
-            return touched(source, constants, frozenset(held), counted, mutexes), held, \
-                counted, mutexes  # fmt: skip
-        except CheckerError:
-            continue
+        for sequences in _sequences(requests, held):
+            try:
+                foot = touched(source, constants, frozenset(held), counted, mutexes, sequences)
+            except CheckerError:
+                continue
+            return _Shape(foot, held, counted, mutexes, sequences)
     return None
 
 
 def find(source: str, constants: dict[str, int] | None) -> Locking | None:
-    """The claim (locks, readers' counts, guards) when the rules hold, else None."""
+    """The claim (locks, readers' counts, sequences, guards) when the rules hold, else
+    None."""
     try:
         _, requests = parse_program(source, constants)
         locks: set[str] = set()
@@ -140,24 +167,25 @@ def find(source: str, constants: dict[str, int] | None) -> Locking | None:
             ws = sorted((read & locks) - set(readers.values()))
             if ws and r not in locks and r not in readers:
                 readers[r] = ws[0]
-        if not locks:
-            return None
     except CheckerError:
         return None
     found = _footprint(source, constants, requests, locks, readers)
-    if found is None:
+    if found is None or not found.locks and not found.sequences:
         return None
-    foot, locks, readers, mutexes = found
     guards = {}
-    shared = set(readers.values())
-    for g in sorted(foot.written):
-        lock = _guard(g, foot.held_at, sorted(locks), shared)
+    shared = set(found.readers.values()) | set(found.sequences)
+    for g in sorted(found.foot.written):
+        lock = _guard(g, found.foot.held_at, sorted(found.locks) + sorted(found.sequences),
+                      shared)
         if lock is None:
             return None
         guards[g] = lock
-    claim: dict[str, Any] = {"locks": sorted(locks), "guards": guards}
-    if readers:
-        claim["shared"] = [{"writer": w, "readers": r} | ({"mutex": mutexes[r]} if r in
-                                                          mutexes else {})
-                           for r, w in sorted(readers.items())]
-    return Locking(claim, waits_in_order(foot))
+    claim: dict[str, Any] = {"locks": sorted(found.locks), "guards": guards}
+    if found.readers:
+        claim["shared"] = [{"writer": w, "readers": r} | (
+            {"mutex": found.mutexes[r]} if r in found.mutexes else {})
+            for r, w in sorted(found.readers.items())]
+    if found.sequences:
+        claim["sequences"] = [{"sequence": q} | ({"lock": lk} if lk else {})
+                              for q, lk in sorted(found.sequences.items())]
+    return Locking(claim, waits_in_order(found.foot))

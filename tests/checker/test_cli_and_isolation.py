@@ -141,11 +141,11 @@ CLAIMS = {
     "serializable by a walk-labelled invariant of the net": NET + ["walk.py"],
     "temporal violations (lassos) and G p over globals": ENVELOPE + [
         "network.py", "semantics.py", "temporal.py", "ltl.py", "ltl.lark"],
-    "serializable by reduction": ENVELOPE + ["formula.py", "steps.py", "invariant.py",
+    "serializable by reduction": ENVELOPE + ["formula.py", "steps.py", "live.py", "invariant.py",
                                            "waits.py", "reduction.py"],
     "serializable by reduction with blocks (attempts, sections)": ENVELOPE + [
-        "formula.py", "steps.py", "invariant.py", "layers.py", "waits.py", "reduction.py"],
-    "G p with counts by an inductive invariant": ENVELOPE + ["formula.py", "steps.py",
+        "formula.py", "steps.py", "live.py", "invariant.py", "layers.py", "waits.py", "reduction.py"],
+    "G p with counts by an inductive invariant": ENVELOPE + ["formula.py", "steps.py", "live.py",
                                                              "invariant.py", "always.py",
                                                              "ltl.py", "ltl.lark"],
     # the split only: each part's certificate is checked by its own claim's modules
@@ -154,7 +154,7 @@ CLAIMS = {
     "serializable by cases of its inputs": ENVELOPE + ["cases.py"],
     # the rules and the abstraction only: its certificate is checked by its claim's modules
     "serializable by versions that never wrap": ENVELOPE + ["versions.py", "fold.py"],
-    "serializable by two-phase locking": ENVELOPE + ["locking.py", "fold.py"],
+    "serializable by two-phase locking": ENVELOPE + ["locking.py", "fold.py", "live.py"],
     # beside any verdict: checked apart, with the modules of the verdict's own claim
     "deadlocks (a replayed trace after which nothing can move)": ENVELOPE + [
         "semantics.py", "deadlock.py"],

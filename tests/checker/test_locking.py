@@ -554,7 +554,7 @@ def test_a_retry_loop_takes_its_failed_rounds_out(tmp_path: Path) -> None:
                                             "0;"), "other locks than"),
     # a failed round reads the buffer without its lock
     (lambda s: s.replace("M := 0;\n    yield\n", "M := 0;\n    z := N;\n    yield\n"),
-     "may not end the loop"),
+     "N is touched without"),
     (lambda s: s.replace("} else { 0 };\n    M := 0;\n    yield\n", "} else { 0 };\n    M := 0;"
                          "\n    if (N > 5) { yield } else { 0 }\n"), "N is touched without"),
 ])
@@ -594,3 +594,140 @@ def test_the_red_teams_counted_readers_are_rejected(source: str, needle: str) ->
              "guards": {"Y": "L"} if "Y := 1" in source else {},
              "shared": [{"writer": "W", "readers": "R", "mutex": "M"}]}
     _rejected(_cert(source, claim), needle)
+
+
+SEQ = """// a seqlock: the writer takes S by its parity; a reader retries until S is even, unmoved
+request write {
+  while (S % 2 == 1) { yield };
+  S := S + 1;
+  old := A;
+  v := ?(1..2);
+  yield;
+  A := v;
+  yield;
+  B := v;
+  yield;
+  S := S + 1;
+  old
+}
+request read {
+  done := 0;
+  while (!done) {
+    s := S;
+    yield;
+    a := A;
+    yield;
+    b := B;
+    yield;
+    if (S == s && s % 2 == 0) { done := 1 } else { 0 }
+  };
+  a * 10 + b
+}
+"""
+SEQ_CLAIM = {"locks": [], "guards": {"A": "S", "B": "S"}, "sequences": [{"sequence": "S"}]}
+SEQ_WL = """// writers serialised by WL; the reader's validation is the value of ok
+request write {
+  n := ?(1..2);
+  while (WL == 1) { yield }; WL := 1; S := S + 1;
+  yield;
+  A := n;
+  yield;
+  B := n;
+  S := S + 1; WL := 0;
+  n
+}
+request read {
+  ok := 0;
+  while (ok == 0) {
+    s := S;
+    yield;
+    a := A;
+    yield;
+    b := B;
+    yield;
+    ok := (s % 2 == 0) && (S == s)
+  };
+  a * 10 + b
+}
+"""
+SEQ_WL_CLAIM = {"locks": ["WL"], "guards": {"A": "S", "B": "S"},
+                "sequences": [{"sequence": "S", "lock": "WL"}]}
+
+
+def test_a_seqlock_with_a_sequence_that_grows_is_proved(tmp_path: Path) -> None:
+    assert _claim(SEQ) == SEQ_CLAIM and _claim(SEQ_WL) == SEQ_WL_CLAIM
+    assert _status(_cert(SEQ))[:2] == ("valid", None)
+    assert _status(_cert(SEQ_WL))[:2] == ("valid", None)
+    status, cert = _decide(tmp_path, SEQ, locking=True)
+    assert status == "serializable" and cert["locking"] == SEQ_CLAIM
+
+
+@pytest.mark.parametrize("edit, needle", [
+    # the reader takes an odd sequence (it reads during a write), or validates early
+    (lambda s: s.replace("S == s && s % 2 == 0", "S == s"), "lock S is read"),
+    (lambda s: s.replace("b := B;\n    yield;\n    if (S == s && s % 2 == 0) { done := 1 } "
+                         "else { 0 }", "if (S == s && s % 2 == 0) { done := 1 } else { 0 };\n"
+                         "    b := B"), "B is touched without"),
+    # the writer does not wait for an even sequence, or wraps it, or never ends its write
+    (lambda s: s.replace("while (S % 2 == 1) { yield };\n  S := S + 1;", "S := S + 1;"),
+     "raises sequence S without"),
+    (lambda s: s.replace("S := S + 1;\n  old\n", "S := (S + 1) % 4;\n  old\n"), "lock S is"),
+    (lambda s: s.replace("S := S + 1;\n  old\n", "old\n"), "may answer in a write"),
+    # a reader that answers after a failed validation, or counts its tries
+    (lambda s: s.replace("if (S == s && s % 2 == 0) { done := 1 } else { 0 }",
+                         "if (S == s && s % 2 == 0) { done := 1 } else { done := 2 }"),
+     "may not end the loop"),
+    (lambda s: s.replace("done := 0;\n  while (!done) {", "done := 0; t := 0;\n  while (!done) "
+                         "{ t := t + 1;").replace("a * 10 + b\n}", "a * 10 + b + t * 100\n}"),
+     "may not end the loop"),
+    # a failed round sets a local the ending round does not, which is read after the loop
+    (lambda s: s.replace("{ done := 1 } else { 0 }", "{ done := 1 } else { z := a }")
+     .replace("a * 10 + b\n}", "a * 10 + b + z\n}"), "which the round that ends the loop"),
+    # the read to validate is overwritten, or taken twice, or taken by the writer
+    (lambda s: s.replace("b := B;", "b := B; s := S;"), "while it validates another"),
+    (lambda s: s.replace("b := B;", "b := B; s := 0;"), "holds a read of a sequence"),
+    (lambda s: s.replace("old := A;", "old := A; s := S;"), "reads sequence S in its write"),
+    # no retry: a torn read answers
+    (lambda s: s.replace("  done := 0;\n  while (!done) {", "  done := 0;\n  if (1) {")
+     .replace("{ done := 1 } else { 0 }\n  };", "{ done := 1 } else { 0 }\n  } else { 0 };"),
+     "before it validates"),
+])
+def test_a_seqlock_outside_the_rules_is_rejected(edit: Any, needle: str) -> None:
+    source = edit(SEQ)
+    assert source != SEQ
+    _rejected(_cert(source, SEQ_CLAIM), needle)
+
+
+@pytest.mark.parametrize("edit, needle", [
+    # WL let go in the middle of the write; the sequence raised without WL
+    (lambda s: s.replace("A := n;\n  yield;", "A := n; WL := 0;\n  yield;"), "in the write of"),
+    (lambda s: s.replace("WL := 1; S := S + 1;", "WL := 1; WL := 0; S := S + 1;"),
+     "raises sequence S without"),
+    # the sequence only moves after the write (readers see it unchanged)
+    (lambda s: s.replace("WL := 1; S := S + 1;", "WL := 1;").replace(
+        "S := S + 1; WL := 0;", "S := S + 2; WL := 0;"), "lock S is read or written"),
+    # the validation's test is not one (a local in place of the read)
+    (lambda s: s.replace("ok := (s % 2 == 0) && (S == s)", "ok := (s % 2 == 0) && (S == a)"),
+     "lock S is read"),
+])
+def test_a_seqlock_with_a_writers_lock_outside_the_rules_is_rejected(edit: Any,
+                                                                     needle: str) -> None:
+    source = edit(SEQ_WL)
+    assert source != SEQ_WL
+    _rejected(_cert(source, SEQ_WL_CLAIM), needle)
+
+
+@pytest.mark.parametrize("claim, needle", [
+    ({**SEQ_CLAIM, "sequences": [{"sequence": "S", "lock": "WL"}]}, "repeat or overlap"),
+    ({**SEQ_CLAIM, "locks": ["S"]}, "repeat or overlap"),
+    ({**SEQ_CLAIM, "sequences": [{"sequence": "S"}, {"sequence": "S"}]}, "repeat or overlap"),
+    ({**SEQ_CLAIM, "sequences": [{"sequence": "Sx"}]}, "'Sx' is no global"),
+    ({**SEQ_CLAIM, "sequences": []}, "repeat or overlap"),  # A guarded by what is no lock
+    ({**SEQ_CLAIM, "guards": {"A": "S", "B": "S", "S": "S"}}, "repeat or overlap"),
+])
+def test_a_forged_sequence_claim_is_rejected(claim: Json, needle: str) -> None:
+    _rejected(_cert(SEQ, claim), needle)
+
+
+def test_a_sequence_that_starts_odd_is_rejected() -> None:
+    _rejected(_cert("global S := 1;\n" + SEQ, SEQ_CLAIM), "does not start at 0")
