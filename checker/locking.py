@@ -32,7 +32,13 @@ choice and at an `if` its known locals settle; other branches are both followed)
   first raise takes it (from even, by `while (S % 2 == 1) { yield }`, or under its lock
   WL), the second ends its write; a global S guards is written in a write, and read
   there, under WL, or between a reader's `s := S` and its validation `S == s && s % 2 ==
-  0` (`_Walk.snapshot`, `validated`), which, failing, must fail its retry round.
+  0` (`_Walk.snapshot`, `validated`), which, failing, must fail its retry round;
+- a version V (a sequence that `commits`) changes only by raises `V := v + 1` (v its
+  value in this step); what it guards is written only in a step that raises V after
+  validating `V == v` (v read earlier, or `c == v`, c read in the step), and read
+  between `v := V` and its validation, in such a step, or bare in a step (`_Walk.bare`)
+  that then holds V; such a step begins with no lock released, ends with a release, and
+  takes no lock (`_Walk.stepping`).
 
 Why it is sound. Read a finished run as the sequence of its requests' actions (each read
 or write of a global; a step is a stretch of one request's actions). A lock is 1 exactly
@@ -48,23 +54,25 @@ with the same locals (but dead ones), as if it had not run. A sequence is odd ex
 while one writer is in its write; a reader whose read s of S validates (S == s, even)
 saw no write begin or go on between its read and its test (S only grows), so its reads
 of what S guards, in between, read the values at the test: a hold of S that no write
-overlaps. R counts the readers that hold their lock, and W is 1 only while R is 0 (a
-reader takes its lock when W is 0, W's acquisition needs R at 0), so a writer's hold is
-disjoint from every other hold of the same lock. Two readers' increments and decrements
-of R commute (each only adds to R, its value dropped): they are no conflict. (Counted
-under M, R is the number of readers between an entry and an exit, outside those, so W is
-1 and set by the first of them while any is there: a writer's hold is disjoint from that
-time too. Entries and exits write no local; out of the run, they are put back at their
-places in the serial run, where each finds R and W at 0 and runs through.) Two actions
-of different requests then conflict only through a lock or a guarded global, which both
-requests hold there, at least one of them alone (a write needs W); if the first
-request's action comes first, it releases that lock before the second acquires it, so
-its last acquisition (every acquisition precedes every release) comes before the
-second's. Every conflict thus goes the way of the requests' last acquisitions (a request
-with none touches no global that is written), and the run is equivalent to the requests
-run one at a time in that order: each action reads what it read, so each request answers
-what it answered. Values are integers, unbounded in intent: a run that would leave 64
-bits is outside the claim."""
+overlaps. A version only grows and what it guards changes only in the steps that raise
+it: a read validated at t2 saw no raise since its read, so it is a hold up to t2 that no
+commit overlaps; a commit, or a bare read, is a hold of the step's instant. R counts the
+readers that hold their lock, and W is 1 only while R is 0 (a reader takes its lock when
+W is 0, W's acquisition needs R at 0), so a writer's hold is disjoint from every other
+hold of the same lock. Two readers' increments and decrements of R commute (each only
+adds to R, its value dropped): they are no conflict. (Counted under M, R is the number
+of readers between an entry and an exit, outside those, so W is 1 and set by the first
+of them while any is there: a writer's hold is disjoint from that time too. Entries and
+exits write no local; out of the run, they are put back at their places in the serial
+run, where each finds R and W at 0 and runs through.) Two actions of different requests
+then conflict only through a lock or a guarded global, which both requests hold there,
+at least one of them alone (a write needs W); if the first request's action comes first,
+it releases that lock before the second acquires it, so its last acquisition (every
+acquisition precedes every release) comes before the second's. Every conflict thus goes
+the way of the requests' last acquisitions (a request with none touches no global that
+is written), and the run is equivalent to the requests run one at a time in that order:
+each action reads what it read, so each request answers what it answered. Values are
+integers, unbounded in intent: a run that would leave 64 bits is outside the claim."""
 
 from __future__ import annotations
 
@@ -83,6 +91,7 @@ MAX_PATHS = 4096  # paths of one request at a time
 MAX_FORK = 64  # values of a choice followed one by one (a wider choice: an unknown local)
 FREE = frozenset({"free"})  # where a global that no request writes may be read
 SHARED = " shared"  # W + SHARED: held where W or its readers' count is (no global's name)
+COMMITS = " commits"  # a sequence's "lock" when it is a version (raised in commits)
 
 
 @dataclass(frozen=True)
@@ -100,12 +109,28 @@ class State:
     must: frozenset[str] = frozenset()  # the locals it assigned on each path merged into it
     snap: tuple[tuple[str, str], ...] = ()
     torn: bool = False
+    # in the current step (up to the next yield): the versions it commits (validated or
+    # raised), reads bare, raised, and owes a raise (it wrote what they guard), and the
+    # locals that hold a version's value (V, v)
+    commit: frozenset[str] = frozenset()
+    seen: frozenset[str] = frozenset()
+    raised: frozenset[str] = frozenset()
+    owed: frozenset[str] = frozenset()
+    same: tuple[tuple[str, str], ...] = ()
 
     def set(self, name: str, value: int | None) -> State:
         env = {k: v for k, v in self.env if k != name} | ({} if value is None else
                                                           {name: value})  # fmt: skip
         return replace(self, env=tuple(sorted(env.items())), assigned=self.assigned | {name},
-                       must=self.must | {name})
+                       must=self.must | {name}, same=tuple(p for p in self.same if p[1] != name))
+
+    def pending(self, q: str) -> bool:
+        return any(q == a for a, _ in self.snap)
+
+    def stepped(self) -> State:
+        """The path after a `yield`: the step's holds of versions end (a release)."""
+        return replace(self, released=self.released or bool(self.commit | self.seen),
+                       commit=frozenset(), seen=frozenset(), raised=frozenset(), same=())
 
 
 def _resolve(e: Expr, env: dict[str, int]) -> Expr:
@@ -132,10 +157,13 @@ class _Walk:
     """The paths of one request: where each global is touched, with which locks held."""
 
     def __init__(self, request: str, locks: frozenset[str], readers: dict[str, str],
-                 mutexes: dict[str, str], sequences: dict[str, str]) -> None:  # fmt: skip
+                 mutexes: dict[str, str], sequences: dict[str, str],
+                 guards: dict[str, str]) -> None:  # fmt: skip
         self.request, self.locks, self.readers = request, locks, readers  # readers: R -> W
         self.mutexes = mutexes  # a counted readers' count R -> the mutex M it is counted under
-        self.sequences = sequences  # a sequence S -> the lock its writers hold ("": none)
+        self.sequences = sequences  # a sequence S -> the lock its writers hold ("": none;
+        self.versions = {q for q, lk in sequences.items() if lk == COMMITS}  # COMMITS: a version)
+        self.guards = guards  # the claim's (empty: unknown; the prover's first walk)
         self.count = {w: r for r, w in readers.items()}
         self.writer = {w: r for r, w in readers.items() if r not in mutexes}  # W tests R
         self.lockish = locks | set(readers) | set(mutexes.values()) | set(sequences)
@@ -150,14 +178,25 @@ class _Walk:
         return invalid("E-LOCKING", f"request {self.request}: {why} (at `{expr_text(e)[:80]}`)")
 
     def touch(self, g: str, st: State, write: bool = False) -> None:
-        if g in self.lockish:
+        if g in self.lockish and (write or g not in st.commit | st.seen):
             raise self.fail(f"lock {g} is read or written outside an acquisition or release",
                             ("var", g))
-        mark = st.held | FREE | {w + SHARED for r, w in self.readers.items()
-                                 if r in st.held or w in st.held} | {
+        mark = st.held | st.commit | FREE | {w + SHARED for r, w in self.readers.items()
+                                             if r in st.held or w in st.held} | {
             q + SHARED for q, lk in self.sequences.items()
-            if {q, lk} & st.held or any(q == sq for sq, _ in st.snap)}  # fmt: skip
+            if {q, lk} & st.held or st.pending(q) or q in st.commit | st.seen}  # fmt: skip
         self.held_at[g, write] = self.held_at.get((g, write), mark) & mark
+
+    def bare(self, g: str, st: State) -> State:
+        """The path after reading g: a version, or what one guards, read neither in its
+        step's commit nor between a read of the version and its validation, is read in
+        an instant that this step holds (released at its end)."""
+        q = g if g in self.versions else self.guards.get(g, "")
+        if q not in self.versions or q in st.commit | st.seen or st.pending(q):
+            return st
+        if st.released:
+            raise self.fail(f"reads {g} after a release", ("var", g))
+        return replace(st, seen=st.seen | {q})
 
     def acquired(self, loop: Expr, then: Expr, env: dict[str, int]
                  ) -> tuple[str, list[Expr]] | None:  # fmt: skip
@@ -231,6 +270,7 @@ class _Walk:
                     at[i + 1].update(dict.fromkeys(self.node(s, st)))
                     continue
                 lock, tests = got
+                self.stepping(st, s)
                 pair = {lock, self.readers.get(lock, ""), self.count.get(lock, "")}
                 if pair & st.held or st.released:
                     why = "holds it already" if pair & st.held else "released a lock before"
@@ -296,6 +336,7 @@ class _Walk:
     def counted(self, r: str, entry: bool, st: State, at: Expr) -> State:
         """The path after entering (R held: W shared) or leaving R's readers."""
         m, w = self.mutexes[r], self.readers[r]
+        self.stepping(st, at)
         if entry and ({r, w} & st.held or st.released) or not entry and r not in st.held:
             why = "holds it already or released a lock" if entry else "has not entered"
             raise self.fail(f"{'enters' if entry else 'leaves'} {r}'s readers but {why}", at)
@@ -315,41 +356,98 @@ class _Walk:
                             "after a release, or while it reads it", at)
         return replace(st, held=st.held | {q}, wrote=True)
 
-    def snapshot(self, e: Expr, st: State) -> State:
-        """The path after `s := S`: s holds a read of S to validate (`validated`)."""
-        q = e[2][1]
-        if {q, self.sequences[q]} & st.held or st.released or st.snap:
+    def snapshot(self, name: str, q: str, st: State, at: Expr) -> State:
+        """The path after `s := S`: s holds a read of S to validate (`validated`), from
+        the start of the step if the step read what S guards already; or, for a version
+        read again in its step's commit, or while a read of it waits to be validated, s
+        holds its value in this step."""
+        if any(name == lo for _, lo in st.snap):
+            raise self.fail(f"sets {name}, which holds a read of a sequence to validate", at)
+        if q in self.versions and (q in st.commit or st.pending(q)):
+            return replace(st.set(name, None), same=st.same + ((q, name),))
+        if {q, self.sequences[q]} & st.held or st.released and q not in st.seen or \
+                st.pending(q):  # fmt: skip
             raise self.fail(f"reads sequence {q} in its write, under its lock, after a "
-                            "release, or while it validates another read", e)
-        return replace(st.set(e[1], None), snap=((q, e[1]),))
+                            "release, or while it validates another read of it", at)
+        return replace(st.set(name, None), snap=st.snap + ((q, name),), seen=st.seen - {q})
+
+    def atom(self, a: Expr, st: State, neg: bool) -> tuple[str, str, bool] | None:
+        """(S, s, a parity test) when `a` is `S == s` (either order; for a version, `c ==
+        s` with c read from S in this step) or `s % 2 == 0`, for a read (S, s) to
+        validate; negated (`!=`, `s % 2 == 1`, `s % 2 != 0`) when `neg`."""
+        for q, lo in st.snap:
+            if a[0] == "bin" and a[1] == ("!=" if neg else "==") and ("var", lo) in a[2:] and (
+                    ("var", q) in a[2:] or any(("var", c) in a[2:] for v, c in st.same
+                                               if v == q)):  # fmt: skip
+                return q, lo, False
+            odd = ("bin", "%", ("var", lo), ("int", 2))
+            if a in ([("bin", "==", odd, ("int", 1)), ("bin", "!=", odd, ("int", 0))] if neg
+                     else [("bin", "==", odd, ("int", 0))]):  # fmt: skip
+                return q, lo, True
+        return None
 
     def validated(self, c: Expr, st: State) -> tuple[State, State] | None:
-        """The paths where `c` holds and where it does not, when `c` validates the path's
-        read of S into s: `S == s && s % 2 == 0` (either order, `s == S`), or the
-        negation `S != s || s % 2 == 1` (or `!= 0`); None when it is no such test."""
-        if not st.snap:
+        """The paths where `c` holds and where it does not, when `c` validates reads (S,
+        s) to validate: a conjunction of `S == s` (either order; a version's value read
+        in this step in place of S) and, for a sequence, `s % 2 == 0`, for each, or its
+        negation, a disjunction of `S != s`, `s % 2 == 1` (or `!= 0`); None when it is
+        no such test. Where it holds, a version's validated read commits (this step holds
+        the version: it may write what it guards), a sequence's ends its hold (a release)."""
+        c = _resolve(c, dict(st.env))
+        neg = c[0] == "bin" and c[1] == "||"
+        atoms, todo = [], [c]
+        while todo:
+            n = todo.pop()
+            if n[0] == "bin" and n[1] == ("||" if neg else "&&"):
+                todo += [n[3], n[2]]
+            elif (atom := self.atom(n, st, neg)) is None:
+                return None
+            else:
+                atoms.append(atom)
+        done = {(q, lo) for q, lo, parity in atoms if not parity}
+        even = {(q, lo) for q, lo, parity in atoms if parity}
+        if not done or even - done or any((q, lo) not in even for q, lo in done
+                                          if q not in self.versions):  # fmt: skip
             return None
-        (q, lo), = st.snap
-        same = {("bin", "==", ("var", q), ("var", lo)), ("bin", "==", ("var", lo), ("var", q))}
-        even = ("bin", "==", ("bin", "%", ("var", lo), ("int", 2)), ("int", 0))
-        other = {("bin", "!=", *n[2:]) for n in same}
-        odd = {("bin", "==", even[2], ("int", 1)), ("bin", "!=", even[2], ("int", 0))}
-        if c[0] != "bin" or c[1] not in ("&&", "||"):
-            return None
-        pair = (c[2], c[3]) if c[2] in same | other else (c[3], c[2])
-        ok = replace(st, snap=(), released=True)
-        bad = replace(st, snap=(), torn=True)
-        if c[1] == "&&" and pair[0] in same and pair[1] == even:
-            return ok, bad
-        if c[1] == "||" and pair[0] in other and pair[1] in odd:
-            return bad, ok
-        return None
+        rest = tuple(p for p in st.snap if p not in done)
+        ok = replace(st, snap=rest, released=st.released or any(
+            q not in self.versions for q, _ in done), commit=st.commit | {
+            q for q, _ in done if q in self.versions}, same=st.same + tuple(
+            p for p in sorted(done) if p[0] in self.versions))  # fmt: skip
+        bad = replace(st, snap=rest, torn=True)
+        return (bad, ok) if neg else (ok, bad)
+
+    def bumped(self, e: Expr, st: State) -> State:
+        """The path after a version's raise `V := V + k` or `V := v + k` (k > 0, v its
+        value in this step): a commit of V in this step."""
+        q, rhs = e[1], _resolve(e[2], dict(st.env))
+        if not (rhs[0] == "bin" and rhs[1] == "+" and rhs[3][0] == "int" and rhs[3][1] > 0
+                and (rhs[2] == ("var", q) or any(rhs[2] == ("var", lo) for v, lo in st.same
+                                                 if v == q))):  # fmt: skip
+            raise self.fail(f"writes version {q} other than by raising it", e)
+        if st.released and q not in st.commit | st.seen:
+            raise self.fail(f"raises version {q} after a release", e)
+        return replace(st, commit=st.commit | {q}, raised=st.raised | {q}, owed=st.owed - {q},
+                       same=tuple(p for p in st.same if p[0] != q), wrote=True)
+
+    def stepping(self, st: State, at: Expr) -> None:
+        """A lock's acquisition or a loop (which may yield where the walk does not see):
+        not in a step that holds a version."""
+        if st.commit | st.seen | st.owed:
+            raise self.fail("takes a lock or loops in a step that reads or commits a "
+                            "version", at)
 
     def node(self, e: Expr, st: State) -> list[State]:
         tag = e[0]
         if tag == "var" and not is_local(e[1]):
+            st = self.bare(e[1], st)
             self.touch(e[1], st)
-        if tag in ("int", "nd", "var", "yield"):
+        if tag == "yield" and st.owed:
+            raise self.fail(f"writes what version {sorted(st.owed)[0]} guards in a step that "
+                            "does not raise it", e)
+        if tag == "yield":
+            return [st.stepped()]
+        if tag in ("int", "nd", "var"):
             return [st]
         if tag == "exit":
             raise self.fail("may reach exit (a failed assert or an index out of range)", e)
@@ -358,9 +456,11 @@ class _Walk:
                                  st.held):  # fmt: skip
                 raise self.fail(f"releases {e[1]} in the write of sequence {writing[0]}", e)
             return [replace(st, held=st.held - {e[1]}, released=True)]  # a release
-        if tag == "assign" and e[2][0] == "var" and e[2][1] in self.sequences and \
-                is_local(e[1]):  # fmt: skip
-            return [self.snapshot(e, st)]
+        if tag == "assign" and is_local(e[1]) and (read := _resolve(e[2], dict(st.env)))[
+                0] == "var" and read[1] in self.sequences:  # fmt: skip
+            return [self.snapshot(e[1], read[1], st, e)]
+        if tag == "assign" and e[1] in self.versions:
+            return [self.bumped(e, st)]
         if tag == "assign" and is_local(e[1]) and (two := self.validated(e[2], st)):
             return [two[0].set(e[1], 1), two[1].set(e[1], 0)]
         if tag == "if" and (two := self.validated(e[1], st)):
@@ -396,7 +496,9 @@ class _Walk:
         if not is_local(name):
             self.touch(name, st, write=True)
             self.written.add(name)
-            return [replace(st, wrote=True)]
+            q = self.guards.get(name, "")
+            owed = {q} if q in self.versions and q not in st.raised else set()
+            return [replace(st, wrote=True, owed=st.owed | owed)]
         if any(name == lo for _, lo in st.snap):
             raise self.fail(f"sets {name}, which holds a read of a sequence to validate", e)
         if rhs[0] == "nd" and rhs[2] - rhs[1] < MAX_FORK:
@@ -414,6 +516,7 @@ class _Walk:
         body followed once from the locals it does not set (each round starts there,
         whatever earlier rounds did)."""
         self.other_waits = True
+        self.stepping(st, e)
         if any(n[0] in ("var", "assign") and n[1] in self.lockish for n in nodes(e)):
             return self.retry(e, st)
         set_here = {n[1] for n in nodes(e) if n[0] == "assign" and is_local(n[1])}
@@ -494,7 +597,9 @@ def _join(states: list[State]) -> list[State]:
     and one that each of them must have, the merge must have."""
     groups: dict[tuple[Any, ...], list[State]] = {}
     for st in states:
-        groups.setdefault((st.held, st.released, st.wrote, st.snap, st.torn), []).append(st)
+        key = (st.held, st.released, st.wrote, st.snap, st.torn, st.commit, st.seen, st.raised,
+               st.owed, st.same)
+        groups.setdefault(key, []).append(st)
     return [replace(same[0], env=tuple(sorted(set.intersection(*(set(st.env) for st in same)))),
                     assigned=frozenset().union(*(st.assigned for st in same)),
                     must=frozenset.intersection(*(st.must for st in same)))
@@ -514,22 +619,26 @@ class Footprint:
 
 def touched(source: str, constants: dict[str, int] | None, locks: frozenset[str],
             readers: dict[str, str], mutexes: dict[str, str] | None = None,
-            sequences: dict[str, str] | None = None) -> Footprint:
+            sequences: dict[str, str] | None = None,
+            guards: dict[str, str] | None = None) -> Footprint:
     """The requests' footprint (`readers`: each readers' count R -> its lock W;
     `mutexes`: a counted R -> its mutex; `sequences`: S -> its writers' lock, or "");
     E-LOCKING where the rules fail."""
     initial, requests = parse_program(source, constants)
     mutexes, sequences = mutexes or {}, sequences or {}
     if bad := sorted(g for g, v in initial if g in locks | set(readers) | set(
-            mutexes.values()) or g in sequences and v % 2):  # fmt: skip
-        raise invalid("E-LOCKING", f"lock {bad[0]} does not start at 0 (a sequence: even)")
+            mutexes.values()) or sequences.get(g, COMMITS) != COMMITS and (v < 0 or v % 2)):
+        raise invalid("E-LOCKING", f"lock {bad[0]} does not start at 0 (a sequence: at an even "
+                                   "number, not below 0)")  # fmt: skip
     out = Footprint({}, set(), set(), False, False)
     for name, body in requests:
-        walk = _Walk(name, locks, readers, mutexes, sequences)
+        walk = _Walk(name, locks, readers, mutexes, sequences, guards or {})
         ends = walk.run(body, [State((), frozenset(), False)])
-        if any(st.snap or st.torn or st.held & set(sequences) for st in ends):
+        if any(st.snap or st.torn or st.owed or st.held & set(sequences) for st in ends):
             raise invalid("E-LOCKING", f"request {name}: may answer in a write of a "
-                                       "sequence, or before it validates a read of one")
+                                       "sequence, before it validates a read of one, or "
+                                       "in a step that writes what a version guards and "
+                                       "does not raise it")
         out.written |= walk.written
         out.order |= walk.order
         out.other_waits |= walk.other_waits
@@ -556,7 +665,7 @@ def _overlap(claim: dict[str, Any], locks: frozenset[str], readers: dict[str, st
                    for r, w in readers.items())
             or any(m in locks | set(readers) for m in mutexes.values())
             or any(q["sequence"] in set().union(*others.values()) or
-                   "lock" in q and q["lock"] not in locks for q in seqs)
+                   "lock" in q and (q["lock"] not in locks or "commits" in q) for q in seqs)
             or any(g in set().union(*others.values(), sequences) or
                    lk not in locks | set(sequences) for g, lk in guards.items()))
 
@@ -569,7 +678,8 @@ def check(data: dict[str, Any]) -> str:
     locks, guards = frozenset(claim["locks"]), dict(claim["guards"])
     readers = {p["readers"]: p["writer"] for p in claim.get("shared", [])}
     mutexes = {p["readers"]: p["mutex"] for p in claim.get("shared", []) if "mutex" in p}
-    sequences = {q["sequence"]: q.get("lock", "") for q in claim.get("sequences", [])}
+    sequences = {q["sequence"]: COMMITS if q.get("commits") else q.get("lock", "")
+                 for q in claim.get("sequences", [])}
     lockish = locks | set(readers) | set(mutexes.values()) | set(sequences)
     initial, requests = parse_program(model["source"], model.get("constants"))
     known = {g for g, _ in initial} | {n[1] for _, b in requests for n in nodes(b)
@@ -580,7 +690,8 @@ def check(data: dict[str, Any]) -> str:
     if _overlap(claim, locks, readers, mutexes, sequences, guards):
         raise invalid("E-LOCKING", "the locks or readers' counts repeat or overlap, or a "
                                    "guard is no lock or is a lock")
-    foot = touched(model["source"], model.get("constants"), locks, readers, mutexes, sequences)
+    foot = touched(model["source"], model.get("constants"), locks, readers, mutexes, sequences,
+                   guards)
     shared = set(readers.values()) | set(sequences)
     for g in sorted(foot.written | set(guards)):
         if g not in guards:

@@ -7,11 +7,12 @@ readers' count held at every read)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
 from typing import Any
 
 from checker.errors import CheckerError
-from checker.locking import SHARED, Footprint, _stmts, touched
+from checker.locking import COMMITS, SHARED, Footprint, _stmts, touched
 from checker.model import Expr, is_local, nodes
 from checker.program import parse_program
 
@@ -36,13 +37,14 @@ def _taken(body: Expr) -> tuple[set[str], set[tuple[str, frozenset[str]]]]:
 
 
 def _guard(g: str, held_at: dict[tuple[str, bool], frozenset[str]], locks: list[str],
-           shared: set[str]) -> str | None:
+           shared: set[str], writes_only: set[str]) -> str | None:
     """The first lock held at every write of `g`, and at every read (or, when it is a
-    readers-writer lock's, its own or its readers' count)."""
+    readers-writer lock's, its own or its readers' count; for those of `writes_only`,
+    the reads are not asked)."""
     for lock in locks:
         read = lock + SHARED if lock in shared else lock
-        if lock in held_at.get((g, True), frozenset({lock})) and read in held_at.get(
-                (g, False), frozenset({read})):  # fmt: skip
+        if lock in held_at.get((g, True), frozenset({lock})) and (
+                lock in writes_only or read in held_at.get((g, False), frozenset({read}))):
             return lock
     return None
 
@@ -106,17 +108,28 @@ def _counted(requests: list[Any], locks: set[str]) -> set[tuple[str, str, str]]:
 
 
 def _sequences(requests: list[Any], locks: set[str]) -> list[dict[str, str]]:
-    """The ways to read the globals S that some request raises by `S := S + 1` and reads
-    into a local (`s := S`) as sequences: each with no lock (its writers take it by its
-    parity) or with one of `locks` (held where they raise it); at most 16 ways."""
-    found = {n[1] for _, b in requests for n in nodes(b) if n[0] == "assign" and
-             not is_local(n[1]) and n[2] == ("bin", "+", ("var", n[1]), ("int", 1))}
-    read = {n[2][1] for _, b in requests for n in nodes(b) if n[0] == "assign" and
-            is_local(n[1]) and n[2][0] == "var"}
+    """The ways to read the globals that requests write only by raises (`S := S + 1`,
+    `V := v + 1`, v read from V) and read into locals (`s := S`) as sequences: with no
+    lock (its writers take it by its parity), with one of `locks` (held where they raise
+    it), or as a version (raised in commits); a global raised from a local only as a
+    version, one whose parity is waited on only by its parity; at most 16 ways, then none
+    (a balance written back from a read of it, under a lock, is no version)."""
+    into = {(n[1], m[1]) for _, b in requests for n in nodes(b) if n[0] == "assign" and
+            is_local(n[1]) for m in nodes(n[2]) if m[0] == "var" and not is_local(m[1])}
+    raises = [n for _, b in requests for n in nodes(b) if n[0] == "assign" and not
+              is_local(n[1]) and n[2][0] == "bin" and n[2][1] == "+" and n[2][3][0] == "int"
+              and n[2][2][0] == "var" and (n[2][2][1] == n[1] or (n[2][2][1], n[1]) in into)]
+    read = {g for _, g in into}
+    parity = {m[1] for _, b in requests for n in nodes(b) if n[0] == "while"
+              for m in nodes(n[1]) if m[0] == "bin" and m[1] == "%" and m[2][0] == "var"}
+    other = {n[1] for _, b in requests for n in nodes(b) if n[0] == "assign" and
+             n not in raises}  # written otherwise too: no sequence
     ways: list[dict[str, str]] = [{}]
-    for q in sorted((found & read) - locks):
-        ways = [w | {q: lk} for w in ways for lk in ["", *sorted(locks)]][:16]
-    return ways
+    for q in sorted(({n[1] for n in raises} & read) - locks - other):
+        own = all(n[2][2] == ("var", q) and n[2][3] == ("int", 1) for n in raises if n[1] == q)
+        kinds = [""] if q in parity else ["", *sorted(locks), COMMITS] if own else [COMMITS]
+        ways = [w | {q: lk} for w in ways for lk in kinds][:16]
+    return ways + [{}] if ways != [{}] else ways
 
 
 @dataclass(frozen=True)
@@ -130,25 +143,40 @@ class _Shape:
     sequences: dict[str, str]  # S -> its writers' lock ("": none)
 
 
-def _footprint(source: str, constants: dict[str, int] | None, requests: list[Any],
-               locks: set[str], readers: dict[str, str]) -> _Shape | None:
-    """The footprint with `locks` and `readers`, else with one lock M read as the mutex
-    that a readers' count R (raised by `R := R + 1` somewhere) is counted under, its
-    first reader taking another lock W (without M among the locks and with R -> W among
-    the readers); each with the globals read as sequences in each way (`_sequences`).
-    None when no choice passes."""
+def _shapes(source: str, constants: dict[str, int] | None, requests: list[Any],
+            locks: set[str], readers: dict[str, str]) -> Iterator[_Shape]:
+    """The readings that the rules of the walk pass: with `locks` and `readers`, else
+    with one lock M read as the mutex that a readers' count R (raised by `R := R + 1`
+    somewhere) is counted under, its first reader taking another lock W (without M among
+    the locks and with R -> W among the readers); each with the globals read as
+    sequences in each way (`_sequences`)."""
     Try = tuple[set[str], dict[str, str], dict[str, str]]
     tries: list[Try] = [(locks, readers, {})]
     tries += [(locks - {m}, readers | {r: w}, {r: m})
               for r, m, w in sorted(_counted(requests, locks)) if w not in readers.values()]
     for held, counted, mutexes in tries:
         for sequences in _sequences(requests, held):
-            try:
-                foot = touched(source, constants, frozenset(held), counted, mutexes, sequences)
-            except CheckerError:
-                continue
-            return _Shape(foot, held, counted, mutexes, sequences)
-    return None
+            if held or sequences:
+                try:
+                    foot = touched(source, constants, frozenset(held), counted, mutexes,
+                                   sequences)
+                except CheckerError:
+                    continue
+                yield _Shape(foot, held, counted, mutexes, sequences)
+
+
+def _guards(foot: Footprint, shape: _Shape, writes_only: set[str]) -> dict[str, str] | None:
+    """Each global written, guarded by the first lock or sequence held at every touch of
+    it (`_guard`); None when one has none."""
+    out = {}
+    shared = set(shape.readers.values()) | set(shape.sequences)
+    for g in sorted(foot.written):
+        lock = _guard(g, foot.held_at, sorted(shape.locks) + sorted(shape.sequences), shared,
+                      writes_only)
+        if lock is None:
+            return None
+        out[g] = lock
+    return out
 
 
 def find(source: str, constants: dict[str, int] | None) -> Locking | None:
@@ -169,23 +197,38 @@ def find(source: str, constants: dict[str, int] | None) -> Locking | None:
                 readers[r] = ws[0]
     except CheckerError:
         return None
-    found = _footprint(source, constants, requests, locks, readers)
-    if found is None or not found.locks and not found.sequences:
+    for found in _shapes(source, constants, requests, locks, readers):
+        guards = _guarded(source, constants, found)
+        if guards is not None:
+            return _claimed(found, guards)
+    return None
+
+
+def _guarded(source: str, constants: dict[str, int] | None, found: _Shape
+             ) -> dict[str, str] | None:  # fmt: skip
+    """The guards of a reading (`_guards`); a version's are found by their writes, then
+    walked again, for what a step reads bare is known by its guard."""
+    versions = {q for q, lk in found.sequences.items() if lk == COMMITS}
+    guards = _guards(found.foot, found, versions)
+    if guards is None or not versions:
+        return guards
+    try:
+        foot = touched(source, constants, frozenset(found.locks), found.readers, found.mutexes,
+                       found.sequences, guards)
+    except CheckerError:
         return None
-    guards = {}
-    shared = set(found.readers.values()) | set(found.sequences)
-    for g in sorted(found.foot.written):
-        lock = _guard(g, found.foot.held_at, sorted(found.locks) + sorted(found.sequences),
-                      shared)
-        if lock is None:
-            return None
-        guards[g] = lock
+    return _guards(foot, replace(found, foot=foot), set())
+
+
+def _claimed(found: _Shape, guards: dict[str, str]) -> Locking:
+    """The certificate's claim of a reading and its guards, with the deadlock report."""
     claim: dict[str, Any] = {"locks": sorted(found.locks), "guards": guards}
     if found.readers:
         claim["shared"] = [{"writer": w, "readers": r} | (
             {"mutex": found.mutexes[r]} if r in found.mutexes else {})
             for r, w in sorted(found.readers.items())]
     if found.sequences:
-        claim["sequences"] = [{"sequence": q} | ({"lock": lk} if lk else {})
+        claim["sequences"] = [{"sequence": q} | ({"commits": True} if lk == COMMITS else
+                                                 {"lock": lk} if lk else {})
                               for q, lk in sorted(found.sequences.items())]
     return Locking(claim, waits_in_order(found.foot))

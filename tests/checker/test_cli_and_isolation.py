@@ -144,7 +144,8 @@ CLAIMS = {
     "serializable by reduction": ENVELOPE + ["formula.py", "steps.py", "live.py", "invariant.py",
                                            "waits.py", "reduction.py"],
     "serializable by reduction with blocks (attempts, sections)": ENVELOPE + [
-        "formula.py", "steps.py", "live.py", "invariant.py", "layers.py", "waits.py", "reduction.py"],
+        "formula.py", "steps.py", "live.py", "invariant.py", "layers.py", "waits.py",
+        "reduction.py"],
     "G p with counts by an inductive invariant": ENVELOPE + ["formula.py", "steps.py", "live.py",
                                                              "invariant.py", "always.py",
                                                              "ltl.py", "ltl.lark"],

@@ -684,7 +684,8 @@ def test_a_seqlock_with_a_sequence_that_grows_is_proved(tmp_path: Path) -> None:
     (lambda s: s.replace("{ done := 1 } else { 0 }", "{ done := 1 } else { z := a }")
      .replace("a * 10 + b\n}", "a * 10 + b + z\n}"), "which the round that ends the loop"),
     # the read to validate is overwritten, or taken twice, or taken by the writer
-    (lambda s: s.replace("b := B;", "b := B; s := S;"), "while it validates another"),
+    (lambda s: s.replace("b := B;", "b := B; s := S;"), "holds a read of a sequence"),
+    (lambda s: s.replace("b := B;", "b := B; t := S;"), "while it validates another"),
     (lambda s: s.replace("b := B;", "b := B; s := 0;"), "holds a read of a sequence"),
     (lambda s: s.replace("old := A;", "old := A; s := S;"), "reads sequence S in its write"),
     # no retry: a torn read answers
@@ -729,5 +730,87 @@ def test_a_forged_sequence_claim_is_rejected(claim: Json, needle: str) -> None:
     _rejected(_cert(SEQ, claim), needle)
 
 
-def test_a_sequence_that_starts_odd_is_rejected() -> None:
-    _rejected(_cert("global S := 1;\n" + SEQ, SEQ_CLAIM), "does not start at 0")
+@pytest.mark.parametrize("start", [1, -2, -1])
+def test_a_sequence_that_starts_odd_or_below_0_is_rejected(start: int) -> None:
+    """Red team: from -2, `S % 2 == 1` is false at -1 (Ser's `%` keeps the dividend's sign),
+    so two writers pass the wait."""
+    _rejected(_cert(f"global S := {start};\n" + SEQ, SEQ_CLAIM), "does not start at 0")
+
+
+OCC = """// one record X with a version V that never wraps; read answers X in one step
+request update {
+  done := 0;
+  while (!done) {
+    x := X; v := V;
+    yield;
+    nx := (x + 1) % 3;
+    if (V == v) { X := nx; V := v + 1; done := 1 } else { 0 }
+  };
+  x
+}
+request move {
+  done := 0;
+  while (!done) {
+    a := X; va := V;
+    yield;
+    b := Y; vb := W;
+    yield;
+    ca := V; cb := W;
+    if (ca == va && cb == vb) { X := b; V := va + 1; Y := a; W := vb + 1; done := 1 } else { 0 }
+  };
+  a * 10 + b
+}
+request read { X * 10 + Y }
+"""
+OCC_CLAIM = {"locks": [], "guards": {"X": "V", "Y": "W"},
+             "sequences": [{"sequence": "V", "commits": True}, {"sequence": "W", "commits": True}]}
+
+
+def test_optimistic_updates_with_versions_that_grow_are_proved(tmp_path: Path) -> None:
+    # the prover guards Y by V: every write of Y is in a step that raises V too
+    assert _claim(OCC) == {**OCC_CLAIM, "guards": {"X": "V", "Y": "V"}}
+    assert _status(_cert(OCC))[:2] == ("valid", None)
+    assert _status(_cert(OCC, OCC_CLAIM))[:2] == ("valid", None)
+    status, cert = _decide(tmp_path, OCC, locking=True)
+    assert status == "serializable" and cert["locking"] == _claim(OCC)
+
+
+@pytest.mark.parametrize("edit, needle", [
+    # the commit writes X without raising V, or raises it otherwise, or lowers it
+    (lambda s: s.replace("X := nx; V := v + 1;", "X := nx;"), "does not raise it"),
+    (lambda s: s.replace("X := nx; V := v + 1;", "X := nx; V := 5;"), "other than by raising"),
+    (lambda s: s.replace("X := nx; V := v + 1;", "X := nx; V := v - 1;"), "other than by"),
+    # no validation: the raise is from a read that was never checked
+    (lambda s: s.replace("if (V == v) { X := nx;", "if (1) { X := nx;"), "other than by"),
+    # the validation compares the version with the value's read
+    (lambda s: s.replace("if (V == v) {", "if (V == x) {"), "lock V is read"),
+    # the write a step after the validation
+    (lambda s: s.replace("if (V == v) { X := nx; V := v + 1; done := 1 }",
+                         "if (V == v) { V := v + 1; yield; X := nx; done := 1 }"),
+     "does not raise it"),
+    # the value read a step before the version (the version's read proves nothing of it)
+    (lambda s: s.replace("x := X; v := V;", "x := X; yield; v := V;"), "after a release"),
+    # a bare read of two records in two steps
+    (lambda s: s.replace("request read { X * 10 + Y }", "request read { a := X; yield; a * 10 "
+                         "+ Y }"), "reads Y after a release"),
+    # a commit that takes a lock in its step
+    (lambda s: s.replace("X := nx; V := v + 1;", "X := nx; V := v + 1; while (L == 1) { "
+                         "yield }; L := 1; L := 0;"), "takes a lock or loops"),
+    # one version of the two validated
+    (lambda s: s.replace("if (ca == va && cb == vb)", "if (ca == va)"), "other than by"),
+])
+def test_an_optimistic_update_outside_the_rules_is_rejected(edit: Any, needle: str) -> None:
+    source = edit(OCC)
+    assert source != OCC
+    claim = {**OCC_CLAIM, "locks": ["L"]} if "L := 1" in source else OCC_CLAIM
+    _rejected(_cert(source, claim), needle)
+
+
+@pytest.mark.parametrize("claim, needle", [
+    ({**OCC_CLAIM, "sequences": [{"sequence": "V", "commits": True, "lock": "V"},
+                                 {"sequence": "W", "commits": True}]}, "repeat or overlap"),
+    ({**OCC_CLAIM, "sequences": [{"sequence": "V"}, {"sequence": "W"}]}, "lock V is read"),
+    ({**OCC_CLAIM, "guards": {"X": "W", "Y": "V"}}, "does not raise it"),
+])
+def test_a_forged_version_claim_is_rejected(claim: Json, needle: str) -> None:
+    _rejected(_cert(OCC, claim), needle)
