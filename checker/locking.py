@@ -9,7 +9,8 @@ choice and at an `if` its known locals settle; other branches are both followed)
 - a lock starts at 0 and is touched only by an acquisition `while (L == 1) { yield };
   L := 1` (or `L != 0`, `L > 0`, `L` as the test, which may be joined by `||` to tests
   that only read, read as under L) while the request does not hold it and has released no
-  lock, and by a release `L := 0` while it holds it;
+  lock, and by a release `L := 0` while it holds it; or by a test-and-set `if (L == 0) {
+  L := 1; ... } else { ... }` (`_Walk.tried`), whose other branch must fail its round;
 - a readers-writer lock is a lock W and a count R of readers, both starting at 0: W's
   acquisition also tests `R > 0` (or `R != 0`, `R`), a reader takes it by `while (W ==
   1) { yield }; R := R + 1` and gives it back by `R := R - 1`, both where their value
@@ -271,19 +272,43 @@ class _Walk:
                     continue
                 lock, tests = got
                 self.stepping(st, s)
-                pair = {lock, self.readers.get(lock, ""), self.count.get(lock, "")}
-                if pair & st.held or st.released:
-                    why = "holds it already" if pair & st.held else "released a lock before"
-                    raise self.fail(f"acquires lock {lock} but {why}", s)
-                after = replace(st, held=st.held | {lock},
-                                wrote=st.wrote or lock in self.readers)
+                after = self.take(lock, st, s)
                 for c in tests:  # read in the step that takes the lock: under it
                     self.run(c, [after])
                 at[i + 2][after] = None
-                self.order |= {(self.readers.get(h, h), self.readers.get(lock, lock))
-                               for h in st.held}
                 self.other_waits |= bool(tests)
         return list(at[-1])
+
+    def take(self, lock: str, st: State, at: Expr) -> State:
+        """The path after it acquires `lock` (a lock, or a readers' count: W shared)."""
+        pair = {lock, self.readers.get(lock, ""), self.count.get(lock, "")}
+        if pair & st.held or st.released:
+            why = "holds it already" if pair & st.held else "released a lock before"
+            raise self.fail(f"acquires lock {lock} but {why}", at)
+        self.order |= {(self.readers.get(h, h), self.readers.get(lock, lock)) for h in st.held}
+        return replace(st, held=st.held | {lock}, wrote=st.wrote or lock in self.readers)
+
+    def tried(self, e: Expr, st: State) -> list[State] | None:
+        """The paths of `if (L == 0) { L := 1; ... } else { ... }` (a test-and-set: `L !=
+        1`, `!L` too, or `L == 1` and the branches swapped) for a lock L that no readers
+        share: the branch that sets L acquires it in the step of the test; the other is
+        a failed test, which must fail its round of a retry loop (as a failed
+        validation). None when `e` is no such `if`."""
+        c, env = _resolve(e[1], dict(st.env)), dict(st.env)
+        for lock in sorted(self.locks - set(self.count)):
+            free = c in (("bin", "==", ("var", lock), ("int", 0)),
+                         ("bin", "!=", ("var", lock), ("int", 1)), ("not", ("var", lock)))
+            if not free and c not in _held(lock, ("==", ("int", 1))):
+                continue
+            won, lost = (e[2], e[3]) if free else (e[3], e[2])
+            parts = _stmts(won)
+            if _resolve(parts[0], env) != ("assign", lock, ("int", 1)):
+                return None
+            self.stepping(st, e)
+            after = self.take(lock, st, e)
+            rest = self.run(_seq(parts[1:]), [after]) if parts[1:] else [after]
+            return _join(rest + self.run(lost, [replace(st, torn=True)]))
+        return None
 
     def block(self, parts: list[Expr], i: int) -> tuple[int, str, bool] | None:
         """(the index after it, R, an entry) when `parts[i:]` begins with an entry to or
@@ -463,6 +488,8 @@ class _Walk:
             return [self.bumped(e, st)]
         if tag == "assign" and is_local(e[1]) and (two := self.validated(e[2], st)):
             return [two[0].set(e[1], 1), two[1].set(e[1], 0)]
+        if tag == "if" and (tried := self.tried(e, st)) is not None:
+            return tried
         if tag == "if" and (two := self.validated(e[1], st)):
             return _join(self.run(e[2], [two[0]]) + self.run(e[3], [two[1]]))
         if tag == "assign":
@@ -559,7 +586,8 @@ class _Walk:
             if fold(e[1], now) != 0 or end.snap or end.torn:
                 raise self.fail("a round of a loop that takes locks and changes a value "
                                 "may not end the loop, or ends it without validating its "
-                                "reads of a sequence", e)
+                                "reads of a sequence, or after a failed validation or try "
+                                "of a lock", e)
             ends.append(end)
         for end in ends:
             if missing := sorted(dead - end.must):
@@ -575,6 +603,14 @@ def _held(lock: str, test: tuple[str, Expr]) -> tuple[Expr, ...]:
     `lock != 0`, `lock > 0`, `lock`."""
     return (("bin", test[0], ("var", lock), test[1]), ("bin", "!=", ("var", lock), ("int", 0)),
             ("bin", ">", ("var", lock), ("int", 0)), ("var", lock))
+
+
+def _seq(parts: list[Expr]) -> Expr:
+    """The statements `parts` in sequence (at least one)."""
+    out = parts[-1]
+    for p in reversed(parts[:-1]):
+        out = ("seq", p, out)
+    return out
 
 
 def _raise(q: str) -> Expr:
@@ -636,7 +672,8 @@ def touched(source: str, constants: dict[str, int] | None, locks: frozenset[str]
         ends = walk.run(body, [State((), frozenset(), False)])
         if any(st.snap or st.torn or st.owed or st.held & set(sequences) for st in ends):
             raise invalid("E-LOCKING", f"request {name}: may answer in a write of a "
-                                       "sequence, before it validates a read of one, or "
+                                       "sequence, before it validates a read of one or "
+                                       "after a failed validation or try of a lock, or "
                                        "in a step that writes what a version guards and "
                                        "does not raise it")
         out.written |= walk.written

@@ -19,7 +19,8 @@ from checker.program import parse_program
 
 def _taken(body: Expr) -> tuple[set[str], set[tuple[str, frozenset[str]]]]:
     """The globals `body` may take as locks (read by an acquisition's loop, set to 1 by
-    the statement after it; either may pick the lock by `if`s on an index), and the
+    the statement after it, or read by an `if` whose branch sets it to 1 first; either
+    may pick the lock by `if`s on an index), and the
     globals it may raise as a readers' count after such a loop (with the loop's globals)."""
     locks: set[str] = set()
     counts: set[tuple[str, frozenset[str]]] = set()
@@ -33,6 +34,12 @@ def _taken(body: Expr) -> tuple[set[str], set[tuple[str, frozenset[str]]]]:
                     locks.add(m[1])
                 elif m[0] == "assign" and m[2] == ("bin", "+", ("var", m[1]), ("int", 1)):
                     counts.add((m[1], read))
+        if n[0] == "if":  # a test-and-set: `if (L == 0) { L := 1; ... } else { ... }`
+            read = frozenset(m[1] for m in nodes(n[1]) if m[0] == "var" and not is_local(m[1]))
+            for branch in n[2:]:
+                first = _stmts(branch)[0]
+                locks |= {m[1] for m in nodes(first) if m[0] == "assign" and
+                          m[2] == ("int", 1) and m[1] in read}
     return locks, counts
 
 

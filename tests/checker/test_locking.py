@@ -814,3 +814,48 @@ def test_an_optimistic_update_outside_the_rules_is_rejected(edit: Any, needle: s
 ])
 def test_a_forged_version_claim_is_rejected(claim: Json, needle: str) -> None:
     _rejected(_cert(OCC, claim), needle)
+
+
+TAS = """// test-and-set locks: each request retries until its test finds the lock free
+request inc {
+  got := 0;
+  while (!got) { if (L == 0) { L := 1; got := 1 } else { yield } };
+  x := X; yield; X := x + 1; L := 0; x
+}
+request get {
+  got := 0;
+  while (got == 0) { if (L == 1) { yield } else { L := 1; got := 1 } };
+  x := X; L := 0; x
+}
+"""
+
+
+def test_a_test_and_set_lock_is_taken_where_its_test_finds_it_free(tmp_path: Path) -> None:
+    assert _claim(TAS) == {"locks": ["L"], "guards": {"X": "L"}}
+    status, cert = _decide(tmp_path, TAS, locking=True)
+    assert status == "serializable" and cert["locking"] == _claim(TAS)
+
+
+@pytest.mark.parametrize("edit, needle", [
+    # a failed try that answers (busy): alone, the lock is always free
+    (lambda s: s.replace("else { yield } };\n  x := X; yield;", "else { got := 2 } };\n  x := X;"
+                         " yield;"), "may not end the loop"),
+    (lambda s: s.replace("  got := 0;\n  while (!got) { if (L == 0) { L := 1; got := 1 } else "
+                         "{ yield } };", "  if (L == 0) { L := 1 } else { 0 };"),
+     "lock L is read"),  # where the try failed, the release is of a lock not held
+    (lambda s: s.replace("  got := 0;\n  while (!got) { if (L == 0) { L := 1; got := 1 } else "
+                         "{ yield } };\n  x := X; yield; X := x + 1; L := 0; x",
+                         "  if (L == 0) { L := 1; x := X; yield; X := x + 1; L := 0 } else "
+                         "{ x := 9 }; x"), "after a failed validation or try"),
+    # the set is not the first thing the branch does, or the lock is tried after a release
+    (lambda s: s.replace("{ L := 1; got := 1 }", "{ got := 1; L := 1 }"), "lock L is read"),
+    (lambda s: s.replace("x := X; L := 0; x\n}", "x := X; L := 0; if (L == 0) { L := 1; "
+                         "L := 0 } else { 0 }; x\n}"), "released a lock before"),
+    # a try of a lock it holds
+    (lambda s: s.replace("x := X; L := 0; x\n}", "x := X; if (L == 0) { L := 1 } else { 0 }; "
+                         "L := 0; x\n}"), "holds it already"),
+])
+def test_a_test_and_set_outside_the_rules_is_rejected(edit: Any, needle: str) -> None:
+    source = edit(TAS)
+    assert source != TAS
+    _rejected(_cert(source, {"locks": ["L"], "guards": {"X": "L"}}), needle)
