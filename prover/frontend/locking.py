@@ -12,7 +12,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from checker.errors import CheckerError
-from checker.locking import COMMITS, SHARED, Footprint, _stmts, touched
+from checker.lock_walk import COMMITS, SHARED, _stmts
+from checker.locking import Footprint, touched
 from checker.model import Expr, is_local, nodes
 from checker.program import parse_program
 

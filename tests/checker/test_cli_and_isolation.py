@@ -155,7 +155,8 @@ CLAIMS = {
     "serializable by cases of its inputs": ENVELOPE + ["cases.py"],
     # the rules and the abstraction only: its certificate is checked by its claim's modules
     "serializable by versions that never wrap": ENVELOPE + ["versions.py", "fold.py"],
-    "serializable by two-phase locking": ENVELOPE + ["locking.py", "fold.py", "live.py"],
+    "serializable by two-phase locking": ENVELOPE + ["locking.py", "lock_walk.py", "fold.py",
+                                                    "live.py"],
     # beside any verdict: checked apart, with the modules of the verdict's own claim
     "deadlocks (a replayed trace after which nothing can move)": ENVELOPE + [
         "semantics.py", "deadlock.py"],

@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from checker.fold import fold
-from checker.locking import _stmts, touched
+from checker.lock_walk import _stmts
+from checker.locking import touched
 from checker.program import parse_program
 from prover.certificate.write import locking_certificate
 from prover.frontend.load import load_source

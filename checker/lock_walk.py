@@ -1,0 +1,569 @@
+"""The paths of a request, as the two-phase locking claim follows them (checker/locking.py,
+docs/certificates.md "Two-phase locking"): where each global is touched, with which locks,
+readers' counts, sequences and versions held, failing with E-LOCKING where a rule of the
+claim fails on a path."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from checker.errors import CheckerError, invalid
+from checker.fold import fold
+from checker.live import live_locals
+from checker.model import Expr, expr_text, is_local, nodes
+
+MAX_PATHS = 4096  # paths of one request at a time
+MAX_FORK = 64  # values of a choice followed one by one (a wider choice: an unknown local)
+FREE = frozenset({"free"})  # where a global that no request writes may be read
+SHARED = " shared"  # W + SHARED: held where W or its readers' count is (no global's name)
+COMMITS = " commits"  # a sequence's "lock" when it is a version (raised in commits)
+
+
+@dataclass(frozen=True)
+class State:
+    """One path: its known locals, the locks it holds (a sequence S: in its write), whether
+    it released one; in the round of a retry loop it is in, whether it wrote a global
+    (other than by taking or releasing a lock) and which locals it assigned; the reads of
+    sequences into locals it has yet to validate (S, s), and whether a validation failed."""
+
+    env: tuple[tuple[str, int], ...]
+    held: frozenset[str]
+    released: bool
+    wrote: bool = False
+    assigned: frozenset[str] = frozenset()
+    must: frozenset[str] = frozenset()  # the locals it assigned on each path merged into it
+    snap: tuple[tuple[str, str], ...] = ()
+    torn: bool = False
+    # in the current step (up to the next yield): the versions it commits (validated or
+    # raised), reads bare, raised, and owes a raise (it wrote what they guard), and the
+    # locals that hold a version's value (V, v)
+    commit: frozenset[str] = frozenset()
+    seen: frozenset[str] = frozenset()
+    raised: frozenset[str] = frozenset()
+    owed: frozenset[str] = frozenset()
+    same: tuple[tuple[str, str], ...] = ()
+
+    def set(self, name: str, value: int | None) -> State:
+        env = {k: v for k, v in self.env if k != name} | ({} if value is None else
+                                                          {name: value})  # fmt: skip
+        return replace(self, env=tuple(sorted(env.items())), assigned=self.assigned | {name},
+                       must=self.must | {name}, same=tuple(p for p in self.same if p[1] != name))
+
+    def pending(self, q: str) -> bool:
+        return any(q == a for a, _ in self.snap)
+
+    def stepped(self) -> State:
+        """The path after a `yield`: the step's holds of versions end (a release)."""
+        return replace(self, released=self.released or bool(self.commit | self.seen),
+                       commit=frozenset(), seen=frozenset(), raised=frozenset(), same=())
+
+
+def _resolve(e: Expr, env: dict[str, int]) -> Expr:
+    """`e` with the `if`s that known locals settle taken, at its top and in its operands
+    (`if (k == 0) { L[0] } else { ... } == 1` is `L[0] == 1` at k = 0)."""
+    while e[0] == "if" and (c := fold(e[1], env)) is not None:
+        e = e[2] if c else e[3]
+    return ("bin", e[1], _resolve(e[2], env), _resolve(e[3], env)) if e[0] == "bin" else e
+
+
+def _stmts(e: Expr) -> list[Expr]:
+    """`e` as its sequence of statements (however its `seq`s nest)."""
+    out, todo = [], [e]
+    while todo:
+        n = todo.pop()
+        if n[0] == "seq":
+            todo += [n[2], n[1]]
+        else:
+            out.append(n)
+    return out
+
+
+class Walk:
+    """The paths of one request: where each global is touched, with which locks held."""
+
+    def __init__(self, request: str, locks: frozenset[str], readers: dict[str, str],
+                 mutexes: dict[str, str], sequences: dict[str, str],
+                 guards: dict[str, str]) -> None:  # fmt: skip
+        self.request, self.locks, self.readers = request, locks, readers  # readers: R -> W
+        self.mutexes = mutexes  # a counted readers' count R -> the mutex M it is counted under
+        self.sequences = sequences  # a sequence S -> the lock its writers hold ("": none;
+        self.versions = {q for q, lk in sequences.items() if lk == COMMITS}  # COMMITS: a version)
+        self.guards = guards  # the claim's (empty: unknown; the prover's first walk)
+        self.count = {w: r for r, w in readers.items()}
+        self.writer = {w: r for r, w in readers.items() if r not in mutexes}  # W tests R
+        self.lockish = locks | set(readers) | set(mutexes.values()) | set(sequences)
+        self.held_at: dict[tuple[str, bool], frozenset[str]] = {}  # (global, a write) ->
+        self.written: set[str] = set()  # the locks held at every such touch
+        # for the prover's deadlock report only (the claim does not read them): the pairs
+        # (lock held, lock acquired), and whether a request may wait on anything else
+        self.order: set[tuple[str, str]] = set()
+        self.other_waits = False
+
+    def fail(self, why: str, e: Expr) -> CheckerError:
+        return invalid("E-LOCKING", f"request {self.request}: {why} (at `{expr_text(e)[:80]}`)")
+
+    def touch(self, g: str, st: State, write: bool = False) -> None:
+        if g in self.lockish and (write or g not in st.commit | st.seen):
+            raise self.fail(f"lock {g} is read or written outside an acquisition or release",
+                            ("var", g))
+        mark = st.held | st.commit | FREE | {w + SHARED for r, w in self.readers.items()
+                                             if r in st.held or w in st.held} | {
+            q + SHARED for q, lk in self.sequences.items()
+            if {q, lk} & st.held or st.pending(q) or q in st.commit | st.seen}  # fmt: skip
+        self.held_at[g, write] = self.held_at.get((g, write), mark) & mark
+
+    def bare(self, g: str, st: State) -> State:
+        """The path after reading g: a version, or what one guards, read neither in its
+        step's commit nor between a read of the version and its validation, is read in
+        an instant that this step holds (released at its end)."""
+        q = g if g in self.versions else self.guards.get(g, "")
+        if q not in self.versions or q in st.commit | st.seen or st.pending(q):
+            return st
+        if st.released:
+            raise self.fail(f"reads {g} after a release", ("var", g))
+        return replace(st, seen=st.seen | {q})
+
+    def acquired(self, loop: Expr, then: Expr, env: dict[str, int]
+                 ) -> tuple[str, list[Expr]] | None:  # fmt: skip
+        """(what is taken, the other tests) when `loop; then` is `while (L == 1 || ...) {
+        yield }; L := 1` (L's test may also be `L != 0`, `L > 0` or `L`; the others read,
+        no more), with `R > 0` among the tests when L is a readers-writer lock's, or its
+        reader's `while (L == 1 || ...) { yield }; R := R + 1` (R taken), once the `if`s
+        that the path's locals settle are taken."""
+        if loop[0] != "while" or loop[2] != ("yield",):
+            return None
+        then, tests, todo = _resolve(then, env), [], [_resolve(loop[1], env)]
+        while todo:
+            c = todo.pop()
+            if c[0] == "bin" and c[1] == "||":
+                todo += [c[3], c[2]]
+            else:
+                tests.append(c)
+        if then[0] != "assign" or any(n[0] not in ("int", "var", "bin", "not", "neg")
+                                      for c in tests for n in nodes(c)):  # fmt: skip
+            return None
+        taken = then[1]
+        if taken in self.locks and then[2] == ("int", 1):
+            need = [_held(taken, ("==", ("int", 1)))] + (
+                [_held(self.writer[taken], (">", ("int", 0)))] if taken in self.writer else [])
+        elif taken in self.readers and taken not in self.mutexes and \
+                then[2] == ("bin", "+", ("var", taken), ("int", 1)):  # fmt: skip
+            need = [_held(self.readers[taken], ("==", ("int", 1)))]
+        elif self.sequences.get(taken) == "" and then[2] == _raise(taken):
+            odd = ("bin", "%", ("var", taken), ("int", 2))  # in a write: odd
+            need = [(("bin", "==", odd, ("int", 1)), ("bin", "!=", odd, ("int", 0)), odd)]
+        else:
+            return None
+        found = [next((c for c in tests if c in forms), None) for forms in need]
+        if None in found:
+            return None
+        return taken, [c for c in tests if c not in found]
+
+    def run(self, e: Expr, states: list[State]) -> list[State]:
+        """The paths after `e` from `states` (deduplicated, at most MAX_PATHS at each
+        statement); an acquisition is read on each path with the `if`s its locals settle
+        (`while (Lock[k] == 1) { yield }; Lock[k] := 1`, an index chosen by input)."""
+        parts = _stmts(e)
+        at: list[dict[State, None]] = [{} for _ in range(len(parts) + 1)]
+        at[0] = dict.fromkeys(states)
+        for i, s in enumerate(parts):
+            if len(at[i]) > MAX_PATHS:
+                raise self.fail(f"more than {MAX_PATHS} paths", s)
+            block = self.block(parts, i) if at[i] else None
+            if block is not None:  # an entry to or exit from a counted readers' count
+                for st in at[i]:
+                    at[block[0]][self.counted(block[1], block[2], st, s)] = None
+                continue
+            for st in at[i]:
+                # a readers' count changes only where its value is dropped: never in the
+                # last statement (its value is the sequence's: a read of the count)
+                got = self.acquired(s, parts[i + 1], dict(st.env)) if i + 1 < len(parts) \
+                    else None  # fmt: skip
+                if got is not None and got[0] in self.readers and len(parts) < i + 3:
+                    got = None
+                if got is None and i + 1 < len(parts) and s[0] == "assign" and \
+                        s[1] in self.writer.values() and s[1] in st.held and \
+                        s[2] == ("bin", "-", ("var", s[1]), ("int", 1)):  # fmt: skip
+                    at[i + 1][replace(st, held=st.held - {s[1]}, released=True,
+                                      wrote=True)] = None  # a reader's release
+                    continue
+                if got is None and i + 1 < len(parts) and s[0] == "assign" and \
+                        s[1] in self.sequences and s[2] == _raise(s[1]):  # fmt: skip
+                    at[i + 1][self.raised(s[1], st, s)] = None
+                    continue
+                if got is None:
+                    at[i + 1].update(dict.fromkeys(self.node(s, st)))
+                    continue
+                lock, tests = got
+                self.stepping(st, s)
+                after = self.take(lock, st, s)
+                for c in tests:  # read in the step that takes the lock: under it
+                    self.run(c, [after])
+                at[i + 2][after] = None
+                self.other_waits |= bool(tests)
+        return list(at[-1])
+
+    def take(self, lock: str, st: State, at: Expr) -> State:
+        """The path after it acquires `lock` (a lock, or a readers' count: W shared)."""
+        pair = {lock, self.readers.get(lock, ""), self.count.get(lock, "")}
+        if pair & st.held or st.released:
+            why = "holds it already" if pair & st.held else "released a lock before"
+            raise self.fail(f"acquires lock {lock} but {why}", at)
+        self.order |= {(self.readers.get(h, h), self.readers.get(lock, lock)) for h in st.held}
+        return replace(st, held=st.held | {lock}, wrote=st.wrote or lock in self.readers)
+
+    def tried(self, e: Expr, st: State) -> list[State] | None:
+        """The paths of `if (L == 0) { L := 1; ... } else { ... }` (a test-and-set: `L !=
+        1`, `!L` too, or `L == 1` and the branches swapped) for a lock L that no readers
+        share: the branch that sets L acquires it in the step of the test; the other is
+        a failed test, which must fail its round of a retry loop (as a failed
+        validation). None when `e` is no such `if`."""
+        c, env = _resolve(e[1], dict(st.env)), dict(st.env)
+        for lock in sorted(self.locks - set(self.count)):
+            free = c in (("bin", "==", ("var", lock), ("int", 0)),
+                         ("bin", "!=", ("var", lock), ("int", 1)), ("not", ("var", lock)))
+            if not free and c not in _held(lock, ("==", ("int", 1))):
+                continue
+            won, lost = (e[2], e[3]) if free else (e[3], e[2])
+            parts = _stmts(won)
+            if _resolve(parts[0], env) != ("assign", lock, ("int", 1)):
+                return None
+            self.stepping(st, e)
+            after = self.take(lock, st, e)
+            rest = self.run(_seq(parts[1:]), [after]) if parts[1:] else [after]
+            return _join(rest + self.run(lost, [replace(st, torn=True)]))
+        return None
+
+    def block(self, parts: list[Expr], i: int) -> tuple[int, str, bool] | None:
+        """(the index after it, R, an entry) when `parts[i:]` begins with an entry to or
+        an exit from R counted under its mutex M: `while (M == 1 || ...) { yield }; M :=
+        1; R := R + 1; if (R == 1) { while (W == 1) { yield }; W := 1 } else { 0 }; M :=
+        0` (or the `if` on `R == 0` first), or `...; M := 1; R := R - 1; if (R == 0) { W
+        := 0 } else { 0 }; M := 0` (or the `if` on `R == 1` first), `yield`s anywhere
+        between `M := 1` and `M := 0`; an entry's loop may test more, reading R and
+        numbers only, dividing by nothing, false at R = 0 (run alone, a request finds R
+        at 0, every reader before it having left: `touched`; they must let it in).
+        None when no such mutex is taken there; E-LOCKING when one is taken otherwise."""
+        loop = parts[i]
+        taken = [(r, m) for r, m in self.mutexes.items() if loop[0] == "while" and any(
+            n == ("var", m) for n in nodes(loop[1]))]  # fmt: skip
+        if not taken:
+            return None
+        (r, m), w = taken[0], self.readers[taken[0][0]]
+        end = next((j for j in range(i + 1, len(parts)) if parts[j] == ("assign", m,
+                                                                        ("int", 0))), None)
+        inner = [p for p in parts[i + 2:end] if p != ("yield",)] if end else []
+        tests, todo = [], [loop[1]]
+        while todo:
+            c = todo.pop()
+            if c[0] == "bin" and c[1] == "||":
+                todo += [c[3], c[2]]
+            else:
+                tests.append(c)
+        own = [c for c in tests if c in _held(m, ("==", ("int", 1)))]
+        up, down = (("assign", r, ("bin", op, ("var", r), ("int", 1))) for op in "+-")
+        take = ("seq", ("while", _held(w, ("==", ("int", 1)))[0], ("yield",)),
+                ("assign", w, ("int", 1)))
+        give = ("assign", w, ("int", 0))
+
+        def when(k: int, then: Expr) -> Expr:
+            return ("if", ("bin", "==", ("var", r), ("int", k)), then, ("int", 0))
+
+        forms = {True: ([up, when(1, take)], [when(0, take), up]),
+                 False: ([down, when(0, give)], [when(1, give), down])}
+        entry = next((e for e, pair in forms.items() if inner in pair), None)
+        more = [c for c in tests if c not in own]
+        if end is None or loop[2] != ("yield",) or len(own) != 1 or parts[i + 1] != (
+                "assign", m, ("int", 1)) or entry is None or more and not entry or any(
+                n[0] == "bin" and n[1] in ("/", "%") or n[0] == "var" and n[1] != r
+                or fold(_at_zero(c, r), {}) != 0 for c in more for n in nodes(c)):  # fmt: skip
+            raise self.fail(f"mutex {m} is taken other than to enter or leave {r}'s "
+                            f"readers", loop)
+        self.other_waits |= bool(more)
+        return end + 1, r, entry
+
+    def counted(self, r: str, entry: bool, st: State, at: Expr) -> State:
+        """The path after entering (R held: W shared) or leaving R's readers."""
+        m, w = self.mutexes[r], self.readers[r]
+        self.stepping(st, at)
+        if entry and ({r, w} & st.held or st.released) or not entry and r not in st.held:
+            why = "holds it already or released a lock" if entry else "has not entered"
+            raise self.fail(f"{'enters' if entry else 'leaves'} {r}'s readers but {why}", at)
+        held = [self.readers.get(h, h) for h in st.held]
+        self.order |= {(h, m) for h in held} | ({(h, w) for h in held} | {(m, w)}
+                                                if entry else set())  # fmt: skip
+        return replace(st, held=st.held | {r} if entry else st.held - {r},
+                       released=st.released or not entry, wrote=True)
+
+    def raised(self, q: str, st: State, at: Expr) -> State:
+        """The path after `S := S + 1`, its value dropped: out of its write if in it, else
+        into it, holding S's lock (a sequence with no lock: by the acquisition only)."""
+        if q in st.held:
+            return replace(st, held=st.held - {q}, released=True, wrote=True)
+        if self.sequences[q] not in st.held or st.released or any(q == a for a, _ in st.snap):
+            raise self.fail(f"raises sequence {q} without its lock {self.sequences[q] or q}, "
+                            "after a release, or while it reads it", at)
+        return replace(st, held=st.held | {q}, wrote=True)
+
+    def snapshot(self, name: str, q: str, st: State, at: Expr) -> State:
+        """The path after `s := S`: s holds a read of S to validate (`validated`), from
+        the start of the step if the step read what S guards already; or, for a version
+        read again in its step's commit, or while a read of it waits to be validated, s
+        holds its value in this step."""
+        if any(name == lo for _, lo in st.snap):
+            raise self.fail(f"sets {name}, which holds a read of a sequence to validate", at)
+        if q in self.versions and (q in st.commit or st.pending(q)):
+            return replace(st.set(name, None), same=st.same + ((q, name),))
+        if {q, self.sequences[q]} & st.held or st.released and q not in st.seen or \
+                st.pending(q):  # fmt: skip
+            raise self.fail(f"reads sequence {q} in its write, under its lock, after a "
+                            "release, or while it validates another read of it", at)
+        return replace(st.set(name, None), snap=st.snap + ((q, name),), seen=st.seen - {q})
+
+    def atom(self, a: Expr, st: State, neg: bool) -> tuple[str, str, bool] | None:
+        """(S, s, a parity test) when `a` is `S == s` (either order; for a version, `c ==
+        s` with c read from S in this step) or `s % 2 == 0`, for a read (S, s) to
+        validate; negated (`!=`, `s % 2 == 1`, `s % 2 != 0`) when `neg`."""
+        for q, lo in st.snap:
+            if a[0] == "bin" and a[1] == ("!=" if neg else "==") and ("var", lo) in a[2:] and (
+                    ("var", q) in a[2:] or any(("var", c) in a[2:] for v, c in st.same
+                                               if v == q)):  # fmt: skip
+                return q, lo, False
+            odd = ("bin", "%", ("var", lo), ("int", 2))
+            if a in ([("bin", "==", odd, ("int", 1)), ("bin", "!=", odd, ("int", 0))] if neg
+                     else [("bin", "==", odd, ("int", 0))]):  # fmt: skip
+                return q, lo, True
+        return None
+
+    def validated(self, c: Expr, st: State) -> tuple[State, State] | None:
+        """The paths where `c` holds and where it does not, when `c` validates reads (S,
+        s) to validate: a conjunction of `S == s` (either order; a version's value read
+        in this step in place of S) and, for a sequence, `s % 2 == 0`, for each, or its
+        negation, a disjunction of `S != s`, `s % 2 == 1` (or `!= 0`); None when it is
+        no such test. Where it holds, a version's validated read commits (this step holds
+        the version: it may write what it guards), a sequence's ends its hold (a release)."""
+        c = _resolve(c, dict(st.env))
+        neg = c[0] == "bin" and c[1] == "||"
+        atoms, todo = [], [c]
+        while todo:
+            n = todo.pop()
+            if n[0] == "bin" and n[1] == ("||" if neg else "&&"):
+                todo += [n[3], n[2]]
+            elif (atom := self.atom(n, st, neg)) is None:
+                return None
+            else:
+                atoms.append(atom)
+        done = {(q, lo) for q, lo, parity in atoms if not parity}
+        even = {(q, lo) for q, lo, parity in atoms if parity}
+        if not done or even - done or any((q, lo) not in even for q, lo in done
+                                          if q not in self.versions):  # fmt: skip
+            return None
+        rest = tuple(p for p in st.snap if p not in done)
+        ok = replace(st, snap=rest, released=st.released or any(
+            q not in self.versions for q, _ in done), commit=st.commit | {
+            q for q, _ in done if q in self.versions}, same=st.same + tuple(
+            p for p in sorted(done) if p[0] in self.versions))  # fmt: skip
+        bad = replace(st, snap=rest, torn=True)
+        return (bad, ok) if neg else (ok, bad)
+
+    def bumped(self, e: Expr, st: State) -> State:
+        """The path after a version's raise `V := V + k` or `V := v + k` (k > 0, v its
+        value in this step): a commit of V in this step."""
+        q, rhs = e[1], _resolve(e[2], dict(st.env))
+        if not (rhs[0] == "bin" and rhs[1] == "+" and rhs[3][0] == "int" and rhs[3][1] > 0
+                and (rhs[2] == ("var", q) or any(rhs[2] == ("var", lo) for v, lo in st.same
+                                                 if v == q))):  # fmt: skip
+            raise self.fail(f"writes version {q} other than by raising it", e)
+        if st.released and q not in st.commit | st.seen:
+            raise self.fail(f"raises version {q} after a release", e)
+        return replace(st, commit=st.commit | {q}, raised=st.raised | {q}, owed=st.owed - {q},
+                       same=tuple(p for p in st.same if p[0] != q), wrote=True)
+
+    def stepping(self, st: State, at: Expr) -> None:
+        """A lock's acquisition or a loop (which may yield where the walk does not see):
+        not in a step that holds a version."""
+        if st.commit | st.seen | st.owed:
+            raise self.fail("takes a lock or loops in a step that reads or commits a "
+                            "version", at)
+
+    def node(self, e: Expr, st: State) -> list[State]:
+        tag = e[0]
+        if tag == "var" and not is_local(e[1]):
+            st = self.bare(e[1], st)
+            self.touch(e[1], st)
+        if tag == "yield" and st.owed:
+            raise self.fail(f"writes what version {sorted(st.owed)[0]} guards in a step that "
+                            "does not raise it", e)
+        if tag == "yield":
+            return [st.stepped()]
+        if tag in ("int", "nd", "var"):
+            return [st]
+        if tag == "exit":
+            raise self.fail("may reach exit (a failed assert or an index out of range)", e)
+        if tag == "assign" and e[1] in st.held and e[1] in self.locks and e[2] == ("int", 0):
+            if writing := sorted(q for q, lk in self.sequences.items() if lk == e[1] and q in
+                                 st.held):  # fmt: skip
+                raise self.fail(f"releases {e[1]} in the write of sequence {writing[0]}", e)
+            return [replace(st, held=st.held - {e[1]}, released=True)]  # a release
+        if tag == "assign" and is_local(e[1]) and (read := _resolve(e[2], dict(st.env)))[
+                0] == "var" and read[1] in self.sequences:  # fmt: skip
+            return [self.snapshot(e[1], read[1], st, e)]
+        if tag == "assign" and e[1] in self.versions:
+            return [self.bumped(e, st)]
+        if tag == "assign" and is_local(e[1]) and (two := self.validated(e[2], st)):
+            return [two[0].set(e[1], 1), two[1].set(e[1], 0)]
+        if tag == "if" and (tried := self.tried(e, st)) is not None:
+            return tried
+        if tag == "if" and (two := self.validated(e[1], st)):
+            return _join(self.run(e[2], [two[0]]) + self.run(e[3], [two[1]]))
+        if tag == "assign":
+            return [out for mid in self.run(e[2], [st]) for out in self.assign(e, mid)]
+        if tag in ("not", "neg"):
+            return self.run(e[1], [st])
+        if tag == "bin":
+            return [out for mid in self.run(e[2], [st]) for out in self.right(e, mid)]
+        if tag == "seq":
+            return self.run(e, [st])
+        if tag == "if":
+            return [out for mid in self.run(e[1], [st]) for out in self.branch(e, mid)]
+        return self.loop(e, st)
+
+    def right(self, e: Expr, st: State) -> list[State]:
+        """The paths after a binary operation's right operand, its left one evaluated:
+        `&&` and `||` run it only when the left one does not decide (both ways when its
+        value is unknown); `/` and `%` only by a divisor known not to be 0."""
+        env = dict(st.env)
+        if e[1] in ("/", "%") and not fold(e[3], env):
+            raise self.fail("divides by what may be 0", e)
+        if e[1] not in ("&&", "||"):
+            return self.run(e[3], [st])
+        left = fold(e[2], env)
+        if left is None:
+            return _join([st, *self.run(e[3], [st])])
+        return [st] if (left == 0) == (e[1] == "&&") else self.run(e[3], [st])
+
+    def assign(self, e: Expr, st: State) -> list[State]:
+        name, rhs = e[1], e[2]
+        if not is_local(name):
+            self.touch(name, st, write=True)
+            self.written.add(name)
+            q = self.guards.get(name, "")
+            owed = {q} if q in self.versions and q not in st.raised else set()
+            return [replace(st, wrote=True, owed=st.owed | owed)]
+        if any(name == lo for _, lo in st.snap):
+            raise self.fail(f"sets {name}, which holds a read of a sequence to validate", e)
+        if rhs[0] == "nd" and rhs[2] - rhs[1] < MAX_FORK:
+            return [st.set(name, v) for v in range(rhs[1], rhs[2] + 1)]
+        return [st.set(name, fold(rhs, dict(st.env)))]
+
+    def branch(self, e: Expr, st: State) -> list[State]:
+        c = fold(e[1], dict(st.env))
+        if c is not None:
+            return self.run(e[2] if c else e[3], [st])
+        return _join(self.run(e[2], [st]) + self.run(e[3], [st]))
+
+    def loop(self, e: Expr, st: State) -> list[State]:
+        """A loop that is no acquisition: with a lock in it, a retry (`retry`); else its
+        body followed once from the locals it does not set (each round starts there,
+        whatever earlier rounds did)."""
+        self.other_waits = True
+        self.stepping(st, e)
+        if any(n[0] in ("var", "assign") and n[1] in self.lockish for n in nodes(e)):
+            return self.retry(e, st)
+        set_here = {n[1] for n in nodes(e) if n[0] == "assign" and is_local(n[1])}
+        start = replace(st, env=tuple((k, v) for k, v in st.env if k not in set_here),
+                        assigned=st.assigned | set_here, must=st.must, wrote=st.wrote or any(
+                            n[0] == "assign" and not is_local(n[1]) for n in nodes(e)))
+        self.run(e[2], self.run(e[1], [start]))
+        return [start]
+
+    def retry(self, e: Expr, st: State) -> list[State]:
+        """A loop that takes locks or reads a sequence, `while (done == 0) { <take M>; if
+        (...) { ...; done := 1 } else { 0 }; M := 0; yield }`: its test reads locals
+        only, and each round is followed from the path as it enters the loop. A *failed*
+        round writes no global (but by taking and releasing locks) and leaves every local
+        that a later round may read before setting it (live at the loop's head) as it
+        was (known to be so): it must hold at its end the locks it held at its start, and
+        is taken out of the run with the failed tests (it reads, and leaves every value
+        and its request as they were, but for dead locals). Any other round must end the
+        loop (its test known false after it), having validated its reads of sequences and
+        set every local a failed round may set. The paths after the loop: those rounds'."""
+        if any(n[0] not in ("int", "var", "bin", "not", "neg") or n[0] == "var" and not
+               is_local(n[1]) for n in nodes(e[1])) or st.snap:  # fmt: skip
+            raise self.fail("a loop other than an acquisition touches a lock and tests a "
+                            "global, or begins with a read of a sequence to validate (it is "
+                            "no retry loop)", e)
+        entered, live, was = fold(e[1], dict(st.env)), live_locals(e), dict(st.env)
+        out, ends, dead = [] if entered else [st], [], set[str]()
+        if entered == 0:
+            return out
+        fresh = replace(st, wrote=False, assigned=frozenset(), must=frozenset(), torn=False)
+        for end in self.run(e[2], self.run(e[1], [fresh])):
+            now = dict(end.env)
+            if not end.wrote and all(lo not in live or lo in was and now.get(lo) == was[lo]
+                                     for lo in end.assigned):  # fmt: skip
+                if end.held != st.held:
+                    raise self.fail("a failed round of a loop ends holding other locks than "
+                                    "it began with", e)
+                dead |= end.assigned - live
+                continue
+            if fold(e[1], now) != 0 or end.snap or end.torn:
+                raise self.fail("a round of a loop that takes locks and changes a value "
+                                "may not end the loop, or ends it without validating its "
+                                "reads of a sequence, or after a failed validation or try "
+                                "of a lock", e)
+            ends.append(end)
+        for end in ends:
+            if missing := sorted(dead - end.must):
+                raise self.fail(f"a failed round sets {missing[0]}, which the round that "
+                                "ends the loop may not set", e)
+            out.append(replace(end, wrote=st.wrote or end.wrote, torn=st.torn,
+                               assigned=st.assigned | end.assigned, must=st.must | end.must))
+        return out
+
+
+def _held(lock: str, test: tuple[str, Expr]) -> tuple[Expr, ...]:
+    """The spellings of "`lock` is held": `lock == 1` (or, as `test` says, `lock > 0`),
+    `lock != 0`, `lock > 0`, `lock`."""
+    return (("bin", test[0], ("var", lock), test[1]), ("bin", "!=", ("var", lock), ("int", 0)),
+            ("bin", ">", ("var", lock), ("int", 0)), ("var", lock))
+
+
+def _seq(parts: list[Expr]) -> Expr:
+    """The statements `parts` in sequence (at least one)."""
+    out = parts[-1]
+    for p in reversed(parts[:-1]):
+        out = ("seq", p, out)
+    return out
+
+
+def _raise(q: str) -> Expr:
+    """`S + 1`: a sequence's only write."""
+    return ("bin", "+", ("var", q), ("int", 1))
+
+
+def _at_zero(e: Expr, r: str) -> Expr:
+    """`e` with the global `r` read as 0 (any other global or local: unsettled)."""
+    if e == ("var", r):
+        return ("int", 0)
+    if e[0] == "bin":
+        return ("bin", e[1], _at_zero(e[2], r), _at_zero(e[3], r))
+    return (e[0], _at_zero(e[1], r)) if e[0] in ("not", "neg") else e
+
+
+def _join(states: list[State]) -> list[State]:
+    """Paths that hold the same locks (and agree but on locals), merged: the locals they
+    agree on stay known; a local that one of them may have assigned, the merge may have,
+    and one that each of them must have, the merge must have."""
+    groups: dict[tuple[Any, ...], list[State]] = {}
+    for st in states:
+        key = (st.held, st.released, st.wrote, st.snap, st.torn, st.commit, st.seen, st.raised,
+               st.owed, st.same)
+        groups.setdefault(key, []).append(st)
+    return [replace(same[0], env=tuple(sorted(set.intersection(*(set(st.env) for st in same)))),
+                    assigned=frozenset().union(*(st.assigned for st in same)),
+                    must=frozenset.intersection(*(st.must for st in same)))
+            for same in groups.values()]
+
+
