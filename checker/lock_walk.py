@@ -189,15 +189,15 @@ class Walk:
                                       wrote=True)] = None  # a reader's release
                     continue
                 if got is None and i + 1 < len(parts) and s[0] == "assign" and \
-                        s[1] in self.sequences and s[2] == _raise(s[1]):  # fmt: skip
+                        s[1] in self.sequences and s[1] not in self.versions and \
+                        s[2] == _raise(s[1]):  # fmt: skip
                     at[i + 1][self.raised(s[1], st, s)] = None
                     continue
                 if got is None:
                     at[i + 1].update(dict.fromkeys(self.node(s, st)))
                     continue
                 lock, tests = got
-                self.stepping(st, s)
-                after = self.take(lock, st, s)
+                after = self.take(lock, self.stepping(st, s), s)
                 for c in tests:  # read in the step that takes the lock: under it
                     self.run(c, [after])
                 at[i + 2][after] = None
@@ -229,8 +229,7 @@ class Walk:
             parts = _stmts(won)
             if _resolve(parts[0], env) != ("assign", lock, ("int", 1)):
                 return None
-            self.stepping(st, e)
-            after = self.take(lock, st, e)
+            after = self.take(lock, self.stepping(st, e), e)
             rest = self.run(_seq(parts[1:]), [after]) if parts[1:] else [after]
             return _join(rest + self.run(lost, [replace(st, torn=True)]))
         return None
@@ -286,7 +285,7 @@ class Walk:
     def counted(self, r: str, entry: bool, st: State, at: Expr) -> State:
         """The path after entering (R held: W shared) or leaving R's readers."""
         m, w = self.mutexes[r], self.readers[r]
-        self.stepping(st, at)
+        st = self.stepping(st, at)
         if entry and ({r, w} & st.held or st.released) or not entry and r not in st.held:
             why = "holds it already or released a lock" if entry else "has not entered"
             raise self.fail(f"{'enters' if entry else 'leaves'} {r}'s readers but {why}", at)
@@ -380,12 +379,14 @@ class Walk:
         return replace(st, commit=st.commit | {q}, raised=st.raised | {q}, owed=st.owed - {q},
                        same=tuple(p for p in st.same if p[0] != q), wrote=True)
 
-    def stepping(self, st: State, at: Expr) -> None:
-        """A lock's acquisition or a loop (which may yield where the walk does not see):
-        not in a step that holds a version."""
+    def stepping(self, st: State, at: Expr) -> State:
+        """The path before a lock's acquisition or a loop, which may yield where the walk
+        does not follow: not in a step that holds a version, and with no local known to
+        hold a version's value (a read of this step, maybe no more)."""
         if st.commit | st.seen | st.owed:
             raise self.fail("takes a lock or loops in a step that reads or commits a "
                             "version", at)
+        return st.stepped()
 
     def node(self, e: Expr, st: State) -> list[State]:
         tag = e[0]
@@ -468,7 +469,7 @@ class Walk:
         body followed once from the locals it does not set (each round starts there,
         whatever earlier rounds did)."""
         self.other_waits = True
-        self.stepping(st, e)
+        st = self.stepping(st, e)
         if any(n[0] in ("var", "assign") and n[1] in self.lockish for n in nodes(e)):
             return self.retry(e, st)
         set_here = {n[1] for n in nodes(e) if n[0] == "assign" and is_local(n[1])}

@@ -799,12 +799,21 @@ def test_optimistic_updates_with_versions_that_grow_are_proved(tmp_path: Path) -
                          "yield }; L := 1; L := 0;"), "takes a lock or loops"),
     # one version of the two validated
     (lambda s: s.replace("if (ca == va && cb == vb)", "if (ca == va)"), "other than by"),
+    # a read of the version kept across a wait for a lock (which may yield) is stale
+    (lambda s: s.replace("ca := V; cb := W;", "ca := V; cb := W; while (L == 1) { yield }; "
+                         "L := 1; L := 0;"), "other than by raising"),
 ])
 def test_an_optimistic_update_outside_the_rules_is_rejected(edit: Any, needle: str) -> None:
     source = edit(OCC)
     assert source != OCC
     claim = {**OCC_CLAIM, "locks": ["L"]} if "L := 1" in source else OCC_CLAIM
     _rejected(_cert(source, claim), needle)
+
+
+def test_a_version_raised_by_a_statement_of_its_own_is_a_commit() -> None:
+    bumped = OCC + "request bump { V := V + 1; W := W + 1; 0 }\n"
+    assert _status(_cert(bumped, OCC_CLAIM))[:2] == ("valid", None)
+    _rejected(_cert(bumped.replace("V := V + 1;", "V := V - 1;"), OCC_CLAIM), "other than by")
 
 
 @pytest.mark.parametrize("claim, needle", [
