@@ -199,7 +199,7 @@ class Walk:
                 lock, tests = got
                 after = self.take(lock, self.stepping(st, s), s)
                 for c in tests:  # read in the step that takes the lock: under it
-                    self.run(c, [after])
+                    self.unstepped(self.run(c, [after]), c)
                 at[i + 2][after] = None
                 self.other_waits |= bool(tests)
         return list(at[-1])
@@ -476,8 +476,18 @@ class Walk:
         start = replace(st, env=tuple((k, v) for k, v in st.env if k not in set_here),
                         assigned=st.assigned | set_here, must=st.must, wrote=st.wrote or any(
                             n[0] == "assign" and not is_local(n[1]) for n in nodes(e)))
-        self.run(e[2], self.run(e[1], [start]))
+        self.unstepped(self.run(e[2], self.unstepped(self.run(e[1], [start]), e)), e)
         return [start]
+
+    def unstepped(self, states: list[State], at: Expr) -> list[State]:
+        """`states`, the paths through what runs again at each test of a loop (its test,
+        its body, an acquisition's other tests), in steps the walk does not follow: none
+        reads what a version guards bare there (each round would be an instant of its
+        own), which the walk would lose."""
+        if any(st.seen for st in states):
+            raise self.fail("reads what a version guards, bare, in a loop or in the test "
+                            "of an acquisition", at)
+        return states
 
     def retry(self, e: Expr, st: State) -> list[State]:
         """A loop that takes locks or reads a sequence, `while (done == 0) { <take M>; if

@@ -869,3 +869,29 @@ def test_a_test_and_set_outside_the_rules_is_rejected(edit: Any, needle: str) ->
     source = edit(TAS)
     assert source != TAS
     _rejected(_cert(source, {"locks": ["L"], "guards": {"X": "L"}}), needle)
+
+
+VERSIONED = {"locks": [], "guards": {"X": "V", "Y": "V"},
+             "sequences": [{"sequence": "V", "commits": True}]}
+_RAISE = "request t { V := V + 1; X := 1; Y := 1; 0 }\n"
+
+
+@pytest.mark.parametrize("source, needle", [
+    # red team: a bare read in a loop's test (each round its own instant), then another
+    ("request r { while (X == 1) { yield }; yield; Y }\n" + _RAISE, "bare, in a loop"),
+    # a bare read among an acquisition's tests
+    ("request r { while (L == 1 || X == 1) { yield }; L := 1; yield; y := Y; L := 0; y }\n"
+     + _RAISE, "bare, in a loop or in the test of an acquisition"),
+    # a read of V kept across a loop that yields, or set again in one
+    ("request inc { d := 0; while (d == 0) { v := V; c := V; x := X; i := 0; while (i < 1) { "
+     "yield; i := i + 1 }; if (c == v) { X := x + 1; V := c + 1; d := 1 } else { 0 } }; x }\n",
+     "other than by raising"),
+    ("request inc { d := 0; while (d == 0) { v := V; x := X; yield; c := V; i := 0; while (i < "
+     "1) { c := v; i := i + 1 }; if (c == v) { X := x + 1; V := c + 1; d := 1 } else { 0 } }; "
+     "x }\n", "other than by raising"),
+])
+def test_the_red_teams_versions_are_rejected(source: str, needle: str) -> None:
+    claim = {**VERSIONED, "locks": ["L"]} if "L := 1" in source else VERSIONED
+    if "Y" not in source:
+        claim = {**claim, "guards": {"X": "V"}}
+    _rejected(_cert(source, claim), needle)
