@@ -95,9 +95,13 @@ def render_locking(claim: dict[str, Any]) -> str:
     counts = {p["writer"]: f" (readers counted in {p['readers']}" + (
         f" under mutex {p['mutex']}" if "mutex" in p else "") + ": they read)"
         for p in claim.get("shared", [])}
-    lines = [f"  {lock}{counts.get(lock, '')} guards "
+    kinds = {q["sequence"]: " (a version: validated reads, commits that raise it)"
+             if q.get("commits") else " (a seqlock: validated reads, writes between raises"
+             + (f" under {q['lock']})" if "lock" in q else ")")
+             for q in claim.get("sequences", [])}
+    lines = [f"  {lock}{counts.get(lock, kinds.get(lock, ''))} guards "
              f"{', '.join(sorted(by[lock])) if lock in by else 'nothing'}"
-             for lock in claim["locks"]]
+             for lock in [*claim["locks"], *kinds]]
     return ("Serializable by two-phase locking: every request takes its locks before it "
             "releases any,\nand touches a global that some request writes only while it "
             "holds that global's lock;\nso every execution reorders into the serial one "
