@@ -18,12 +18,14 @@ from checker.model import Expr, is_local, nodes
 from checker.program import parse_program
 
 
-def _taken(body: Expr) -> tuple[set[str], set[tuple[str, frozenset[str]]]]:
+def _taken(body: Expr) -> tuple[set[str], set[tuple[str, frozenset[str]]], set[str]]:
     """The globals `body` may take as locks (read by an acquisition's loop, set to 1 by
-    the statement after it, or read by an `if` whose branch sets it to 1 first; either
-    may pick the lock by `if`s on an index), and the
-    globals it may raise as a readers' count after such a loop (with the loop's globals)."""
+    the statement after it; either may pick the lock by `if`s on an index), the globals
+    it may raise as a readers' count after such a loop (with the loop's globals), and
+    those it may take by a test-and-set (read by an `if` whose branch sets it to 1 first:
+    a flag set once may read so too)."""
     locks: set[str] = set()
+    tried: set[str] = set()
     counts: set[tuple[str, frozenset[str]]] = set()
     for n in nodes(body):
         if n[0] == "seq" and n[1][0] == "while" and n[1][2] == ("yield",):
@@ -39,9 +41,9 @@ def _taken(body: Expr) -> tuple[set[str], set[tuple[str, frozenset[str]]]]:
             read = frozenset(m[1] for m in nodes(n[1]) if m[0] == "var" and not is_local(m[1]))
             for branch in n[2:]:
                 first = _stmts(branch)[0]
-                locks |= {m[1] for m in nodes(first) if m[0] == "assign" and
+                tried |= {m[1] for m in nodes(first) if m[0] == "assign" and
                           m[2] == ("int", 1) and m[1] in read}
-    return locks, counts
+    return locks, counts, tried
 
 
 def _guard(g: str, held_at: dict[tuple[str, bool], frozenset[str]], locks: list[str],
@@ -193,11 +195,13 @@ def find(source: str, constants: dict[str, int] | None) -> Locking | None:
     try:
         _, requests = parse_program(source, constants)
         locks: set[str] = set()
+        tried: set[str] = set()
         counts: set[tuple[str, frozenset[str]]] = set()
         for _, body in requests:
-            more, raised = _taken(body)
+            more, raised, tests = _taken(body)
             locks |= more
             counts |= raised
+            tried |= tests
         readers: dict[str, str] = {}
         for r, read in sorted(counts, key=lambda c: (c[0], sorted(c[1]))):
             ws = sorted((read & locks) - set(readers.values()))
@@ -205,10 +209,11 @@ def find(source: str, constants: dict[str, int] | None) -> Locking | None:
                 readers[r] = ws[0]
     except CheckerError:
         return None
-    for found in _shapes(source, constants, requests, locks, readers):
-        guards = _guarded(source, constants, found)
-        if guards is not None:
-            return _claimed(found, guards)
+    for taken in [locks | tried, locks] if tried - locks else [locks]:
+        for found in _shapes(source, constants, requests, taken, readers):
+            guards = _guarded(source, constants, found)
+            if guards is not None:
+                return _claimed(found, guards)
     return None
 
 

@@ -895,3 +895,11 @@ def test_the_red_teams_versions_are_rejected(source: str, needle: str) -> None:
     if "Y" not in source:
         claim = {**claim, "guards": {"X": "V"}}
     _rejected(_cert(source, claim), needle)
+
+
+def test_a_flag_set_once_under_a_lock_is_no_test_and_set() -> None:
+    """`if (MOVED == 0) { MOVED := 1; ... } else { ... }` under L reads like a test-and-set;
+    the prover falls back to MOVED as a global that L guards."""
+    source = LOCKED.replace("X := x + 1; L := 0; x }", "if (M == 0) { M := 1; X := x + 1 } "
+                            "else { 0 }; L := 0; x }")
+    assert _claim(source) == {"locks": ["L"], "guards": {"M": "L", "X": "L"}}
