@@ -14,6 +14,7 @@ from checker.live import live_locals
 from checker.model import Expr, expr_text, is_local, nodes
 
 MAX_PATHS = 4096  # paths of one request at a time
+MAX_VISITS = 1_000_000  # statements followed on all of one request's paths (nested retries)
 MAX_FORK = 64  # values of a choice followed one by one (a wider choice: an unknown local)
 FREE = frozenset({"free"})  # where a global that no request writes may be read
 SHARED = " shared"  # W + SHARED: held where W or its readers' count is (no global's name)
@@ -99,6 +100,7 @@ class Walk:
         # (lock held, lock acquired), and whether a request may wait on anything else
         self.order: set[tuple[str, str]] = set()
         self.other_waits = False
+        self.visits = 0  # statements followed, on all paths (MAX_VISITS)
 
     def fail(self, why: str, e: Expr) -> CheckerError:
         return invalid("E-LOCKING", f"request {self.request}: {why} (at `{expr_text(e)[:80]}`)")
@@ -170,6 +172,10 @@ class Walk:
         for i, s in enumerate(parts):
             if len(at[i]) > MAX_PATHS:
                 raise self.fail(f"more than {MAX_PATHS} paths", s)
+            self.visits += len(at[i])
+            if self.visits > MAX_VISITS:
+                raise self.fail(f"more than {MAX_VISITS:,} statements followed on its paths",
+                                s)
             block = self.block(parts, i) if at[i] else None
             if block is not None:  # an entry to or exit from a counted readers' count
                 for st in at[i]:

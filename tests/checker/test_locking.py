@@ -903,3 +903,14 @@ def test_a_flag_set_once_under_a_lock_is_no_test_and_set() -> None:
     source = LOCKED.replace("X := x + 1; L := 0; x }", "if (M == 0) { M := 1; X := x + 1 } "
                             "else { 0 }; L := 0; x }")
     assert _claim(source) == {"locks": ["L"], "guards": {"M": "L", "X": "L"}}
+
+
+def test_retry_loops_nested_deep_are_followed_in_linear_work() -> None:
+    """Red team: twenty-two test-and-set loops nested in one another took 34 s (the live
+    locals of nested loops, a fixpoint in each, were computed afresh for each round);
+    checker/live.py keeps each (node, locals after) once."""
+    body = "if (L == 0) { L := 1; g := 1 } else { yield }"
+    for _ in range(22):
+        body = f"g := 0; while (g == 0) {{ {body} }}"
+    source = f"request a {{ {body}; X := 1; L := 0; 0 }}\n"
+    assert _claim(source) == {"locks": ["L"], "guards": {"X": "L"}}
