@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from checker.model import Expr, is_local
 
 Memo = dict[tuple[int, frozenset[str]], frozenset[str]]
@@ -13,32 +11,30 @@ def live_locals(e: Expr, out: frozenset[str] = frozenset(), memo: Memo | None = 
                 ) -> frozenset[str]:  # fmt: skip
     # The locals some run of `e` may read before writing them, `out` those read after it; a
     # local state's name drops the others (dead: the same futures; DESIGN.md, live locals).
-    # `memo` keeps each (node, out) once: nested loops' fixpoints would be exponential.
+    # `memo` keeps each (node, out) once: nested loops' fixpoints would be exponential. One
+    # frame per level of the expression: a long sequence nests as deep as it is long.
     memo = {} if memo is None else memo
-    if (id(e), out) not in memo:
-        memo[id(e), out] = _live(e, out, lambda f, o: live_locals(f, o, memo))
-    return memo[id(e), out]
-
-
-def _live(e: Expr, out: frozenset[str], live: Callable[[Expr, frozenset[str]], frozenset[str]]
-          ) -> frozenset[str]:  # fmt: skip
-    tag = e[0]
-    if tag == "var":
-        return out | {e[1]} if is_local(e[1]) else out
-    if tag == "assign":
-        return live(e[2], out - {e[1]})
-    if tag == "bin":
-        right = live(e[3], out)
-        return live(e[2], right | out if e[1] in ("&&", "||") else right)
-    if tag in ("not", "neg"):
-        return live(e[1], out)
-    if tag == "seq":
-        return live(e[1], live(e[2], out))
-    if tag == "if":
-        return live(e[1], live(e[2], out) | live(e[3], out))
-    if tag == "while":  # the least x with x = live(cond, out ∪ live(body, x))
+    if (key := (id(e), out)) in memo:
+        return memo[key]
+    tag, got = e[0], out  # int, nd, yield, exit: out
+    if tag == "var" and is_local(e[1]):
+        got = out | {e[1]}
+    elif tag == "assign":
+        got = live_locals(e[2], out - {e[1]}, memo)
+    elif tag == "bin":
+        right = live_locals(e[3], out, memo)
+        got = live_locals(e[2], right | out if e[1] in ("&&", "||") else right, memo)
+    elif tag in ("not", "neg"):
+        got = live_locals(e[1], out, memo)
+    elif tag == "seq":
+        got = live_locals(e[1], live_locals(e[2], out, memo), memo)
+    elif tag == "if":
+        got = live_locals(e[1], live_locals(e[2], out, memo) | live_locals(e[3], out, memo),
+                          memo)
+    elif tag == "while":  # the least x with x = live(cond, out ∪ live(body, x))
         x, last = frozenset[str](), None
         while x != last:
-            last, x = x, live(e[1], out | live(e[2], x))
-        return x
-    return out  # int, nd, yield, exit
+            last, x = x, live_locals(e[1], out | live_locals(e[2], x, memo), memo)
+        got = x
+    memo[key] = got
+    return got
