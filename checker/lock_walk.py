@@ -18,6 +18,17 @@ MAX_VISITS = 1_000_000  # statements followed on all of one request's paths (nes
 MAX_FORK = 64  # values of a choice followed one by one (a wider choice: an unknown local)
 FREE = frozenset({"free"})  # where a global that no request writes may be read
 SHARED = " shared"  # W + SHARED: held where W or its readers' count is (no global's name)
+@dataclass(frozen=True)
+class Ticket:
+    """A ticket lock S (docs/certificates.md, rule 9): its dispenser T, the modulus its
+    numbers wrap at (0: none), and the counter Q that caps the tickets out at `limit`."""
+
+    next: str
+    modulus: int = 0
+    cap: str = ""
+    limit: int = 0
+
+
 COMMITS = " commits"  # a sequence's "lock" when it is a version (raised in commits)
 
 
@@ -44,6 +55,7 @@ class State:
     raised: frozenset[str] = frozenset()
     owed: frozenset[str] = frozenset()
     same: tuple[tuple[str, str], ...] = ()
+    ticket: tuple[tuple[str, str], ...] = ()  # (S, t): a ticket of S taken into t, not waited
 
     def set(self, name: str, value: int | None) -> State:
         env = {k: v for k, v in self.env if k != name} | ({} if value is None else
@@ -85,7 +97,7 @@ class Walk:
 
     def __init__(self, request: str, locks: frozenset[str], readers: dict[str, str],
                  mutexes: dict[str, str], sequences: dict[str, str],
-                 guards: dict[str, str]) -> None:  # fmt: skip
+                 guards: dict[str, str], tickets: dict[str, Ticket]) -> None:  # fmt: skip
         self.request, self.locks, self.readers = request, locks, readers  # readers: R -> W
         self.mutexes = mutexes  # a counted readers' count R -> the mutex M it is counted under
         self.sequences = sequences  # a sequence S -> the lock its writers hold ("": none;
@@ -93,7 +105,10 @@ class Walk:
         self.guards = guards  # the claim's (empty: unknown; the prover's first walk)
         self.count = {w: r for r, w in readers.items()}
         self.writer = {w: r for r, w in readers.items() if r not in mutexes}  # W tests R
-        self.lockish = locks | set(readers) | set(mutexes.values()) | set(sequences)
+        self.tickets = tickets  # a ticket lock S -> its dispenser, modulus and cap
+        self.caps = {k.cap: k.limit for k in tickets.values() if k.cap}
+        self.lockish = locks | set(readers) | set(mutexes.values()) | set(sequences) | set(
+            tickets) | {k.next for k in tickets.values()} | set(self.caps)
         self.held_at: dict[tuple[str, bool], frozenset[str]] = {}  # (global, a write) ->
         self.written: set[str] = set()  # the locks held at every such touch
         # for the prover's deadlock report only (the claim does not read them): the pairs
@@ -101,6 +116,7 @@ class Walk:
         self.order: set[tuple[str, str]] = set()
         self.other_waits = False
         self.visits = 0  # statements followed, on all paths (MAX_VISITS)
+        self.single = False  # a request that only reads one global once (`touched`)
 
     def fail(self, why: str, e: Expr) -> CheckerError:
         return invalid("E-LOCKING", f"request {self.request}: {why} (at `{expr_text(e)[:80]}`)")
@@ -109,6 +125,8 @@ class Walk:
         if g in self.lockish and (write or g not in st.commit | st.seen):
             raise self.fail(f"lock {g} is read or written outside an acquisition or release",
                             ("var", g))
+        if self.single:  # its read is an instant of its own: no guard asked (`touched`)
+            return
         mark = st.held | st.commit | FREE | {w + SHARED for r, w in self.readers.items()
                                              if r in st.held or w in st.held} | {
             q + SHARED for q, lk in self.sequences.items()
@@ -152,13 +170,16 @@ class Walk:
         elif taken in self.readers and taken not in self.mutexes and \
                 then[2] == ("bin", "+", ("var", taken), ("int", 1)):  # fmt: skip
             need = [_held(self.readers[taken], ("==", ("int", 1)))]
+        elif taken in self.caps and then[2] == _raise(taken):  # a ticket's slot
+            need = [(("bin", "==", ("var", taken), ("int", self.caps[taken])),
+                     ("bin", ">=", ("var", taken), ("int", self.caps[taken])))]
         elif self.sequences.get(taken) == "" and then[2] == _raise(taken):
             odd = ("bin", "%", ("var", taken), ("int", 2))  # in a write: odd
             need = [(("bin", "==", odd, ("int", 1)), ("bin", "!=", odd, ("int", 0)), odd)]
         else:
             return None
         found = [next((c for c in tests if c in forms), None) for forms in need]
-        if None in found:
+        if None in found or taken in self.caps and len(tests) > 1:
             return None
         return taken, [c for c in tests if c not in found]
 
@@ -194,6 +215,10 @@ class Walk:
                     at[i + 1][replace(st, held=st.held - {s[1]}, released=True,
                                       wrote=True)] = None  # a reader's release
                     continue
+                if got is None and i + 1 < len(parts) and (turn := self.turn(
+                        s, parts[i + 1], st)) is not None:  # fmt: skip
+                    at[i + turn[0]][turn[1]] = None
+                    continue
                 if got is None and i + 1 < len(parts) and s[0] == "assign" and \
                         s[1] in self.sequences and s[1] not in self.versions and \
                         s[2] == _raise(s[1]):  # fmt: skip
@@ -209,6 +234,36 @@ class Walk:
                 at[i + 2][after] = None
                 self.other_waits |= bool(tests)
         return list(at[-1])
+
+    def turn(self, s: Expr, then: Expr, st: State) -> tuple[int, State] | None:
+        """(statements it takes, the path after) when `s` (`then` next) takes a ticket of
+        S, `t := T; T := (T + 1) % N` (or `T := (t + 1) % N`; `T + 1` with no modulus),
+        holding a slot of its cap if it has one and no other ticket; gives S back, `S :=
+        (S + 1) % N`, holding it; or gives back a slot of a cap, `Q := Q - 1`, neither
+        holding S nor waiting for it. None when it is none of these."""
+        for q, k in self.tickets.items():
+            if s == ("assign", q, _wrap(q, k.modulus)) and q in st.held:
+                return 1, replace(st, held=st.held - {q}, released=True, wrote=True)
+            if s[0] == "assign" and is_local(s[1]) and s[2] == ("var", k.next) and then in (
+                    ("assign", k.next, _wrap(k.next, k.modulus)),
+                    ("assign", k.next, _wrap(s[1], k.modulus))):
+                if st.ticket or q in st.held or k.cap and k.cap not in st.held:
+                    raise self.fail(f"takes a ticket of {q} without a slot of {k.cap or q}, "
+                                    "holding it, or with a ticket already", s)
+                return 2, replace(st.set(s[1], None), ticket=((q, s[1]),), wrote=True)
+            if k.cap and s == ("assign", k.cap, ("bin", "-", ("var", k.cap), ("int", 1))) \
+                    and k.cap in st.held and q not in st.held and not st.ticket:
+                return 1, replace(st, held=st.held - {k.cap}, wrote=True)
+        return None
+
+    def waited(self, e: Expr, st: State) -> State | None:
+        """The path after `while (S != t) { yield }` waits for its ticket t of S: it holds
+        S (an acquisition); None when `e` is no such wait."""
+        for q, lo in st.ticket:
+            if e[0] == "while" and e[2] == ("yield",) and e[1] in (
+                    ("bin", "!=", ("var", q), ("var", lo)), ("bin", "!=", ("var", lo), ("var", q))):
+                return replace(self.take(q, self.stepping(st, e), e), ticket=())
+        return None
 
     def take(self, lock: str, st: State, at: Expr) -> State:
         """The path after it acquires `lock` (a lock, or a readers' count: W shared)."""
@@ -420,6 +475,8 @@ class Walk:
             return [self.bumped(e, st)]
         if tag == "assign" and is_local(e[1]) and (two := self.validated(e[2], st)):
             return [two[0].set(e[1], 1), two[1].set(e[1], 0)]
+        if tag == "while" and (waited := self.waited(e, st)) is not None:
+            return [waited]
         if tag == "if" and (tried := self.tried(e, st)) is not None:
             return tried
         if tag == "if" and (two := self.validated(e[1], st)):
@@ -458,8 +515,9 @@ class Walk:
             q = self.guards.get(name, "")
             owed = {q} if q in self.versions and q not in st.raised else set()
             return [replace(st, wrote=True, owed=st.owed | owed)]
-        if any(name == lo for _, lo in st.snap):
-            raise self.fail(f"sets {name}, which holds a read of a sequence to validate", e)
+        if any(name == lo for _, lo in st.snap + st.ticket):
+            raise self.fail(f"sets {name}, which holds a read of a sequence to validate or "
+                            "a ticket to wait for", e)
         if rhs[0] == "nd" and rhs[2] - rhs[1] < MAX_FORK:
             return [st.set(name, v) for v in range(rhs[1], rhs[2] + 1)]
         return [st.set(name, fold(rhs, dict(st.env)))]
@@ -555,6 +613,11 @@ def _seq(parts: list[Expr]) -> Expr:
     return out
 
 
+def _wrap(x: str, modulus: int) -> Expr:
+    """`(x + 1) % modulus`, or `x + 1` with no modulus (0): a ticket's next number."""
+    return ("bin", "%", _raise(x), ("int", modulus)) if modulus else _raise(x)
+
+
 def _raise(q: str) -> Expr:
     """`S + 1`: a sequence's only write."""
     return ("bin", "+", ("var", q), ("int", 1))
@@ -576,7 +639,7 @@ def _join(states: list[State]) -> list[State]:
     groups: dict[tuple[Any, ...], list[State]] = {}
     for st in states:
         key = (st.held, st.released, st.wrote, st.snap, st.torn, st.commit, st.seen, st.raised,
-               st.owed, st.same)
+               st.owed, st.same, st.ticket)
         groups.setdefault(key, []).append(st)
     return [replace(same[0], env=tuple(sorted(set.intersection(*(set(st.env) for st in same)))),
                     assigned=frozenset().union(*(st.assigned for st in same)),

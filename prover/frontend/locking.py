@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from checker.errors import CheckerError
-from checker.lock_walk import COMMITS, SHARED, _stmts
+from checker.lock_walk import COMMITS, SHARED, Ticket, _stmts
 from checker.locking import Footprint, touched
 from checker.model import Expr, is_local, nodes
 from checker.program import parse_program
@@ -142,6 +142,33 @@ def _sequences(requests: list[Any], locks: set[str]) -> list[dict[str, str]]:
     return ways + [{}] if ways != [{}] else ways
 
 
+def _tickets(requests: list[Any]) -> dict[str, Ticket]:
+    """The ticket locks the requests take: `t := T; T := (T + 1) % N` (or `T := t + 1`),
+    then `while (S != t) { yield }`; capped by a counter Q when a wait `while (Q == C) {
+    yield }; Q := Q + 1` comes before the take."""
+    out: dict[str, Ticket] = {}
+    for _, body in requests:
+        parts = [p for p in _stmts(body) if p != ("yield",)]
+        for i, p in enumerate(parts[:-2]):
+            nxt = parts[i + 1]
+            if not (p[0] == "assign" and is_local(p[1]) and p[2][0] == "var" and
+                    nxt[0] == "assign" and nxt[1] == p[2][1]):  # fmt: skip
+                continue
+            step = nxt[2]
+            modulus = step[3][1] if step[0] == "bin" and step[1] == "%" and \
+                step[3][0] == "int" else 0  # fmt: skip
+            waits = {w[1][2][1] for w in parts[i + 2:] if w[0] == "while" and
+                     w[1][0] == "bin" and w[1][1] == "!=" and w[1][2][0] == "var" and
+                     w[1][3] == ("var", p[1])}  # fmt: skip
+            caps = [(w[1][2][1], w[1][3][1]) for w in parts[:i] if w[0] == "while" and
+                    w[1][0] == "bin" and w[1][1] in ("==", ">=") and w[1][2][0] == "var"
+                    and w[1][3][0] == "int"]  # fmt: skip
+            for q in sorted(waits):
+                cap, limit = caps[-1] if caps else ("", 0)
+                out[q] = Ticket(nxt[1], modulus, cap, limit)
+    return out
+
+
 @dataclass(frozen=True)
 class _Shape:
     """A reading of the program's locks, and its footprint under it."""
@@ -151,6 +178,7 @@ class _Shape:
     readers: dict[str, str]  # R -> W
     mutexes: dict[str, str]  # a counted R -> its mutex
     sequences: dict[str, str]  # S -> its writers' lock ("": none)
+    tickets: dict[str, Ticket]  # a ticket lock S -> its dispenser and cap
 
 
 def _shapes(source: str, constants: dict[str, int] | None, requests: list[Any],
@@ -164,15 +192,18 @@ def _shapes(source: str, constants: dict[str, int] | None, requests: list[Any],
     tries: list[Try] = [(locks, readers, {})]
     tries += [(locks - {m}, readers | {r: w}, {r: m})
               for r, m, w in sorted(_counted(requests, locks)) if w not in readers.values()]
+    tickets = _tickets(requests)
+    names = set(tickets) | {n for k in tickets.values() for n in (k.next, k.cap) if n}
     for held, counted, mutexes in tries:
-        for sequences in _sequences(requests, held):
-            if held or sequences:
+        for way in _sequences(requests, held - names):
+            sequences = {q: lk for q, lk in way.items() if q not in names}
+            if held - names or sequences or tickets:
                 try:
-                    foot = touched(source, constants, frozenset(held), counted, mutexes,
-                                   sequences)
+                    foot = touched(source, constants, frozenset(held - names), counted,
+                                   mutexes, sequences, tickets=tickets)
                 except CheckerError:
                     continue
-                yield _Shape(foot, held, counted, mutexes, sequences)
+                yield _Shape(foot, held - names, counted, mutexes, sequences, tickets)
 
 
 def _guards(foot: Footprint, shape: _Shape, writes_only: set[str]) -> dict[str, str] | None:
@@ -181,8 +212,8 @@ def _guards(foot: Footprint, shape: _Shape, writes_only: set[str]) -> dict[str, 
     out = {}
     shared = set(shape.readers.values()) | set(shape.sequences)
     for g in sorted(foot.written):
-        lock = _guard(g, foot.held_at, sorted(shape.locks) + sorted(shape.sequences), shared,
-                      writes_only)
+        lock = _guard(g, foot.held_at, sorted(shape.locks) + sorted(shape.sequences) + sorted(
+            shape.tickets), shared, writes_only)  # fmt: skip
         if lock is None:
             return None
         out[g] = lock
@@ -227,7 +258,7 @@ def _guarded(source: str, constants: dict[str, int] | None, found: _Shape
         return guards
     try:
         foot = touched(source, constants, frozenset(found.locks), found.readers, found.mutexes,
-                       found.sequences, guards)
+                       found.sequences, guards, found.tickets)
     except CheckerError:
         return None
     return _guards(foot, replace(found, foot=foot), set())
@@ -240,6 +271,11 @@ def _claimed(found: _Shape, guards: dict[str, str]) -> Locking:
         claim["shared"] = [{"writer": w, "readers": r} | (
             {"mutex": found.mutexes[r]} if r in found.mutexes else {})
             for r, w in sorted(found.readers.items())]
+    if found.tickets:
+        claim["tickets"] = [{"serving": q, "next": k.next} | (
+            {"modulus": k.modulus} if k.modulus else {}) | (
+            {"cap": k.cap, "limit": k.limit} if k.cap else {})
+            for q, k in sorted(found.tickets.items())]
     if found.sequences:
         claim["sequences"] = [{"sequence": q} | ({"commits": True} if lk == COMMITS else
                                                  {"lock": lk} if lk else {})

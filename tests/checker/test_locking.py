@@ -914,3 +914,77 @@ def test_retry_loops_nested_deep_are_followed_in_linear_work() -> None:
         body = f"g := 0; while (g == 0) {{ {body} }}"
     source = f"request a {{ {body}; X := 1; L := 0; 0 }}\n"
     assert _claim(source) == {"locks": ["L"], "guards": {"X": "L"}}
+
+
+TICKET = """// a ticket lock: numbers wrap at 4, at most 3 tickets out; get reads C in one step
+request inc {
+  while (Q == 3) { yield }; Q := Q + 1;
+  t := T; T := (T + 1) % 4;
+  while (S != t) { yield };
+  x := C;
+  yield;
+  C := (x + 1) % 3;
+  S := (S + 1) % 4; Q := Q - 1;
+  x
+}
+request get { C }
+"""
+TICKET_CLAIM = {"locks": [], "guards": {"C": "S"},
+                "tickets": [{"serving": "S", "next": "T", "modulus": 4, "cap": "Q", "limit": 3}]}
+
+
+def test_a_ticket_lock_serves_its_tickets_in_turn(tmp_path: Path) -> None:
+    assert _claim(TICKET) == TICKET_CLAIM
+    status, cert = _decide(tmp_path, TICKET, locking=True)
+    assert status == "serializable" and cert["locking"] == TICKET_CLAIM
+    unbounded = ("request inc { t := T; T := t + 1; while (S != t) { yield }; x := C; yield; "
+                 "C := x + 1; S := S + 1; x }\n")
+    assert _claim(unbounded) == {"locks": [], "guards": {"C": "S"},
+                                 "tickets": [{"serving": "S", "next": "T"}]}
+
+
+@pytest.mark.parametrize("edit, needle", [
+    # the take split over two steps (two requests take one number), or without a slot
+    (lambda s: s.replace("t := T; T := (T + 1) % 4;", "t := T; yield; T := (t + 1) % 4;"),
+     "lock T is read"),
+    (lambda s: s.replace("while (Q == 3) { yield }; Q := Q + 1;", ""), "without a slot"),
+    # a cap as high as the modulus plus one: five tickets out share a number
+    (lambda s: s.replace("Q == 3", "Q == 5"), "no retry loop"),
+    # the slot given back before the ticket lock, or never; the ticket never waited for
+    (lambda s: s.replace("S := (S + 1) % 4; Q := Q - 1;", "Q := Q - 1; S := (S + 1) % 4;"),
+     "lock Q is read"),
+    (lambda s: s.replace("S := (S + 1) % 4; Q := Q - 1;", "S := (S + 1) % 4;"),
+     "with a slot of a ticket's cap"),
+    (lambda s: s.replace("request get", s[s.index("request inc"):s.index("request get")]
+                         .replace("inc", "inc2") + "request get").replace(
+        "while (S != t) { yield };\n  x := C;\n  yield;\n  C := (x + 1) % 3;\n  S := (S + 1) % 4;"
+        " Q := Q - 1;\n  x\n}\nrequest inc2", "0\n}\nrequest inc2"), "not waited for"),
+    # the ticket's number overwritten before the wait; C written twice, read bare by get
+    (lambda s: s.replace("while (S != t)", "t := 0; while (S != t)"), "a ticket to wait for"),
+    (lambda s: s.replace("C := (x + 1) % 3;", "C := 2; yield; C := (x + 1) % 3;"),
+     "C is touched without its lock S"),
+    # get reads two globals that requests write
+    (lambda s: s.replace("request get { C }", "request get { C + D }").replace(
+        "C := (x + 1) % 3;", "C := (x + 1) % 3; D := x;"), "touched without its lock S"),
+])
+def test_a_ticket_lock_outside_the_rules_is_rejected(edit: Any, needle: str) -> None:
+    source = edit(TICKET)
+    assert source != TICKET
+    claim = {**TICKET_CLAIM, "guards": {"C": "S", "D": "S"}} if "D :=" in source else TICKET_CLAIM
+    _rejected(_cert(source, claim), needle)
+
+
+@pytest.mark.parametrize("claim, needle", [
+    ({**TICKET_CLAIM, "tickets": [{"serving": "S", "next": "T", "modulus": 4}]}, "no cap"),
+    ({**TICKET_CLAIM, "tickets": [{"serving": "S", "next": "S", "modulus": 4, "cap": "Q",
+                                   "limit": 3}]}, "repeat or overlap"),
+    ({**TICKET_CLAIM, "tickets": [{"serving": "S", "next": "T", "modulus": 4, "cap": "Q",
+                                   "limit": 5}]}, "no cap below"),
+    ({**TICKET_CLAIM, "tickets": []}, "repeat or overlap"),
+])
+def test_a_forged_ticket_claim_is_rejected(claim: Json, needle: str) -> None:
+    _rejected(_cert(TICKET, claim), needle)
+
+
+def test_a_ticket_lock_that_starts_apart_from_its_dispenser_is_rejected() -> None:
+    _rejected(_cert("global S := 1;\n" + TICKET, TICKET_CLAIM), "does not start where")
