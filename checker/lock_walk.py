@@ -262,6 +262,7 @@ class Walk:
         for q, lo in st.ticket:
             if e[0] == "while" and e[2] == ("yield",) and e[1] in (
                     ("bin", "!=", ("var", q), ("var", lo)), ("bin", "!=", ("var", lo), ("var", q))):
+                self.other_waits = True  # a ticket out is a place in a queue: no order of locks
                 return replace(self.take(q, self.stepping(st, e), e), ticket=())
         return None
 
