@@ -242,11 +242,11 @@ class Walk:
         (S + 1) % N`, holding it; or gives back a slot of a cap, `Q := Q - 1`, neither
         holding S nor waiting for it. None when it is none of these."""
         for q, k in self.tickets.items():
-            if s == ("assign", q, _wrap(q, k.modulus)) and q in st.held:
+            if _advances(s, q, q, k.modulus) and q in st.held:
                 return 1, replace(st, held=st.held - {q}, released=True, wrote=True)
-            if s[0] == "assign" and is_local(s[1]) and s[2] == ("var", k.next) and then in (
-                    ("assign", k.next, _wrap(k.next, k.modulus)),
-                    ("assign", k.next, _wrap(s[1], k.modulus))):
+            if s[0] == "assign" and is_local(s[1]) and s[2] == ("var", k.next) and (
+                    _advances(then, k.next, k.next, k.modulus) or
+                    _advances(then, k.next, s[1], k.modulus)):  # fmt: skip
                 if st.ticket or q in st.held or k.cap and k.cap not in st.held:
                     raise self.fail(f"takes a ticket of {q} without a slot of {k.cap or q}, "
                                     "holding it, or with a ticket already", s)
@@ -614,9 +614,14 @@ def _seq(parts: list[Expr]) -> Expr:
     return out
 
 
-def _wrap(x: str, modulus: int) -> Expr:
-    """`(x + 1) % modulus`, or `x + 1` with no modulus (0): a ticket's next number."""
-    return ("bin", "%", _raise(x), ("int", modulus)) if modulus else _raise(x)
+def _advances(s: Expr, target: str, source: str, modulus: int) -> bool:
+    """Is `s` `target := (source + 1) % modulus` (`source + 1` with no modulus, 0), or
+    `if (source == modulus - 1) { target := 0 } else { target := source + 1 }`?"""
+    step = ("assign", target, _raise(source))
+    return s == ("assign", target, ("bin", "%", _raise(source), ("int", modulus))
+                 if modulus else _raise(source)) or modulus > 0 and s == (
+        "if", ("bin", "==", ("var", source), ("int", modulus - 1)),
+        ("assign", target, ("int", 0)), step)
 
 
 def _raise(q: str) -> Expr:

@@ -151,6 +151,9 @@ def _tickets(requests: list[Any]) -> dict[str, Ticket]:
         parts = [p for p in _stmts(body) if p != ("yield",)]
         for i, p in enumerate(parts[:-2]):
             nxt = parts[i + 1]
+            if nxt[0] == "if" and nxt[2][0] == "assign" and nxt[1][0] == "bin" and \
+                    nxt[1][3][0] == "int":  # `if (t == N - 1) { T := 0 } else { ... }`
+                nxt = ("assign", nxt[2][1], ("bin", "%", ("int", 0), ("int", nxt[1][3][1] + 1)))
             if not (p[0] == "assign" and is_local(p[1]) and p[2][0] == "var" and
                     nxt[0] == "assign" and nxt[1] == p[2][1]):  # fmt: skip
                 continue

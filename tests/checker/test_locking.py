@@ -941,6 +941,12 @@ def test_a_ticket_lock_serves_its_tickets_in_turn(tmp_path: Path) -> None:
                  "C := x + 1; S := S + 1; x }\n")
     assert _claim(unbounded) == {"locks": [], "guards": {"C": "S"},
                                  "tickets": [{"serving": "S", "next": "T"}]}
+    # the numbers moved on by an `if` at the last one, as others write them
+    spelled = TICKET.replace("T := (T + 1) % 4;", "if (T == 3) { T := 0 } else { T := T + 1 };"
+                             ).replace("S := (S + 1) % 4;", "if (S == 3) { S := 0 } else { "
+                                       "S := S + 1 };")
+    assert spelled != TICKET and _claim(spelled) == TICKET_CLAIM
+    assert _claim(spelled.replace("if (S == 3) { S := 0 }", "if (S == 2) { S := 0 }")) is None
 
 
 @pytest.mark.parametrize("edit, needle", [
