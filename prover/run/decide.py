@@ -727,10 +727,14 @@ def _deadlock_when_undecided(run: _Run) -> None:
     from prover.engines.deadlock import find_deadlock
 
     steps, t0 = run.model.steps, time.monotonic()
-    if steps is None or run.hard - t0 < 0.5:
+    if steps is None or run.hard <= t0:
         return
-    try:  # a margin: one step of a wide program can take most of a second
-        search = find_deadlock(steps, deadline=run.hard - min(1.0, (run.hard - t0) / 3))
+    try:  # first a few states, whatever the load left of the budget (a short deadlock is
+        # found however late the engines stopped), then the rest of the time, with a margin:
+        # one step of a wide program can take most of a second
+        search = find_deadlock(steps, max_states=FIRST_DEADLOCK_STATES, deadline=run.hard)
+        if search.deadlock is None and not search.complete and run.hard - t0 >= 0.5:
+            search = find_deadlock(steps, deadline=run.hard - min(1.0, (run.hard - t0) / 3))
     except SerError:
         return
     run.times["deadlock_s"] = time.monotonic() - t0

@@ -96,9 +96,10 @@ def test_undecided_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert rec["verdict"] == "undecided" and rec["reason"] and rec["certificate"] is None
 
 
-DEADLOCKED = """// ab and ba take A and B in opposite orders; C grows, so no engine decides it.
+DEADLOCKED = """// ab and ba take A and B in opposite orders; C grows, so no engine decides it
+// (ab writes C in two places: get's bare read of C is no single read for two-phase locking).
 request ab { while (A == 1) { yield }; A := 1; yield; while (B == 1) { yield }; B := 1;
-             C := C + 1; B := 0; A := 0; 0 }
+             C := C + 2; C := C - 1; B := 0; A := 0; 0 }
 request ba { while (B == 1) { yield }; B := 1; yield; while (A == 1) { yield }; A := 1;
              C := C + 1; A := 0; B := 0; 0 }
 request get { C }
