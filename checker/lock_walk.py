@@ -153,13 +153,7 @@ class Walk:
         that the path's locals settle are taken."""
         if loop[0] != "while" or loop[2] != ("yield",):
             return None
-        then, tests, todo = _resolve(then, env), [], [_resolve(loop[1], env)]
-        while todo:
-            c = todo.pop()
-            if c[0] == "bin" and c[1] == "||":
-                todo += [c[3], c[2]]
-            else:
-                tests.append(c)
+        then, tests = _resolve(then, env), _operands(_resolve(loop[1], env), "||")
         if then[0] != "assign" or any(n[0] not in ("int", "var", "bin", "not", "neg")
                                       for c in tests for n in nodes(c)):  # fmt: skip
             return None
@@ -315,13 +309,7 @@ class Walk:
         end = next((j for j in range(i + 1, len(parts)) if parts[j] == ("assign", m,
                                                                         ("int", 0))), None)
         inner = [p for p in parts[i + 2:end] if p != ("yield",)] if end else []
-        tests, todo = [], [loop[1]]
-        while todo:
-            c = todo.pop()
-            if c[0] == "bin" and c[1] == "||":
-                todo += [c[3], c[2]]
-            else:
-                tests.append(c)
+        tests = _operands(loop[1], "||")
         own = [c for c in tests if c in _held(m, ("==", ("int", 1)))]
         up, down = (("assign", r, ("bin", op, ("var", r), ("int", 1))) for op in "+-")
         take = ("seq", ("while", _held(w, ("==", ("int", 1)))[0], ("yield",)),
@@ -406,15 +394,10 @@ class Walk:
         the version: it may write what it guards), a sequence's ends its hold (a release)."""
         c = _resolve(c, dict(st.env))
         neg = c[0] == "bin" and c[1] == "||"
-        atoms, todo = [], [c]
-        while todo:
-            n = todo.pop()
-            if n[0] == "bin" and n[1] == ("||" if neg else "&&"):
-                todo += [n[3], n[2]]
-            elif (atom := self.atom(n, st, neg)) is None:
-                return None
-            else:
-                atoms.append(atom)
+        found = [self.atom(n, st, neg) for n in _operands(c, "||" if neg else "&&")]
+        atoms = [a for a in found if a is not None]
+        if len(atoms) < len(found):
+            return None
         done = {(q, lo) for q, lo, parity in atoms if not parity}
         even = {(q, lo) for q, lo, parity in atoms if parity}
         if not done or even - done or any((q, lo) not in even for q, lo in done
@@ -597,6 +580,18 @@ class Walk:
             out.append(replace(end, wrote=st.wrote or end.wrote, torn=st.torn,
                                assigned=st.assigned | end.assigned, must=st.must | end.must))
         return out
+
+
+def _operands(e: Expr, op: str) -> list[Expr]:
+    """The operands of `e` joined by `op` (`||` or `&&`), in order, however they nest."""
+    out, todo = [], [e]
+    while todo:
+        n = todo.pop()
+        if n[0] == "bin" and n[1] == op:
+            todo += [n[3], n[2]]
+        else:
+            out.append(n)
+    return out
 
 
 def _held(lock: str, test: tuple[str, Expr]) -> tuple[Expr, ...]:
