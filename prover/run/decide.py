@@ -417,7 +417,8 @@ def _locking(run: _Run) -> dict[str, Any] | None:
     steps = run.model.steps
     if run.model.kind != "ser" or steps is None or not any(
             isinstance(n, ast.While) and any(
-                not ast.is_local_name(getattr(m, "name", "x")) for m in ast.nodes(n))
+                isinstance(m, (ast.Var, ast.Assign)) and not ast.is_local_name(m.name)
+                for m in ast.nodes(n))
             for r in steps.program.requests for n in ast.nodes(r.body)):  # fmt: skip
         return None
     from prover.frontend.locking import find
