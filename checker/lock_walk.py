@@ -16,6 +16,7 @@ from checker.model import Expr, expr_text, is_local, nodes
 MAX_PATHS = 4096  # paths of one request at a time
 MAX_VISITS = 1_000_000  # statements followed on all of one request's paths (nested retries)
 MAX_FORK = 64  # values of a choice followed one by one (a wider choice: an unknown local)
+MAX_ROUNDS = 64  # rounds of a loop that touches a lock followed one by one (`unrolled`)
 FREE = frozenset({"free"})  # where a global that no request writes may be read
 SHARED = " shared"  # W + SHARED: held where W or its readers' count is (no global's name)
 @dataclass(frozen=True)
@@ -56,6 +57,7 @@ class State:
     owed: frozenset[str] = frozenset()
     same: tuple[tuple[str, str], ...] = ()
     ticket: tuple[tuple[str, str], ...] = ()  # (S, t): a ticket of S taken into t, not waited
+    taken: frozenset[str] = frozenset()  # with a tree of locks: every lock it has taken
 
     def set(self, name: str, value: int | None) -> State:
         env = {k: v for k, v in self.env if k != name} | ({} if value is None else
@@ -97,7 +99,8 @@ class Walk:
 
     def __init__(self, request: str, locks: frozenset[str], readers: dict[str, str],
                  mutexes: dict[str, str], sequences: dict[str, str],
-                 guards: dict[str, str], tickets: dict[str, Ticket]) -> None:  # fmt: skip
+                 guards: dict[str, str], tickets: dict[str, Ticket],
+                 tree: dict[str, str | None] | None = None) -> None:  # fmt: skip
         self.request, self.locks, self.readers = request, locks, readers  # readers: R -> W
         self.mutexes = mutexes  # a counted readers' count R -> the mutex M it is counted under
         self.sequences = sequences  # a sequence S -> the lock its writers hold ("": none;
@@ -117,6 +120,9 @@ class Walk:
         self.other_waits = False
         self.visits = 0  # statements followed, on all paths (MAX_VISITS)
         self.single = False  # a request that only reads one global once (`touched`)
+        self.tree = tree  # lock coupling: each lock but the root -> its parent (`coupled`)
+        self.under: dict[str, frozenset[str]] = {}  # for the prover: the locks held at
+        # every acquisition of a lock that is not its path's first
 
     def fail(self, why: str, e: Expr) -> CheckerError:
         return invalid("E-LOCKING", f"request {self.request}: {why} (at `{expr_text(e)[:80]}`)")
@@ -263,11 +269,25 @@ class Walk:
     def take(self, lock: str, st: State, at: Expr) -> State:
         """The path after it acquires `lock` (a lock, or a readers' count: W shared)."""
         pair = {lock, self.readers.get(lock, ""), self.count.get(lock, "")}
-        if pair & st.held or st.released:
+        if pair & st.held or st.released and self.tree is None:
             why = "holds it already" if pair & st.held else "released a lock before"
             raise self.fail(f"acquires lock {lock} but {why}", at)
         self.order |= {(self.readers.get(h, h), self.readers.get(lock, lock)) for h in st.held}
+        st = st if self.tree is None else self.coupled(lock, st, at)
         return replace(st, held=st.held | {lock}, wrote=st.wrote or lock in self.readers)
+
+    def coupled(self, lock: str, st: State, at: Expr) -> State:
+        """Rule 11 (the tree protocol): a path takes its first lock anywhere, each later
+        one while it holds that lock's parent in the tree (None: not asked, the prover's
+        first walk), and no lock twice."""
+        up = (self.tree or {}).get(lock, "")
+        if lock in st.taken or st.taken and up is not None and up not in st.held:
+            why = "twice" if lock in st.taken else "not holding its parent " + (
+                up or "(none: the root)")
+            raise self.fail(f"takes lock {lock} {why}", at)
+        if st.taken:
+            self.under[lock] = self.under.get(lock, st.held) & st.held
+        return replace(st, taken=st.taken | {lock})
 
     def tried(self, e: Expr, st: State) -> list[State] | None:
         """The paths of `if (L == 0) { L := 1; ... } else { ... }` (a test-and-set: `L !=
@@ -519,13 +539,39 @@ class Walk:
         self.other_waits = True
         st = self.stepping(st, e)
         if any(n[0] in ("var", "assign") and n[1] in self.lockish for n in nodes(e)):
-            return self.retry(e, st)
+            unrolled = self.unrolled(e, st)
+            return self.retry(e, st) if unrolled is None else unrolled
         set_here = {n[1] for n in nodes(e) if n[0] == "assign" and is_local(n[1])}
         start = replace(st, env=tuple((k, v) for k, v in st.env if k not in set_here),
                         assigned=st.assigned | set_here, must=st.must, wrote=st.wrote or any(
                             n[0] == "assign" and not is_local(n[1]) for n in nodes(e)))
         self.unstepped(self.run(e[2], self.unstepped(self.run(e[1], [start]), e)), e)
         return [start]
+
+    def unrolled(self, e: Expr, st: State) -> list[State] | None:
+        """The paths after a loop whose test reads locals that the path knows and each
+        round changes (`while (p < 16) { ...; p := p + 1 }`): its rounds followed one by
+        one, as the program runs them (at most MAX_ROUNDS). None when a round may leave
+        them as they were (a retry's failed round) or a test is unknown."""
+        reads = {n[1] for n in nodes(e[1]) if n[0] == "var"}
+        paths, out = [st], list[State]()
+        for _ in range(MAX_ROUNDS):
+            if not reads or any(not is_local(x) for x in reads) or len(paths) > MAX_PATHS:
+                return None
+            go: list[State] = []
+            for p in paths:
+                if (c := fold(e[1], dict(p.env))) is None:
+                    return None
+                (go if c else out).append(p)
+            if not go:
+                return list(dict.fromkeys(out))
+            paths = []
+            for p in go:
+                for q in self.run(e[2], [p]):
+                    if all(dict(q.env).get(x) == dict(p.env).get(x) for x in reads):
+                        return None
+                    paths.append(q)
+        return None
 
     def unstepped(self, states: list[State], at: Expr) -> list[State]:
         """`states`, the paths through what runs again at each test of a loop (its test,
@@ -640,7 +686,7 @@ def _join(states: list[State]) -> list[State]:
     groups: dict[tuple[Any, ...], list[State]] = {}
     for st in states:
         key = (st.held, st.released, st.wrote, st.snap, st.torn, st.commit, st.seen, st.raised,
-               st.owed, st.same, st.ticket)
+               st.owed, st.same, st.ticket, st.taken)
         groups.setdefault(key, []).append(st)
     return [replace(same[0], env=tuple(sorted(set.intersection(*(set(st.env) for st in same)))),
                     assigned=frozenset().union(*(st.assigned for st in same)),

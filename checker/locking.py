@@ -1,87 +1,27 @@
-"""Two-phase locking (docs/certificates.md, "Two-phase locking"): a Ser program is
-serializable when each of its requests takes locks before it releases any, and touches
-every global that some request writes only while it holds that global's lock.
+"""Two-phase locking (docs/certificates.md, "Two-phase locking", where each rule is
+stated in full with the argument for it): a Ser program is serializable when each of its
+requests takes locks before it releases any (or, with a tree of locks, takes each but its
+first while it holds that lock's parent, none twice: lock coupling), and touches every
+global that some request writes only while it holds that global's guard.
 
-The claim names the locks and, for each global written anywhere, its guard. Checked here,
-from the checker's own parse, on every path of every request (a path forks at a local's
-choice and at an `if` its known locals settle; other branches are both followed):
+The claim names the locks (and the readers' counts, sequences, versions and ticket locks
+of rules 3 and 7 to 9) and, for each global written anywhere, its guard. Checked here, from
+the checker's own parse, on every path of every request (checker/lock_walk.py follows them):
+the rules of the walk (acquisitions and releases; retry loops and test-and-set; counted
+readers; seqlocks, versions, ticket locks; no `exit`, no division by what may be 0), then,
+over all paths, that every global written is touched only where its guard is held
+(`check`), every lock, count and guard a global the program names (`_overlap`), the tree
+one tree over the locks (`_tree`), and each lock and sequence starting where its rule says
+(`touched`). A request that reads one global once needs no guard there (`_single_reads`).
 
-- a lock starts at 0 and is touched only by an acquisition `while (L == 1) { yield };
-  L := 1` (or `L != 0`, `L > 0`, `L` as the test, which may be joined by `||` to tests
-  that only read, read as under L) while the request does not hold it and has released no
-  lock, and by a release `L := 0` while it holds it; or by a test-and-set `if (L == 0) {
-  L := 1; ... } else { ... }` (`Walk.tried`), whose other branch must fail its round;
-- a readers-writer lock is a lock W and a count R of readers, both starting at 0: W's
-  acquisition also tests `R > 0` (or `R != 0`, `R`), a reader takes it by `while (W ==
-  1) { yield }; R := R + 1` and gives it back by `R := R - 1`, both where their value
-  is dropped (not the last statement of a sequence), and R is touched nowhere else; a
-  global it guards is written only while W is held, and read while W or R is;
-- or R is counted under a mutex M (the textbook readers-writer lock): a reader enters by
-  `while (M == 1) { yield }; M := 1; R := R + 1; if (R == 1) { <take W> } else { 0 };
-  M := 0` and leaves by `<take M>; R := R - 1; if (R == 0) { W := 0 } else { 0 }; M :=
-  0` (`Walk.block`), and holds R in between; W's acquisition need not test R;
-- every lock, readers' count and guarded global is a global the program names;
-- a global that is neither a lock nor guarded is written by no request;
-- a read or write of a guarded global happens while the request holds its guard;
-- no `exit` (a failed `assert`, an index out of range) is left on a path, no division or
-  remainder by what may be 0; the right operand of `&&` and `||` is a path of its own (it
-  may not run);
-- another loop that touches a lock is a retry (`Walk.retry`): its test reads locals
-  only; a round that changes no live local and no global but locks gives back the locks
-  it took, and any other round ends the loop;
-- a sequence S (a seqlock) starts even and changes only by `S := S + 1`: a writer's
-  first raise takes it (from even, by `while (S % 2 == 1) { yield }`, or under its lock
-  WL), the second ends its write; a global S guards is written in a write, and read
-  there, under WL, or between a reader's `s := S` and its validation `S == s && s % 2 ==
-  0` (`Walk.snapshot`, `validated`), which, failing, must fail its retry round;
-- a version V (a sequence that `commits`) changes only by raises `V := v + 1` (v its
-  value in this step); what it guards is written only in a step that raises V after
-  validating `V == v` (v read earlier, or `c == v`, c read in the step), and read
-  between `v := V` and its validation, in such a step, or bare in a step (`Walk.bare`)
-  that then holds V; such a step begins with no lock released, ends with a release, and
-  takes no lock (`Walk.stepping`);
-- a ticket lock S is taken by `t := T; T := (T + 1) % N` holding a slot of its cap
-  (`while (Q == C) { yield }; Q := Q + 1`, C ≤ N), then `while (S != t) { yield }`, and
-  given back by `S := (S + 1) % N`, then the slot (`Walk.turn`, `waited`);
-- a request that reads one global once, in one step, and writes none, needs no guard for
-  it when every request writes it in one place at most (`_single_reads`).
-
-Why it is sound. Read a finished run as the sequence of its requests' actions (each read
-or write of a global; a step is a stretch of one request's actions). A lock is 1 exactly
-while one request holds it, so two requests' holds of the same lock are disjoint
-stretches of the run. A failed test of an acquisition's loop reads, writes nothing and
-leaves its request where it was, at the loop with the same locals: take those tests out,
-and what remains is still each request's own sequential run, reading the same values.
-The test that passes is in the step that sets the lock: its reads are that step's, after
-it. A round of a retry loop that changes no local and no global but locks, and gives
-back the locks it took, is taken out too: while it holds them, no other request acquires
-them, and only failed tests (out already) read them; its request is back at the loop
-with the same locals (but dead ones), as if it had not run. A sequence is odd exactly
-while one writer is in its write; a reader whose read s of S validates (S == s, even)
-saw no write begin or go on between its read and its test (S only grows), so its reads
-of what S guards, in between, read the values at the test: a hold of S that no write
-overlaps. A version only grows and what it guards changes only in the steps that raise
-it: a read validated at t2 saw no raise since its read, so it is a hold up to t2 that no
-commit overlaps; a commit, or a bare read, is a hold of the step's instant. A ticket
-lock is held by one request at a time, in the order of the tickets taken (at most C ≤ N
-out, each a different number, only the one equal to S passes); a single read stands
-right after the last writer of what it reads. R counts the readers that hold their lock,
-and W is 1 only while R is 0 (a reader takes its lock when W is 0, W's acquisition needs
-R at 0), so a writer's hold is disjoint from every other hold of the same lock. Two
-readers' increments and decrements of R commute (each only adds to R, its value
-dropped): they are no conflict. (Counted under M, R is the number of readers between an
-entry and an exit, outside those, so W is 1 and set by the first of them while any is
-there: a writer's hold is disjoint from that time too. Entries and exits write no local;
-out of the run, they are put back at their places in the serial run, where each finds R
-and W at 0 and runs through.) Two actions of different requests then conflict only
-through a lock or a guarded global, which both requests hold there, at least one of them
-alone (a write needs W); if the first request's action comes first, it releases that
-lock before the second acquires it, so its last acquisition (every acquisition precedes
-every release) comes before the second's. Every conflict thus goes the way of the
-requests' last acquisitions (a request with none touches no global that is written), and
-the run is equivalent to the requests run one at a time in that order: each action reads
-what it read, so each request answers what it answered. Values are integers, unbounded
-in intent: a run that would leave 64 bits is outside the claim."""
+Why it is sound, in short: take the failed tests and failed rounds out of a finished run
+(each reads, writes only locks it gives back, and leaves its request where it was); then
+holds of one lock are disjoint, and two actions of different requests conflict only
+through a lock or a guarded global that both hold there, so every conflict goes the way of
+the requests' last acquisitions (with a tree, of their first holds of the highest lock
+they share, Silberschatz and Kedem's tree protocol), and the run is equivalent to its
+requests run one at a time in that order. Values are integers, unbounded in intent: a run
+that would leave 64 bits is outside the claim."""
 
 from __future__ import annotations
 
@@ -105,6 +45,7 @@ class Footprint:
     order: set[tuple[str, str]]  # (L, M): M acquired while L is held (a pair: its W)
     other_waits: bool  # a loop other than an acquisition's, or one that tests more
     ends_holding: bool  # a request may answer while it holds a lock
+    under: dict[str, frozenset[str]]  # a lock -> the locks held at every later acquisition
 
 
 def _single_reads(requests: list[tuple[str, Expr]]) -> set[str]:
@@ -133,10 +74,12 @@ def _single_reads(requests: list[tuple[str, Expr]]) -> set[str]:
 def touched(source: str, constants: dict[str, int] | None, locks: frozenset[str],
             readers: dict[str, str], mutexes: dict[str, str] | None = None,
             sequences: dict[str, str] | None = None, guards: dict[str, str] | None = None,
-            tickets: dict[str, Ticket] | None = None) -> Footprint:
+            tickets: dict[str, Ticket] | None = None,
+            tree: dict[str, str | None] | None = None) -> Footprint:
     """The requests' footprint (`readers`: each readers' count R -> its lock W;
     `mutexes`: a counted R -> its mutex; `sequences`: S -> its writers' lock, or "";
-    `tickets`: a ticket lock S -> its dispenser and cap); E-LOCKING where the rules fail."""
+    `tickets`: a ticket lock S -> its dispenser and cap; `tree`: a lock -> its parent,
+    None: not asked); E-LOCKING where the rules fail."""
     initial, requests = parse_program(source, constants)
     mutexes, sequences, tickets = mutexes or {}, sequences or {}, tickets or {}
     if bad := sorted(g for g, v in initial if g in locks | set(readers) | set(
@@ -151,10 +94,10 @@ def touched(source: str, constants: dict[str, int] | None, locks: frozenset[str]
             raise invalid("E-LOCKING", f"ticket lock {q} does not start where {k.next} does, "
                                        "in range, its cap at 0, or wraps with no cap below "
                                        "its modulus")
-    out = Footprint({}, set(), set(), False, False)
+    out = Footprint({}, set(), set(), False, False, {})
     singles = _single_reads(requests)
     for name, body in requests:
-        walk = Walk(name, locks, readers, mutexes, sequences, guards or {}, tickets)
+        walk = Walk(name, locks, readers, mutexes, sequences, guards or {}, tickets, tree)
         walk.single = name in singles
         ends = walk.run(body, [State((), frozenset(), False)])
         if any(st.snap or st.torn or st.owed or st.ticket or st.held & (set(sequences) | set(
@@ -174,6 +117,8 @@ def touched(source: str, constants: dict[str, int] | None, locks: frozenset[str]
                                        "readers (a reader that enters must leave)")
         for key, held in walk.held_at.items():
             out.held_at[key] = out.held_at.get(key, held) & held
+        for lk, held in walk.under.items():
+            out.under[lk] = out.under.get(lk, held) & held
     return out
 
 
@@ -196,6 +141,21 @@ def _overlap(claim: dict[str, Any], locks: frozenset[str], readers: dict[str, st
             or any("lock" in q and (q["lock"] not in locks or "commits" in q) for q in seqs)
             or any(g in roles or lk not in locks | set(sequences) | set(tickets)
                    for g, lk in guards.items()))
+
+
+def _tree(tree: dict[str, str], locks: frozenset[str]) -> bool:
+    """Is `tree` (each lock but the root -> its parent) one tree over `locks`: its names
+    locks, one lock the root, and every lock's parents reaching it?"""
+    if (set(tree) | set(tree.values())) - locks or len(locks - set(tree)) != 1:
+        return False
+    for lk in locks:
+        for _ in range(len(locks)):
+            if lk not in tree:
+                break
+            lk = tree[lk]
+        else:
+            return False
+    return True
 
 
 def check(data: dict[str, Any]) -> str:
@@ -221,8 +181,13 @@ def check(data: dict[str, Any]) -> str:
     if _overlap(claim, locks, readers, sequences, tickets, guards):
         raise invalid("E-LOCKING", "the locks or readers' counts repeat or overlap, or a "
                                    "guard is no lock or is a lock")
+    tree = claim.get("tree")
+    if tree is not None and (readers or sequences or tickets or not _tree(tree, locks)):
+        raise invalid("E-LOCKING", "the tree is no tree over the locks (one root, each other "
+                                   "lock's parents reaching it), or stands beside readers' "
+                                   "counts, sequences or ticket locks")
     foot = touched(model["source"], model.get("constants"), locks, readers, mutexes, sequences,
-                   guards, tickets)
+                   guards, tickets, tree)
     shared = set(readers.values()) | set(sequences)
     for g in sorted(foot.written | set(guards)):
         if g not in guards:
@@ -233,7 +198,8 @@ def check(data: dict[str, Any]) -> str:
                 need[w] not in foot.held_at.get((g, w), frozenset(need.values()))
                 for w in (True, False)):  # fmt: skip
             raise invalid("E-LOCKING", f"{g} is touched without its lock {lk}, or not at all")
-    return f"{len(guards)} globals guarded by {len(locks)} locks, taken in two phases"
+    return f"{len(guards)} globals guarded by {len(locks)} locks, taken " + (
+        "in two phases" if tree is None else "hand over hand down a tree")
 
 
 def locking(data: dict[str, Any], limits: Limits, remaining: Callable[[], float]

@@ -102,6 +102,15 @@ def render_locking(claim: dict[str, Any]) -> str:
     lines = [f"  {lock}{counts.get(lock, kinds.get(lock, ''))} guards "
              f"{', '.join(sorted(by[lock])) if lock in by else 'nothing'}"
              for lock in [*claim["locks"], *kinds]]
+    if "tree" in claim:
+        parents = claim["tree"]
+        lines = [f"{line}, taken holding {parents[lock]}" if lock in parents else
+                 f"{line} (the root)" for line, lock in zip(lines, claim["locks"], strict=True)]
+        return ("Serializable by lock coupling (the tree protocol): every request takes its "
+                "first lock anywhere\nand each later one while it holds that lock's parent, "
+                "none twice, and touches a global\nthat some request writes only while it "
+                "holds that global's lock; so every execution\nreorders into a serial one "
+                "(Silberschatz and Kedem):\n" + "\n".join(lines))
     return ("Serializable by two-phase locking: every request takes its locks before it "
             "releases any,\nand touches a global that some request writes only while it "
             "holds that global's lock;\nso every execution reorders into the serial one "

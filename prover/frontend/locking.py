@@ -182,6 +182,7 @@ class _Shape:
     mutexes: dict[str, str]  # a counted R -> its mutex
     sequences: dict[str, str]  # S -> its writers' lock ("": none)
     tickets: dict[str, Ticket]  # a ticket lock S -> its dispenser and cap
+    tree: dict[str, str] | None = None  # lock coupling: each lock but the root -> its parent
 
 
 def _shapes(source: str, constants: dict[str, int] | None, requests: list[Any],
@@ -248,7 +249,32 @@ def find(source: str, constants: dict[str, int] | None) -> Locking | None:
             guards = _guarded(source, constants, found)
             if guards is not None:
                 return _claimed(found, guards)
-    return None
+    coupled = _coupled(source, constants, locks | tried)
+    guards = None if coupled is None else _guards(coupled.foot, coupled, set())
+    return None if coupled is None or guards is None else _claimed(coupled, guards)
+
+
+def _coupled(source: str, constants: dict[str, int] | None, locks: set[str]
+             ) -> _Shape | None:  # fmt: skip
+    """Lock coupling (rule 11): each lock's parent is a lock held at every acquisition of
+    it but a path's first (a first walk asks for none); the one lock never taken so is
+    the root, and the others never taken so are its leaves."""
+    try:
+        first = touched(source, constants, frozenset(locks), {}, tree=dict.fromkeys(locks))
+    except CheckerError:
+        return None
+    tops = sorted(locks - set(first.under))
+    users = {min(held) for held in first.under.values() if held}
+    roots = [lk for lk in tops if lk in users] or tops[:1]
+    if len(roots) != 1 or not all(first.under.values()):
+        return None
+    tree = {lk: min(held) for lk, held in first.under.items()} | {
+        lk: roots[0] for lk in tops if lk != roots[0]}
+    try:
+        foot = touched(source, constants, frozenset(locks), {}, tree=dict(tree))
+    except CheckerError:
+        return None
+    return _Shape(foot, locks, {}, {}, {}, {}, tree)
 
 
 def _guarded(source: str, constants: dict[str, int] | None, found: _Shape
@@ -270,6 +296,8 @@ def _guarded(source: str, constants: dict[str, int] | None, found: _Shape
 def _claimed(found: _Shape, guards: dict[str, str]) -> Locking:
     """The certificate's claim of a reading and its guards, with the deadlock report."""
     claim: dict[str, Any] = {"locks": sorted(found.locks), "guards": guards}
+    if found.tree is not None:
+        claim["tree"] = dict(sorted(found.tree.items()))
     if found.readers:
         claim["shared"] = [{"writer": w, "readers": r} | (
             {"mutex": found.mutexes[r]} if r in found.mutexes else {})

@@ -677,7 +677,7 @@ def test_a_seqlock_with_a_sequence_that_grows_is_proved(tmp_path: Path) -> None:
     # a reader that answers after a failed validation, or counts its tries
     (lambda s: s.replace("if (S == s && s % 2 == 0) { done := 1 } else { 0 }",
                          "if (S == s && s % 2 == 0) { done := 1 } else { done := 2 }"),
-     "may not end the loop"),
+     "after a failed validation"),  # its rounds followed one by one: the failed one answers
     (lambda s: s.replace("done := 0;\n  while (!done) {", "done := 0; t := 0;\n  while (!done) "
                          "{ t := t + 1;").replace("a * 10 + b\n}", "a * 10 + b + t * 100\n}"),
      "may not end the loop"),
@@ -849,7 +849,7 @@ def test_a_test_and_set_lock_is_taken_where_its_test_finds_it_free(tmp_path: Pat
 @pytest.mark.parametrize("edit, needle", [
     # a failed try that answers (busy): alone, the lock is always free
     (lambda s: s.replace("else { yield } };\n  x := X; yield;", "else { got := 2 } };\n  x := X;"
-                         " yield;"), "may not end the loop"),
+                         " yield;"), "outside an acquisition or release"),  # gives L back
     (lambda s: s.replace("  got := 0;\n  while (!got) { if (L == 0) { L := 1; got := 1 } else "
                          "{ yield } };", "  if (L == 0) { L := 1 } else { 0 };"),
      "lock L is read"),  # where the try failed, the release is of a lock not held
