@@ -120,6 +120,7 @@ class Walk:
         self.other_waits = False
         self.visits = 0  # statements followed, on all paths (MAX_VISITS)
         self.single = False  # a request that only reads one global once (`touched`)
+        self.quiet: set[str] = set()  # versions whose guarded globals a commit writes unraised
         self.tree = tree  # lock coupling: each lock but the root -> its parent (`coupled`)
         self.under: dict[str, frozenset[str]] = {}  # for the prover: the locks held at
         # every acquisition of a lock that is not its path's first
@@ -395,10 +396,12 @@ class Walk:
         s` with c read from S in this step) or `s % 2 == 0`, for a read (S, s) to
         validate; negated (`!=`, `s % 2 == 1`, `s % 2 != 0`) when `neg`."""
         for q, lo in st.snap:
-            if a[0] == "bin" and a[1] == ("!=" if neg else "==") and ("var", lo) in a[2:] and (
-                    ("var", q) in a[2:] or any(("var", c) in a[2:] for v, c in st.same
-                                               if v == q)):  # fmt: skip
-                return q, lo, False
+            now, s = [("var", q)] + [("var", c) for v, c in st.same if v == q], ("var", lo)
+            if a[0] == "bin" and a[1] == ("!=" if neg else "==") and s in a[2:] and any(
+                    x in a[2:] for x in now) or q in self.versions and a in [  # V only grows:
+                    f for x in now for f in ((("bin", "<", s, x), ("bin", ">", x, s)) if neg
+                                             else (("bin", ">=", s, x), ("bin", "<=", x, s)))]:
+                return q, lo, False  # s >= V is s == V
             odd = ("bin", "%", ("var", lo), ("int", 2))
             if a in ([("bin", "==", odd, ("int", 1)), ("bin", "!=", odd, ("int", 0))] if neg
                      else [("bin", "==", odd, ("int", 0))]):  # fmt: skip
@@ -413,11 +416,13 @@ class Walk:
         no such test. Where it holds, a version's validated read commits (this step holds
         the version: it may write what it guards), a sequence's ends its hold (a release)."""
         c = _resolve(c, dict(st.env))
-        neg = c[0] == "bin" and c[1] == "||"
-        found = [self.atom(n, st, neg) for n in _operands(c, "||" if neg else "&&")]
-        atoms = [a for a in found if a is not None]
-        if len(atoms) < len(found):
+        for neg in (False, True):  # a conjunction of tests, else a negated one (`S != s`)
+            found = [self.atom(n, st, neg) for n in _operands(c, "||" if neg else "&&")]
+            if None not in found:
+                break
+        else:
             return None
+        atoms = [a for a in found if a is not None]
         done = {(q, lo) for q, lo, parity in atoms if not parity}
         even = {(q, lo) for q, lo, parity in atoms if parity}
         if not done or even - done or any((q, lo) not in even for q, lo in done
@@ -458,11 +463,12 @@ class Walk:
         if tag == "var" and not is_local(e[1]):
             st = self.bare(e[1], st)
             self.touch(e[1], st)
-        if tag == "yield" and st.owed:
+        if tag == "yield" and st.owed - st.commit:
             raise self.fail(f"writes what version {sorted(st.owed)[0]} guards in a step that "
                             "does not raise it", e)
         if tag == "yield":
-            return [st.stepped()]
+            self.quiet |= st.owed  # what it guards is then touched only in its commits
+            return [replace(st.stepped(), owed=frozenset())]
         if tag in ("int", "nd", "var"):
             return [st]
         if tag == "exit":

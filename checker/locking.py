@@ -46,6 +46,7 @@ class Footprint:
     other_waits: bool  # a loop other than an acquisition's, or one that tests more
     ends_holding: bool  # a request may answer while it holds a lock
     under: dict[str, frozenset[str]]  # a lock -> the locks held at every later acquisition
+    quiet: set[str]  # versions whose guarded globals a commit writes without raising them
 
 
 def _single_reads(requests: list[tuple[str, Expr]]) -> set[str]:
@@ -94,14 +95,15 @@ def touched(source: str, constants: dict[str, int] | None, locks: frozenset[str]
             raise invalid("E-LOCKING", f"ticket lock {q} does not start where {k.next} does, "
                                        "in range, its cap at 0, or wraps with no cap below "
                                        "its modulus")
-    out = Footprint({}, set(), set(), False, False, {})
+    out = Footprint({}, set(), set(), False, False, {}, set())
     singles = _single_reads(requests)
     for name, body in requests:
         walk = Walk(name, locks, readers, mutexes, sequences, guards or {}, tickets, tree)
         walk.single = name in singles
         ends = walk.run(body, [State((), frozenset(), False)])
-        if any(st.snap or st.torn or st.owed or st.ticket or st.held & (set(sequences) | set(
-                walk.caps)) for st in ends):  # fmt: skip
+        walk.quiet |= {q for st in ends for q in st.owed}
+        if any(st.snap or st.torn or st.owed - st.commit or st.ticket or st.held & (
+                set(sequences) | set(walk.caps)) for st in ends):  # fmt: skip
             raise invalid("E-LOCKING", f"request {name}: may answer in a write of a "
                                        "sequence, before it validates a read of one or "
                                        "after a failed validation or try of a lock, in a "
@@ -109,6 +111,7 @@ def touched(source: str, constants: dict[str, int] | None, locks: frozenset[str]
                                        "not raise it, with a ticket it has not waited for, "
                                        "or with a slot of a ticket's cap")
         out.written |= walk.written
+        out.quiet |= walk.quiet
         out.order |= walk.order
         out.other_waits |= walk.other_waits
         out.ends_holding |= any(st.held for st in ends)
@@ -193,7 +196,7 @@ def check(data: dict[str, Any]) -> str:
         if g not in guards:
             raise invalid("E-LOCKING", f"{g} is written but has no guard")
         lk = guards[g]
-        need = {True: lk, False: lk + SHARED if lk in shared else lk}
+        need = {True: lk, False: lk + SHARED if lk in shared - foot.quiet else lk}
         if not any(key in foot.held_at for key in ((g, True), (g, False))) or any(
                 need[w] not in foot.held_at.get((g, w), frozenset(need.values()))
                 for w in (True, False)):  # fmt: skip

@@ -214,7 +214,7 @@ def _guards(foot: Footprint, shape: _Shape, writes_only: set[str]) -> dict[str, 
     """Each global written, guarded by the first lock or sequence held at every touch of
     it (`_guard`); None when one has none."""
     out = {}
-    shared = set(shape.readers.values()) | set(shape.sequences)
+    shared = set(shape.readers.values()) | set(shape.sequences) - foot.quiet
     for g in sorted(foot.written):
         lock = _guard(g, foot.held_at, sorted(shape.locks) + sorted(shape.sequences) + sorted(
             shape.tickets), shared, writes_only)  # fmt: skip
