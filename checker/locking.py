@@ -1,27 +1,15 @@
-"""Two-phase locking (docs/certificates.md, "Two-phase locking", where each rule is
-stated in full with the argument for it): a Ser program is serializable when each of its
-requests takes locks before it releases any (or, with a tree of locks, takes each but its
-first while it holds that lock's parent, none twice: lock coupling), and touches every
-global that some request writes only while it holds that global's guard.
-
-The claim names the locks (and the readers' counts, sequences, versions and ticket locks
-of rules 3 and 7 to 9) and, for each global written anywhere, its guard. Checked here, from
-the checker's own parse, on every path of every request (checker/lock_walk.py follows them):
-the rules of the walk (acquisitions and releases; retry loops and test-and-set; counted
-readers; seqlocks, versions, ticket locks; no `exit`, no division by what may be 0), then,
-over all paths, that every global written is touched only where its guard is held
-(`check`), every lock, count and guard a global the program names (`_overlap`), the tree
-one tree over the locks (`_tree`), and each lock and sequence starting where its rule says
-(`touched`). A request that reads one global once needs no guard there (`_single_reads`).
-
-Why it is sound, in short: take the failed tests and failed rounds out of a finished run
-(each reads, writes only locks it gives back, and leaves its request where it was); then
-holds of one lock are disjoint, and two actions of different requests conflict only
-through a lock or a guarded global that both hold there, so every conflict goes the way of
-the requests' last acquisitions (with a tree, of their first holds of the highest lock
-they share, Silberschatz and Kedem's tree protocol), and the run is equivalent to its
-requests run one at a time in that order. Values are integers, unbounded in intent: a run
-that would leave 64 bits is outside the claim."""
+"""Two-phase locking (docs/certificates.md, "Two-phase locking": each rule in full, and
+why it is sound): a Ser program is serializable when each request takes its locks before
+it releases any (or, with a tree of locks, each after its first while holding its parent,
+none twice), and touches every global that some request writes only under its guard. The
+walk of each request's paths is checker/lock_walk.py; here, over all paths: every global
+written touched only where its guard is held (`check`), the claim's names globals of the
+program playing one part each (`_overlap`), the tree one tree (`_tree`), each lock and
+sequence starting where its rule says (`touched`), and one read of one global needing no
+guard (`_single_reads`). Take a finished run's failed tests and rounds out; every conflict
+then goes the way of the requests' last acquisitions (with a tree: of their holds of the
+top lock they share), and the run is equivalent to its requests run one at a time in that
+order. Values are integers, unbounded in intent: a run past 64 bits is outside the claim."""
 
 from __future__ import annotations
 
