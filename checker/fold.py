@@ -23,3 +23,15 @@ def fold(e: Expr, env: dict[str, int]) -> int | None:
                 else mk_un(e[0], ("int", kids[0])))[1]
     except CheckerError:
         return None
+
+
+def truth(e: Expr, env: dict[str, int]) -> bool | None:
+    """Whether `e` holds as a test (`if`, `while`) reads it, when literals and the locals
+    of `env` settle it: `&&`, `||` and `!` by their operands' truth (their value may
+    escape 0 and 1, quirks Q1 and Q3; their truth never does)."""
+    if e[0] == "not" and (t := truth(e[1], env)) is not None:
+        return not t
+    if e[0] == "bin" and e[1] in ("&&", "||"):
+        left = truth(e[2], env)
+        return left if left is None or left == (e[1] == "||") else truth(e[3], env)
+    return None if (v := fold(e, env)) is None else v != 0

@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from checker.errors import CheckerError, invalid
-from checker.fold import fold
+from checker.fold import fold, truth
 from checker.live import live_locals
 from checker.model import Expr, expr_text, is_local, nodes
 
@@ -77,7 +77,7 @@ class State:
 def _resolve(e: Expr, env: dict[str, int]) -> Expr:
     """`e` with the `if`s that known locals settle taken, at its top and in its operands
     (`if (k == 0) { L[0] } else { ... } == 1` is `L[0] == 1` at k = 0)."""
-    while e[0] == "if" and (c := fold(e[1], env)) is not None:
+    while e[0] == "if" and (c := truth(e[1], env)) is not None:
         e = e[2] if c else e[3]
     return ("bin", e[1], _resolve(e[2], env), _resolve(e[3], env)) if e[0] == "bin" else e
 
@@ -512,10 +512,10 @@ class Walk:
             raise self.fail("divides by what may be 0", e)
         if e[1] not in ("&&", "||"):
             return self.run(e[3], [st])
-        left = fold(e[2], env)
+        left = truth(e[2], env)
         if left is None:
             return _join([st, *self.run(e[3], [st])])
-        return [st] if (left == 0) == (e[1] == "&&") else self.run(e[3], [st])
+        return [st] if (not left) == (e[1] == "&&") else self.run(e[3], [st])
 
     def assign(self, e: Expr, st: State) -> list[State]:
         name, rhs = e[1], e[2]
@@ -533,7 +533,7 @@ class Walk:
         return [st.set(name, fold(rhs, dict(st.env)))]
 
     def branch(self, e: Expr, st: State) -> list[State]:
-        c = fold(e[1], dict(st.env))
+        c = truth(e[1], dict(st.env))
         if c is not None:
             return self.run(e[2] if c else e[3], [st])
         return _join(self.run(e[2], [st]) + self.run(e[3], [st]))
@@ -566,7 +566,7 @@ class Walk:
                 return None
             go: list[State] = []
             for p in paths:
-                if (c := fold(e[1], dict(p.env))) is None:
+                if (c := truth(e[1], dict(p.env))) is None:
                     return None
                 (go if c else out).append(p)
             if not go:
@@ -605,9 +605,9 @@ class Walk:
             raise self.fail("a loop other than an acquisition touches a lock and tests a "
                             "global, or begins with a read of a sequence to validate (it is "
                             "no retry loop)", e)
-        entered, live, was = fold(e[1], dict(st.env)), live_locals(e), dict(st.env)
+        entered, live, was = truth(e[1], dict(st.env)), live_locals(e), dict(st.env)
         out, ends, dead = [] if entered else [st], [], set[str]()
-        if entered == 0:
+        if entered is False:
             return out
         fresh = replace(st, wrote=False, assigned=frozenset(), must=frozenset(), torn=False)
         for end in self.run(e[2], self.run(e[1], [fresh])):
@@ -619,7 +619,7 @@ class Walk:
                                     "it began with", e)
                 dead |= end.assigned - live
                 continue
-            if fold(e[1], now) != 0 or end.snap or end.torn:
+            if truth(e[1], now) is not False or end.snap or end.torn:
                 raise self.fail("a round of a loop that takes locks and changes a value "
                                 "may not end the loop, or ends it without validating its "
                                 "reads of a sequence, or after a failed validation or try "
