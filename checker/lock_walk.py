@@ -428,6 +428,8 @@ class Walk:
         if not done or even - done or any((q, lo) not in even for q, lo in done
                                           if q not in self.versions):  # fmt: skip
             return None
+        if st.released and {q for q, _ in done} & self.versions - st.commit - st.seen:
+            raise self.fail("validates a read of a version (a commit) after a release", c)
         rest = tuple(p for p in st.snap if p not in done)
         ok = replace(st, snap=rest, released=st.released or any(
             q not in self.versions for q, _ in done), commit=st.commit | {

@@ -214,7 +214,7 @@ def _guards(foot: Footprint, shape: _Shape, writes_only: set[str]) -> dict[str, 
     """Each global written, guarded by the first lock or sequence held at every touch of
     it (`_guard`); None when one has none."""
     out = {}
-    shared = set(shape.readers.values()) | set(shape.sequences) - foot.quiet
+    shared = set(shape.readers.values()) | (set(shape.sequences) - foot.quiet)
     for g in sorted(foot.written):
         lock = _guard(g, foot.held_at, sorted(shape.locks) + sorted(shape.sequences) + sorted(
             shape.tickets), shared, writes_only)  # fmt: skip
@@ -285,12 +285,17 @@ def _guarded(source: str, constants: dict[str, int] | None, found: _Shape
     guards = _guards(found.foot, found, versions)
     if guards is None or not versions:
         return guards
-    try:
-        foot = touched(source, constants, frozenset(found.locks), found.readers, found.mutexes,
-                       found.sequences, guards, found.tickets)
-    except CheckerError:
-        return None
-    return _guards(foot, replace(found, foot=foot), set())
+    for _ in range(3):  # until the guards the walk asks for are those it was given
+        try:
+            foot = touched(source, constants, frozenset(found.locks), found.readers,
+                           found.mutexes, found.sequences, guards, found.tickets)
+        except CheckerError:
+            return None
+        again = _guards(foot, replace(found, foot=foot), set())
+        if again is None or again == guards:
+            return again
+        guards = again
+    return None
 
 
 def _claimed(found: _Shape, guards: dict[str, str]) -> Locking:

@@ -91,3 +91,59 @@ request r {
     claim = {"locks": [], "guards": {"A": "S"}, "sequences": [{"sequence": "S"}]}
     _rejected(_cert(source, claim))
     assert _claim(source) is None
+
+
+RELEASED_FIRST = """request a {
+  ok := 0;
+  while (!ok) {
+    e := E;
+    while (L == 1) { yield }; L := 1; x := X; L := 0;
+    yield;
+    if (e >= E) { Stamp := x + 1; ok := 1 } else { yield }
+  };
+  x
+}
+request b {
+  ok := 0;
+  while (!ok) {
+    while (L == 1) { yield }; L := 1;
+    e := E;
+    if (e >= E) { s := Stamp; X := 1; ok := 1 } else { 0 };
+    L := 0
+  };
+  s
+}
+"""
+
+
+@pytest.mark.parametrize("source, claim", [
+    # the red team's: a commits E after it gave L back, b reads Stamp before a writes it
+    # and writes X after a read it; each answers 0, which no serial order gives
+    (RELEASED_FIRST, {"locks": ["L"], "guards": {"X": "L", "Stamp": "E"},
+                      "sequences": [{"sequence": "E", "commits": True}]}),
+    (RELEASED_FIRST.replace("e >= E", "E == e"),
+     {"locks": ["L"], "guards": {"X": "L", "Stamp": "E"},
+      "sequences": [{"sequence": "E", "commits": True}]}),
+    # two versions, no lock: a's bare read of X holds E at its step, then it commits F
+    ("""request a { ok := 0; while (!ok) { f := F; x := X; yield;
+  if (f >= F) { Y := x + 5; ok := 1 } else { yield } }; x }
+request b { ok := 0; while (!ok) { f := F; yield;
+  if (f >= F) { y := Y; E := E + 1; X := X + 1; ok := 1 } else { yield } }; y }
+""", {"locks": [], "guards": {"X": "E", "Y": "F"}, "sequences": [
+        {"sequence": "E", "commits": True}, {"sequence": "F", "commits": True}]}),
+])
+def test_a_commit_after_a_release_is_rejected(source: str, claim: Json) -> None:
+    _rejected(_cert(source, claim), "after a release")
+    assert _claim(source) is None
+
+
+def test_the_guards_the_prover_gives_are_those_the_walk_asks_for() -> None:
+    """The red team's program where the second walk (with the first guards) moved B's
+    guard from E to F: the claim found is one the checker accepts, or none."""
+    source = """request fence0 { ok := 0; while (!ok) { e := E; f := F; yield; y := B;
+  if (e >= E && F <= f) { B := x + 2; y := A; ok := 1 } else { yield } }; 10 * x + old }
+request read1 { y := A; F := F + 1; x }
+request raise2 { E := E + 1; 1 }
+"""
+    found = _claim(source)
+    assert found is None or _status(_cert(source, found))[:2] == ("valid", None)

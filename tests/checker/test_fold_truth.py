@@ -69,7 +69,8 @@ TRY_ALL = """request txn {
     yield;
     if (P1 == 0) { P1 := 1; g1 := 1 } else { 0 };
     yield;
-    if (g0 && g1) { ok := 1 } else { if (g0) { P0 := 0 } else { 0 }; if (g1) { P1 := 0 } else { 0 }; yield }
+    if (g0 && g1) { ok := 1 } else {
+      if (g0) { P0 := 0 } else { 0 }; if (g1) { P1 := 0 } else { 0 }; yield }
   };
   a := X0; X0 := 1 - a; yield; b := X1; X1 := 1 - b;
   P0 := 0; P1 := 0;
