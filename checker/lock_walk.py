@@ -58,12 +58,15 @@ class State:
     same: tuple[tuple[str, str], ...] = ()
     ticket: tuple[tuple[str, str], ...] = ()  # (S, t): a ticket of S taken into t, not waited
     taken: frozenset[str] = frozenset()  # with a tree of locks: every lock it has taken
+    even: frozenset[tuple[str, str]] = frozenset()  # reads (S, s) whose s it found even
+    freed: frozenset[str] = frozenset()  # locks released in this step (its reads are under)
 
     def set(self, name: str, value: int | None) -> State:
         env = {k: v for k, v in self.env if k != name} | ({} if value is None else
                                                           {name: value})  # fmt: skip
         return replace(self, env=tuple(sorted(env.items())), assigned=self.assigned | {name},
-                       must=self.must | {name}, same=tuple(p for p in self.same if p[1] != name))
+                       must=self.must | {name}, same=tuple(p for p in self.same if p[1] != name),
+                       even=frozenset(p for p in self.even if p[1] != name))
 
     def pending(self, q: str) -> bool:
         return any(q == a for a, _ in self.snap)
@@ -71,7 +74,8 @@ class State:
     def stepped(self) -> State:
         """The path after a `yield`: the step's holds of versions end (a release)."""
         return replace(self, released=self.released or bool(self.commit | self.seen),
-                       commit=frozenset(), seen=frozenset(), raised=frozenset(), same=())
+                       commit=frozenset(), seen=frozenset(), raised=frozenset(), same=(),
+                       freed=frozenset())
 
 
 def _resolve(e: Expr, env: dict[str, int]) -> Expr:
@@ -134,10 +138,11 @@ class Walk:
                             ("var", g))
         if self.single:  # its read is an instant of its own: no guard asked (`touched`)
             return
-        mark = st.held | st.commit | FREE | {w + SHARED for r, w in self.readers.items()
-                                             if r in st.held or w in st.held} | {
+        held = st.held | (frozenset() if write else st.freed)  # a step is atomic: a read
+        mark = held | st.commit | FREE | {w + SHARED for r, w in self.readers.items()
+                                          if r in held or w in held} | {
             q + SHARED for q, lk in self.sequences.items()
-            if {q, lk} & st.held or st.pending(q) or q in st.commit | st.seen}  # fmt: skip
+            if {q, lk} & held or st.pending(q) or q in st.commit | st.seen}  # fmt: skip
         self.held_at[g, write] = self.held_at.get((g, write), mark) & mark
 
     def bare(self, g: str, st: State) -> State:
@@ -313,14 +318,9 @@ class Walk:
 
     def block(self, parts: list[Expr], i: int) -> tuple[int, str, bool] | None:
         """(the index after it, R, an entry) when `parts[i:]` begins with an entry to or
-        an exit from R counted under its mutex M: `while (M == 1 || ...) { yield }; M :=
-        1; R := R + 1; if (R == 1) { while (W == 1) { yield }; W := 1 } else { 0 }; M :=
-        0` (or the `if` on `R == 0` first), or `...; M := 1; R := R - 1; if (R == 0) { W
-        := 0 } else { 0 }; M := 0` (or the `if` on `R == 1` first), `yield`s anywhere
-        between `M := 1` and `M := 0`; an entry's loop may test more, reading R and
-        numbers only, dividing by nothing, false at R = 0 (run alone, a request finds R
-        at 0, every reader before it having left: `touched`; they must let it in).
-        None when no such mutex is taken there; E-LOCKING when one is taken otherwise."""
+        an exit from R counted under its mutex M (rule 3: `M := 1; R := R + 1; if (R ==
+        1) { <take W> } else { 0 }; M := 0`, or the exit's `R := R - 1; if (R == 0) { W :=
+        0 } ...`); None when no such mutex is taken there; E-LOCKING when otherwise."""
         loop = parts[i]
         taken = [(r, m) for r, m in self.mutexes.items() if loop[0] == "while" and any(
             n == ("var", m) for n in nodes(loop[1]))]  # fmt: skip
@@ -425,7 +425,10 @@ class Walk:
         atoms = [a for a in found if a is not None]
         done = {(q, lo) for q, lo, parity in atoms if not parity}
         even = {(q, lo) for q, lo, parity in atoms if parity}
-        if not done or even - done or any((q, lo) not in even for q, lo in done
+        if not done and even:  # `if (s % 2 == 0)` before the reads: s even; else torn
+            two = replace(st, even=st.even | even), replace(st, torn=True)
+            return (two[1], two[0]) if neg else two
+        if not done or even - done or any((q, lo) not in even | st.even for q, lo in done
                                           if q not in self.versions):  # fmt: skip
             return None
         if st.released and {q for q, _ in done} & self.versions - st.commit - st.seen:
@@ -479,7 +482,7 @@ class Walk:
             if writing := sorted(q for q, lk in self.sequences.items() if lk == e[1] and q in
                                  st.held):  # fmt: skip
                 raise self.fail(f"releases {e[1]} in the write of sequence {writing[0]}", e)
-            return [replace(st, held=st.held - {e[1]}, released=True)]  # a release
+            return [replace(st, held=st.held - {e[1]}, released=True, freed=st.freed | {e[1]})]
         if tag == "assign" and is_local(e[1]) and (read := _resolve(e[2], dict(st.env)))[
                 0] == "var" and read[1] in self.sequences:  # fmt: skip
             return [self.snapshot(e[1], read[1], st, e)]
@@ -592,16 +595,10 @@ class Walk:
         return states
 
     def retry(self, e: Expr, st: State) -> list[State]:
-        """A loop that takes locks or reads a sequence, `while (done == 0) { <take M>; if
-        (...) { ...; done := 1 } else { 0 }; M := 0; yield }`: its test reads locals
-        only, and each round is followed from the path as it enters the loop. A *failed*
-        round writes no global (but by taking and releasing locks) and leaves every local
-        that a later round may read before setting it (live at the loop's head) as it
-        was (known to be so): it must hold at its end the locks it held at its start, and
-        is taken out of the run with the failed tests (it reads, and leaves every value
-        and its request as they were, but for dead locals). Any other round must end the
-        loop (its test known false after it), having validated its reads of sequences and
-        set every local a failed round may set. The paths after the loop: those rounds'."""
+        """A retry loop (rule 6), each round followed from the path as it enters: a failed
+        round (no global written but by taking and giving back locks, every live local
+        as it was) is taken out of the run; any other round must end the loop, its reads
+        validated, setting every local a failed round may set. The paths after: those."""
         if any(n[0] not in ("int", "var", "bin", "not", "neg") or n[0] == "var" and not
                is_local(n[1]) for n in nodes(e[1])) or st.snap:  # fmt: skip
             raise self.fail("a loop other than an acquisition touches a lock and tests a "
@@ -694,7 +691,7 @@ def _join(states: list[State]) -> list[State]:
     groups: dict[tuple[Any, ...], list[State]] = {}
     for st in states:
         key = (st.held, st.released, st.wrote, st.snap, st.torn, st.commit, st.seen, st.raised,
-               st.owed, st.same, st.ticket, st.taken)
+               st.owed, st.same, st.ticket, st.taken, st.even, st.freed)
         groups.setdefault(key, []).append(st)
     return [replace(same[0], env=tuple(sorted(set.intersection(*(set(st.env) for st in same)))),
                     assigned=frozenset().union(*(st.assigned for st in same)),

@@ -134,8 +134,11 @@ def _sequences(requests: list[Any], locks: set[str]) -> list[dict[str, str]]:
               for m in nodes(n[1]) if m[0] == "bin" and m[1] == "%" and m[2][0] == "var"}
     other = {n[1] for _, b in requests for n in nodes(b) if n[0] == "assign" and
              n not in raises}  # written otherwise too: no sequence
+    tested = {m[1] for _, b in requests for n in nodes(b) if n[0] == "bin" and n[1] in (
+        "==", "!=", "<", "<=", ">", ">=") for m in n[2:] if m[0] == "var"} | parity
+    tested |= {g for lo, g in into if lo in tested}  # a sequence is validated or waited on
     ways: list[dict[str, str]] = [{}]
-    for q in sorted(({n[1] for n in raises} & read) - locks - other):
+    for q in sorted(({n[1] for n in raises} & read & tested) - locks - other):
         own = all(n[2][2] == ("var", q) and n[2][3] == ("int", 1) for n in raises if n[1] == q)
         kinds = [""] if q in parity else ["", *sorted(locks), COMMITS] if own else [COMMITS]
         ways = [w | {q: lk} for w in ways for lk in kinds][:16]

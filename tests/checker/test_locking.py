@@ -132,8 +132,8 @@ def test_an_edited_claim_is_rejected(edit: Any, needle: str) -> None:
 
 @pytest.mark.parametrize("source, needle", [
     (LOCKED.replace("global X := 1;", "global X := 1, L := 1;"), "lock L does not start at 0"),
-    (LOCKED.replace("x := X; L := 0; x }", "x := X; L := 0; X + 0 }"),
-     "X is touched without its lock"),  # a read after the release
+    (LOCKED.replace("x := X; L := 0; x }", "x := X; L := 0; yield; X + 0 }"),
+     "X is touched without its lock"),  # a read after the release (in a later step)
     (LOCKED.replace("X := x + 1; L := 0", "L := 0; X := x + 1"), "X is touched without"),
     (LOCKED + "request peek { if (L == 1) { 0 } else { 1 } }\n", "lock L is read or written"),
     (LOCKED + "request grab { L := 1; 0 }\n", "lock L is read or written"),
@@ -553,11 +553,12 @@ def test_a_retry_loop_takes_its_failed_rounds_out(tmp_path: Path) -> None:
                          "K := 1;").replace("N := N - 1; got := 1 } else { 0 };\n    M := 0;",
                                             "N := N - 1; got := 1 } else { K := 0 };\n    M := "
                                             "0;"), "other locks than"),
-    # a failed round reads the buffer without its lock
-    (lambda s: s.replace("M := 0;\n    yield\n", "M := 0;\n    z := N;\n    yield\n"),
-     "N is touched without"),
+    # a failed round reads the buffer without its lock (a step after it gave M back)
+    (lambda s: s.replace("M := 0;\n    yield\n",
+                         "M := 0;\n    yield;\n    z := N;\n    yield\n"), "N is touched without"),
     (lambda s: s.replace("} else { 0 };\n    M := 0;\n    yield\n", "} else { 0 };\n    M := 0;"
-                         "\n    if (N > 5) { yield } else { 0 }\n"), "N is touched without"),
+                         "\n    yield;\n    if (N > 5) { yield } else { 0 }\n"),
+     "N is touched without"),
 ])
 def test_a_retry_loop_outside_its_rules_is_rejected(edit: Any, needle: str) -> None:
     source = edit(RETRY)
