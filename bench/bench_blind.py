@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-BLIND = [ROOT / "bench" / "blind" / x for x in ("a", "b", "c")]
+BLIND = sorted(p for p in (ROOT / "bench" / "blind").iterdir() if (p / "expected.json").exists())
 
 
 def _bench(folder: Path, jobs: int, timeout: float, out: Path) -> subprocess.Popen[bytes]:
@@ -91,7 +91,7 @@ def table(rows: list[dict[str, Any]]) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("folders", nargs="*", type=Path, help="folders with expected.json "
-                    "(default: bench/blind/a, b and c)")
+                    "(default: every folder of bench/blind/ with an expected.json)")
     ap.add_argument("--jobs", type=int, default=2, help="models at the same time (default 2)")
     ap.add_argument("--timeout", type=float, default=30.0, help="seconds per model (default 30)")
     ap.add_argument("--beside", action="store_true", help="run a second identical batch beside")
