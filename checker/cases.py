@@ -7,10 +7,10 @@ the split program (any kind that proves `serializable`). Checked here, from the 
 own parse of both: each request named begins with its input chosen from a range, the
 split program has the same initial globals and, in the whole's order, each request not
 named as it is and each one named as its cases, one request per value in order, compared
-as parsed trees (the names of the cases are free: only their place maps them back), and
-no two requests of the split program share a name. Then the split program's certificate
-is checked alone, by `check` (the checker's entry point), within what is left of the
-budget.
+as parsed trees (names are free: only their place maps them back, and a family's member,
+`get[0]`, has no name of core Ser), and no two requests of the split program share a
+name. Then the split program's certificate is checked alone, by `check` (the checker's
+entry point), within what is left of the budget.
 """
 
 from __future__ import annotations
@@ -52,14 +52,12 @@ def split(data: dict[str, Any]) -> str:
             raise invalid("E-CASES", f"request {c['request']} is no request of the model, or "
                                      "is named twice")
         inputs[c["request"]] = c["input"]
-    expected: list[tuple[str | None, Expr]] = []  # a case's name is free (None)
+    expected: list[Expr] = []  # names are free: a request's place maps it back
     for name, body in whole:
-        expected += [(None, b) for b in _cases(name, body, inputs[name])] if name in inputs \
-            else [(name, body)]
+        expected += _cases(name, body, inputs[name]) if name in inputs else [body]
     names = [r for r, _ in reqs]
     if init2 != initial or len(reqs) != len(expected) or len(set(names)) != len(names) or any(
-            b != want or n not in (None, r)
-            for (r, b), (n, want) in zip(reqs, expected, strict=False)):  # fmt: skip
+            b != want for (_, b), want in zip(reqs, expected, strict=False)):  # fmt: skip
         raise invalid("E-CASES", "the split program is not the model with "
                                  f"{', '.join(sorted(inputs))} split by input")
     return f"{len(whole)} requests split into {len(reqs)} ({', '.join(sorted(inputs))})"

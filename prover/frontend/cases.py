@@ -73,20 +73,22 @@ def find(source: str, constants: dict[str, int] | None) -> Found | None:
     spread = {name for name in choice if len(parts[name]) > 1}
     if not spread:
         return None
-    taken = {name for name, _ in requests if name not in spread}
+    taken = {name for name, _ in requests if name not in spread and name.isidentifier()}
     reqs: list[tuple[str, Expr]] = []
     origin: list[tuple[str, str]] = []  # each request of the split program, its model's
     for name, body in requests:
-        if name not in spread:
-            reqs.append((name, body))
-            origin.append((name, name))
+        if name not in spread:  # a family's member (`get[0]`) is named in core Ser (`get_0`)
+            new = name
+            while not new.isidentifier() or new != name and new in taken:
+                new = re.sub(r"\W+", "_", new).strip("_") + ("_" if new in taken else "")
+            taken.add(new)
+            reqs.append((new, body))
+            origin.append((new, name))
             continue
         k, lo, hi = choice[name]
         for v, b in zip(range(lo, hi + 1), cases[name], strict=True):
             reqs.append((_name(name, k, v, taken), b))
             origin.append((reqs[-1][0], name))
-    if not all(name.isidentifier() for name, _ in reqs):  # a family's member kept whole
-        return None
     text = core_source(initial, reqs)
     try:
         if text is None or parse_program(text) != (initial, reqs):

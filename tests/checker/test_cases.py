@@ -108,7 +108,7 @@ def test_the_prover_decides_a_keyed_cache_by_cases() -> None:
 @pytest.mark.parametrize("edit", [
     ("inc_k0 { k := 0;", "inc_k0 { k := 1;"),  # a case for the wrong value
     ("request inc_k1", "request inc_kx"),  # the free name of a case: accepted below
-    ("request get { C }", "request got { C }"),  # a kept request renamed
+    ("request get { C }", "request got { C }"),  # a kept request renamed: free too
     ("C := 1", "C := 2"),  # other initial globals
 ])
 def test_a_split_program_that_is_not_the_split_is_rejected(keyed: Json, edit: tuple[str, str]
@@ -116,7 +116,8 @@ def test_a_split_program_that_is_not_the_split_is_rejected(keyed: Json, edit: tu
     source = keyed["cases"]["split"]["model"]["source"]
     assert edit[0] in source
     status, code, message = _status(_with_split_source(keyed, source.replace(*edit)))
-    if edit[1] == "request inc_kx":  # names of cases are free; the nested proof then fails
+    if edit[1] in ("request inc_kx", "request got { C }"):  # names are free (their place maps
+        # them back); the nested proof, of the program before the edit, then fails
         assert status != "valid" and code != "E-CASES"
         return
     assert (status, code) == ("invalid", "E-CASES"), message
@@ -195,10 +196,14 @@ def test_the_hash_of_the_split_program_is_checked(keyed: Json) -> None:
     assert _status(forged)[:2] == ("invalid", "E-HASH")
 
 
-def test_a_family_kept_whole_leaves_the_program_unsplit(tmp_path: Path) -> None:
-    """The members of a family (`f[0]`) have no name a core program can give them: the
-    split is not written, and the program is decided whole (it once raised)."""
+def test_a_family_kept_whole_is_named_in_core_ser(tmp_path: Path) -> None:
+    """The members of a family (`f[0]`) have no name of core Ser: in the split program
+    they are `f_0`, `f_1` (names are free, their place maps them back), and each key's
+    requests are a part of their own."""
     family = ("const K := 2;\nglobal A[K];\nrequest f[j in 0..K-1] { A[j] := 1; 0 }\n"
               "request g { i := ?(0..K-1); if (i == 0) { A[0] } else { A[1] } }\n")
-    assert find(family, None) is None
-    assert _decide(tmp_path, family)[0] == "serializable"
+    found = find(family, {"K": 2})
+    assert found is not None and found.origin == (("f_0", "f[0]"), ("f_1", "f[1]"),
+                                                  ("g_i0", "g"), ("g_i1", "g"))
+    status, cert = _decide(tmp_path, family)
+    assert status == "serializable" and cert["producer"]["engine"] == "cases"
