@@ -11,7 +11,7 @@ from typing import Any
 from checker.errors import CheckerError, invalid
 from checker.fold import fold, truth
 from checker.live import live_locals
-from checker.model import Expr, expr_text, is_local, nodes
+from checker.model import ZERO, Expr, expr_text, is_local, nodes
 
 MAX_PATHS = 4096  # paths of one request at a time
 MAX_VISITS = 1_000_000  # statements followed on all of one request's paths (nested retries)
@@ -156,13 +156,11 @@ class Walk:
             raise self.fail(f"reads {g} after a release", ("var", g))
         return replace(st, seen=st.seen | {q})
 
-    def acquired(self, loop: Expr, then: Expr, env: dict[str, int]
-                 ) -> tuple[str, list[Expr]] | None:  # fmt: skip
-        """(what is taken, the other tests) when `loop; then` is `while (L == 1 || ...) {
-        yield }; L := 1` (L's test may also be `L != 0`, `L > 0` or `L`; the others read,
-        no more), with `R > 0` among the tests when L is a readers-writer lock's, or its
-        reader's `while (L == 1 || ...) { yield }; R := R + 1` (R taken), once the `if`s
-        that the path's locals settle are taken."""
+    def acquired(self, loop: Expr, then: Expr, env: dict[str, int], drain: Expr = ZERO
+                 ) -> tuple[str, list[Expr], int] | None:  # fmt: skip
+        """(what is taken, the other tests, statements) when `loop; then` is an acquisition
+        (rules 2, 3, 7, 9) once the `if`s the path's locals settle are taken; a writer of a
+        readers-writer lock may wait for `R > 0` to fail right after (`drain`)."""
         if loop[0] != "while" or loop[2] != ("yield",):
             return None
         then, tests = _resolve(then, env), _operands(_resolve(loop[1], env), "||")
@@ -185,9 +183,11 @@ class Walk:
         else:
             return None
         found = [next((c for c in tests if c in forms), None) for forms in need]
-        if None in found or taken in self.caps and len(tests) > 1:
+        late = taken in self.writer and found[1:] == [None] and drain[0] == "while" and drain[
+            2] == ("yield",) and _resolve(drain[1], env) in need[1]  # W set, readers drain
+        if None in found[:1 if late else 2] or taken in self.caps and len(tests) > 1:
             return None
-        return taken, [c for c in tests if c not in found]
+        return taken, [c for c in tests if c not in found], 3 if late else 2
 
     def run(self, e: Expr, states: list[State]) -> list[State]:
         """The paths after `e` from `states` (deduplicated, at most MAX_PATHS at each
@@ -211,8 +211,8 @@ class Walk:
             for st in at[i]:
                 # a readers' count changes only where its value is dropped: never in the
                 # last statement (its value is the sequence's: a read of the count)
-                got = self.acquired(s, parts[i + 1], dict(st.env)) if i + 1 < len(parts) \
-                    else None  # fmt: skip
+                got = self.acquired(s, parts[i + 1], dict(st.env), parts[i + 2] if i + 2 < len(
+                    parts) else ZERO) if i + 1 < len(parts) else None  # fmt: skip
                 if got is not None and got[0] in self.readers and len(parts) < i + 3:
                     got = None
                 if got is None and i + 1 < len(parts) and s[0] == "assign" and \
@@ -233,12 +233,12 @@ class Walk:
                 if got is None:
                     at[i + 1].update(dict.fromkeys(self.node(s, st)))
                     continue
-                lock, tests = got
+                lock, tests, n = got
                 after = self.take(lock, self.stepping(st, s), s)
                 for c in tests:  # read in the step that takes the lock: under it
                     self.unstepped(self.run(c, [after]), c)
-                at[i + 2][after] = None
-                self.other_waits |= bool(tests)
+                at[i + n][after] = None
+                self.other_waits |= bool(tests) or n > 2
         return list(at[-1])
 
     def turn(self, s: Expr, then: Expr, st: State) -> tuple[int, State] | None:
