@@ -501,14 +501,16 @@ class Walk:
         if tag in ("not", "neg"):
             return self.run(e[1], [st])
         if tag == "bin":
-            return [out for mid in self.run(e[2], [st]) for out in self.right(e, mid)]
+            left = truth(e[2], dict(st.env))  # on the locals before it runs (it may set them)
+            return [out for mid in self.run(e[2], [st]) for out in self.right(e, mid, left)]
         if tag == "seq":
             return self.run(e, [st])
         if tag == "if":
-            return [out for mid in self.run(e[1], [st]) for out in self.branch(e, mid)]
+            c = truth(e[1], dict(st.env))  # on the locals before the test runs
+            return [out for mid in self.run(e[1], [st]) for out in self.branch(e, mid, c)]
         return self.loop(e, st)
 
-    def right(self, e: Expr, st: State) -> list[State]:
+    def right(self, e: Expr, st: State, left: bool | None) -> list[State]:
         """The paths after a binary operation's right operand, its left one evaluated:
         `&&` and `||` run it only when the left one does not decide (both ways when its
         value is unknown); `/` and `%` only by a divisor known not to be 0."""
@@ -517,7 +519,6 @@ class Walk:
             raise self.fail("divides by what may be 0", e)
         if e[1] not in ("&&", "||"):
             return self.run(e[3], [st])
-        left = truth(e[2], env)
         if left is None:
             return _join([st, *self.run(e[3], [st])])
         return [st] if (not left) == (e[1] == "&&") else self.run(e[3], [st])
@@ -537,8 +538,7 @@ class Walk:
             return [st.set(name, v) for v in range(rhs[1], rhs[2] + 1)]
         return [st.set(name, fold(rhs, dict(st.env)))]
 
-    def branch(self, e: Expr, st: State) -> list[State]:
-        c = truth(e[1], dict(st.env))
+    def branch(self, e: Expr, st: State, c: bool | None) -> list[State]:
         if c is not None:
             return self.run(e[2] if c else e[3], [st])
         return _join(self.run(e[2], [st]) + self.run(e[3], [st]))

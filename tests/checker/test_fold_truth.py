@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -85,3 +86,16 @@ def test_a_transaction_that_tries_every_lock_is_proved() -> None:
     # with one lock got, it goes on: its failed try answers
     _rejected(_cert(TRY_ALL.replace("if (g0 && g1)", "if (g0 || g1)"), _claim(TRY_ALL)),
               "after a failed validation or try")
+
+
+@pytest.mark.parametrize("source, claim", [
+    # the red team's: the test sets the local it reads, so read afterwards it fails,
+    # though it held when it ran: the branch that writes X and yields was not followed
+    ("request a { x := 0; if (x == 0 && (x := 1)) { X := 1; yield; y := X; X := 0; y } "
+     "else { 1 } }\n", {"locks": [], "guards": {}}),
+    ("request u { while (L == 1) { yield }; L := 1; x := X; L := 0;\n  z := 0; if (z == 0 "
+     "&& (z := 1)) { X := 7; yield; X := 0 } else { 0 }; x }\n", {"locks": ["L"], "guards": {}}),
+])
+def test_a_test_is_settled_on_the_locals_before_it_runs(source: str, claim: Any) -> None:
+    _rejected(_cert(source, claim), "X is written but has no guard")
+    assert _claim(source) is None
