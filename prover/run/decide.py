@@ -1035,8 +1035,10 @@ def _certify(run: _Run, dest: str, cert: dict[str, Any], engine: str,
                f"certificate kept at {saved}")
         return Decided(run.result("error", why, engine=engine, cex=cex, check=status,
                                    message=message), text, saved)
+    t0 = time.monotonic()
     expl = _explanation(run, cex) if cex is not None else run.assertion if cert[
         "verdict"] == "assertion_violated" else _proof_explanation(run, cert, engine)
+    run.times["explain_s"] = time.monotonic() - t0
     verdict: Status = cert["verdict"] if cert["verdict"] in (
         "serializable", "assertion_violated") else "not_serializable"
     return Decided(run.result(verdict, cert_path=dest, engine=engine, cex=cex, check=status,
