@@ -19,7 +19,7 @@ SCHEMA_ID = "prove-result/1"
 # Wall-clock seconds per stage, in pipeline order; a stage that did not run is null.
 TIME_KEYS = ("load_s", "locking_s", "explicit_s", "reduction_s", "random_s", "versions_s",
              "parts_s", "proof_s", "explicit2_s", "bmc_s", "assertions_s", "engines_s",
-             "diagnostics_s", "deadlock_s", "check_s", "total_s")
+             "diagnostics_s", "deadlock_s", "check_s", "explain_s", "total_s")
 # Search statistics; the counterexample ones are null for a proof or no verdict, the
 # solver queries are the reduction engine's (null when it did not run).
 STAT_KEYS = ("explicit_states", "exhausted_requests", "requests", "lower_bound", "events",

@@ -29,6 +29,9 @@ def test_a_counterexample_is_explained_within_its_budget(tmp_path: Path, work: i
     assert d.result.status == "not_serializable" and d.text is not None
     assert "counterexample" in json.loads(d.text) and d.result.explanation is not None
     assert "explain_s" in d.result.times
+    from prover.commands.jsonl import TIME_KEYS
+
+    assert "explain_s" in TIME_KEYS  # --json prints it too
     # without the search's own serial automaton, the explanation explores them itself
     model, cex = load_source(LOST, "ser", "lost.ser", lazy=True), d.result.counterexample
     assert model.steps is not None and cex is not None
