@@ -75,7 +75,7 @@ class State:
         """The path after a `yield`: the step's holds of versions end (a release)."""
         return replace(self, released=self.released or bool(self.commit | self.seen),
                        commit=frozenset(), seen=frozenset(), raised=frozenset(), same=(),
-                       freed=frozenset())
+                       freed=frozenset(), owed=frozenset())
 
 
 def _resolve(e: Expr, env: dict[str, int]) -> Expr:
@@ -473,7 +473,7 @@ class Walk:
                             "does not raise it", e)
         if tag == "yield":
             self.quiet |= st.owed  # what it guards is then touched only in its commits
-            return [replace(st.stepped(), owed=frozenset())]
+            return [st.stepped()]
         if tag in ("int", "nd", "var"):
             return [st]
         if tag == "exit":

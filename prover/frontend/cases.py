@@ -46,7 +46,11 @@ def _choice(body: Expr) -> tuple[str, int, int] | None:
 
 
 def _name(base: str, k: str, v: int, taken: set[str]) -> str:
-    name = re.sub(r"\W", "_", f"{base}_{k}{v if v >= 0 else f'm{-v}'}")
+    return _unique(re.sub(r"\W", "_", f"{base}_{k}{v if v >= 0 else f'm{-v}'}"), taken)
+
+
+def _unique(name: str, taken: set[str]) -> str:
+    """`name`, or it with `_`s after it, so that no name in `taken` is it (then taken)."""
     while name in taken:
         name += "_"
     taken.add(name)
@@ -78,10 +82,8 @@ def find(source: str, constants: dict[str, int] | None) -> Found | None:
     origin: list[tuple[str, str]] = []  # each request of the split program, its model's
     for name, body in requests:
         if name not in spread:  # a family's member (`get[0]`) is named in core Ser (`get_0`)
-            new = name
-            while not new.isidentifier() or new != name and new in taken:
-                new = re.sub(r"\W+", "_", new).strip("_") + ("_" if new in taken else "")
-            taken.add(new)
+            new = name if name.isidentifier() else _unique(
+                re.sub(r"\W+", "_", name).strip("_"), taken)
             reqs.append((new, body))
             origin.append((new, name))
             continue

@@ -247,14 +247,22 @@ def find(source: str, constants: dict[str, int] | None) -> Locking | None:
                 readers[r] = ws[0]
     except CheckerError:
         return None
+    for found in _readings(source, constants, requests, locks, tried, readers):
+        guards = _guarded(source, constants, found)
+        if guards is not None:
+            return _claimed(found, guards)
+    return None
+
+
+def _readings(source: str, constants: dict[str, int] | None, requests: list[Any],
+              locks: set[str], tried: set[str], readers: dict[str, str]) -> Iterator[_Shape]:
+    """The readings to try, in turn: the test-and-set flags as locks (when there are any)
+    and not, then the locks as one tree (lock coupling)."""
     for taken in [locks | tried, locks] if tried - locks else [locks]:
-        for found in _shapes(source, constants, requests, taken, readers):
-            guards = _guarded(source, constants, found)
-            if guards is not None:
-                return _claimed(found, guards)
+        yield from _shapes(source, constants, requests, taken, readers)
     coupled = _coupled(source, constants, locks | tried)
-    guards = None if coupled is None else _guards(coupled.foot, coupled, set())
-    return None if coupled is None or guards is None else _claimed(coupled, guards)
+    if coupled is not None:
+        yield coupled
 
 
 def _coupled(source: str, constants: dict[str, int] | None, locks: set[str]
