@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.checker.test_locking import _cert, _claim, _rejected
+from tests.checker.test_locking import _cert, _claim, _refused, _rejected
 from tests.checker.test_parts import _decide, _status
 
 Json = Any
@@ -72,10 +72,7 @@ def test_the_negated_fence_fails_its_round() -> None:
     (lambda s: s + "request poke { Stamp := 7; 1 }\n", "does not raise it"),
 ])
 def test_a_fence_outside_the_rules_is_rejected(edit: Any, needle: str) -> None:
-    source = edit(FENCE)
-    assert source != FENCE
-    _rejected(_cert(source, CLAIM), needle)
-    assert _claim(source) is None
+    _refused(FENCE, edit, CLAIM, needle)
 
 
 def test_a_seqlock_is_no_fence() -> None:

@@ -84,6 +84,15 @@ def _rejected(cert: Json, needle: str = "") -> None:
     assert needle in message, message
 
 
+def _refused(base: str, edit: Any, claim: Json, needle: str = "") -> None:
+    """`edit` makes of `base` a program outside the rules: the base's claim is rejected on
+    it (with `needle` in the reason), and the prover finds no claim of its own."""
+    source = edit(base)
+    assert source != base
+    _rejected(_cert(source, claim), needle)
+    assert _claim(source) is None
+
+
 def test_a_bank_of_three_is_proved_by_its_locks() -> None:
     found = _claim(BANK)
     assert found == {"locks": ["L0", "L1", "L2"], "guards": {"B0": "L0", "B1": "L1", "B2": "L2"}}

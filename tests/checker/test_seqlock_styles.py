@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.checker.test_locking import _cert, _claim, _rejected
+from tests.checker.test_locking import _cert, _claim, _refused, _rejected
 from tests.checker.test_parts import _status
 
 SPLIT = """request writer {
@@ -68,10 +68,7 @@ def _closed(source: str) -> str:
      "Ca is touched without"),
 ])
 def test_a_seqlock_outside_the_rules_is_rejected(edit: Any, needle: str) -> None:
-    source = edit(SPLIT)
-    assert source != SPLIT
-    _rejected(_cert(source, CLAIM), needle)
-    assert _claim(source) is None
+    _refused(SPLIT, edit, CLAIM, needle)
 
 
 def test_what_a_step_does_after_a_release_is_under_the_lock() -> None:
