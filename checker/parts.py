@@ -7,8 +7,11 @@ The claim lists the parts, each a whole certificate of its own (any kind that pr
 of its request kinds. Checked here, from the checker's own parse of both: every kind is in
 exactly one part, each part's program is that restriction (same initial globals, the same
 requests in the same order, compared as parsed trees), and no kind of one part writes a
-global that a kind of another reads or writes. Then each part's certificate is checked
-alone, by `check` (the checker's entry point), within what is left of the budget.
+global that a kind of another reads or writes, but a *shared lock*: a global that starts
+at 0 and that every request touches only in holds (`held`); a part that touches one has,
+after its own requests, one request that holds it (`holder`) in place of the others'
+holds. Then each part's certificate is checked alone, by `check` (the checker's entry
+point), within what is left of the budget.
 """
 
 from __future__ import annotations
@@ -22,24 +25,37 @@ from checker.model import Env, Expr, is_local, mk_bin, mk_un, nodes
 from checker.program import parse_program
 
 
+def holder(lock: str) -> Expr:
+    """The body of a request that holds `lock` once: `while (L == 1) { yield }; L := 1;
+    yield; L := 0; 0` (a part's stand-in for the holds of the other parts)."""
+    return ("seq", ("while", ("bin", "==", ("var", lock), ("int", 1)), ("yield",)),
+            ("seq", ("assign", lock, ("int", 1)), ("seq", ("yield",), ("seq", (
+                "assign", lock, ("int", 0)), ("int", 0)))))
+
+
 def _restriction(data: dict[str, Any], initial: Env, whole: list[tuple[str, Expr]]
-                 ) -> list[list[str]]:  # fmt: skip
-    """Each part's request kinds, after checking that its program is the restriction of
-    the whole one (`initial`, `whole`: its initial globals and requests)."""
+                 ) -> tuple[list[list[str]], list[list[Expr]]]:  # fmt: skip
+    """Each part's request kinds and the bodies of its other requests (its holders),
+    after checking that its program is the restriction of the whole one (`initial`,
+    `whole`: its initial globals and requests), then those others."""
     names: list[list[str]] = []
+    extra: list[list[Expr]] = []
+    kinds_of_whole = {r for r, _ in whole}
     for i, part in enumerate(data["parts"], 1):
         if part["verdict"] != "serializable" or part["model"]["kind"] != "ser":
             raise invalid("E-PARTS", f"part {i} does not prove a Ser program serializable")
         init, reqs = parse_program(part["model"]["source"], part["model"].get("constants"))
-        kinds = [r for r, _ in reqs]
-        if init != initial or not reqs or reqs != [r for r in whole if r[0] in kinds]:
+        kinds = [r for r, _ in reqs if r in kinds_of_whole]
+        own = [r for r in whole if r[0] in kinds]
+        if init != initial or not own or reqs[:len(own)] != own:
             raise invalid("E-PARTS", f"part {i}'s program is not the model restricted to "
                                      f"its requests {', '.join(kinds) or '(none)'}")
         names.append(kinds)
+        extra.append([b for _, b in reqs[len(own):]])
     seen = [n for kinds in names for n in kinds]
     if sorted(seen) != sorted(r for r, _ in whole):
         raise invalid("E-PARTS", "the parts do not hold every request kind exactly once")
-    return names
+    return names, extra
 
 
 def _settle(e: Expr, known: dict[str, int]) -> int | None:
@@ -89,15 +105,58 @@ def reached(body: Expr) -> tuple[set[str], set[str]]:
     return reads, writes
 
 
-def _independent(whole: list[tuple[str, Expr]], names: list[list[str]]) -> None:
+def _flat(e: Expr) -> list[Expr]:
+    """`e` as its sequence of statements (however its `seq`s nest)."""
+    return [x for part in e[1:] for x in _flat(part)] if e[0] == "seq" else [e]
+
+
+WAITS = ("bin", "==", 1), ("bin", "!=", 0), ("bin", ">", 0)  # `while (L <op> n) { yield }`
+
+
+def held(e: Expr, lock: str) -> bool:
+    """Every touch of `lock` in `e` is in a hold: in one sequence, `while (L == 1) { yield
+    }` (or `L != 0`, `L > 0`, `L`), then `L := 1`, statements that do not name L, then
+    `L := 0`; an `if` or a loop whose test does not name L holds it so in each branch."""
+    stmts, holding, i = _flat(e), False, 0
+    while i < len(stmts):
+        s, i = stmts[i], i + 1
+        named = any(n[0] in ("var", "assign") and n[1] == lock for n in nodes(s))
+        if holding:
+            holding = s != ("assign", lock, ("int", 0))
+            if holding and named:
+                return False
+        elif s[0] == "while" and s[2] == ("yield",) and (s[1] == ("var", lock) or any(
+                s[1] == (t, op, ("var", lock), ("int", n)) for t, op, n in WAITS)):
+            if stmts[i:i + 1] != [("assign", lock, ("int", 1))]:
+                return False
+            holding, i = True, i + 1  # the wait and its `L := 1`: one acquisition
+        elif named and not (s[0] in ("if", "while") and lock not in {
+                n[1] for n in nodes(s[1]) if n[0] == "var"} and all(
+                held(b, lock) for b in s[2:])):  # fmt: skip
+            return False
+    return not holding
+
+
+def _shared(whole: list[tuple[str, Expr]], names: list[list[str]], initial: Env
+            ) -> list[list[str]]:  # fmt: skip
+    """Per part, the shared locks it touches (sorted), after checking that the parts
+    touch no other written global in common."""
     acc = {r: reached(e) for r, e in whole}  # reads, writes
     part = {n: i for i, kinds in enumerate(names) for n in kinds}
+    common: set[str] = set()
     for a, (_, wa) in acc.items():
         for b, (rb, wb) in acc.items():
             shared = wa & (rb | wb)
             if part[a] != part[b] and shared:
-                raise invalid("E-PARTS", f"{a} writes {min(shared)}, which {b} of another "
-                                         "part reads or writes: the parts are not independent")
+                common |= shared
+                if dict(initial).get(g := min(shared), 0) != 0 or not all(
+                        held(e, g) for _, e in whole):  # fmt: skip
+                    raise invalid("E-PARTS", f"{a} writes {g}, which {b} of another part "
+                                             "reads or writes, and it is no shared lock "
+                                             "(0 at first, touched in holds only): the parts "
+                                             "are not independent")
+    return [sorted(g for g in common if any(g in acc[k][0] | acc[k][1] for k in kinds))
+            for kinds in names]
 
 
 def parts(data: dict[str, Any], limits: Limits, remaining: Callable[[], float]
@@ -112,9 +171,17 @@ def parts(data: dict[str, Any], limits: Limits, remaining: Callable[[], float]
         if data["model"]["kind"] != "ser":
             raise invalid("E-PARTS", "only a Ser program is split into parts")
         initial, whole = parse_program(data["model"]["source"], data["model"].get("constants"))
-        st["names"] = names = _restriction(data, initial, whole)
-        _independent(whole, names)
-        return f"{len(names)} independent parts"
+        names, extra = _restriction(data, initial, whole)
+        st["names"] = names
+        locks = _shared(whole, names, initial)
+        for i, (mine, others) in enumerate(zip(locks, extra, strict=True), 1):
+            if others != [holder(g) for g in mine]:
+                raise invalid("E-PARTS", f"part {i}'s requests after its own are not one "
+                                         "holder of each shared lock it touches: "
+                                         f"{', '.join(mine) or '(none)'}")
+        shared = sorted(set().union(*map(set, locks)))
+        return f"{len(names)} independent parts" + (
+            f", sharing only the locks {', '.join(shared)}" if shared else "")
 
     yield "parts", split
     for i, part in enumerate(data["parts"], 1):

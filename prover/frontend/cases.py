@@ -20,7 +20,7 @@ from checker.errors import CheckerError
 from checker.model import Expr, is_local
 from checker.parts import reached
 from checker.program import parse_program
-from prover.frontend.parts import Names, components
+from prover.frontend.parts import Names, components, shared_locks
 from prover.frontend.versions import core_source
 
 MAX_VALUES = 16  # a request choosing among more is left whole
@@ -69,7 +69,9 @@ def find(source: str, constants: dict[str, int] | None) -> Found | None:
     split = [(name, b) for name, body in requests for b in cases.get(name, [body])]
     if len(split) == len(requests) or len(split) > MAX_REQUESTS:
         return None
-    acc = [(f"{k}", Names(*map(frozenset, reached(b)))) for k, (_, b) in enumerate(split)]
+    locks = shared_locks(initial, [b for _, b in split])  # they join no parts
+    acc = [(f"{k}", Names(*(frozenset(x) - locks for x in reached(b))))
+           for k, (_, b) in enumerate(split)]
     parts: dict[str, set[int]] = {}
     for p, group in enumerate(components(acc)):
         for k in group:

@@ -14,7 +14,9 @@ blanked out, so that its lines and columns are the whole file's.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from typing import Any
 
 from prover.frontend import ast
 from prover.frontend.ast import nodes
@@ -59,11 +61,60 @@ def settled_partition(source: str, constants: dict[str, int] | None
                       ) -> tuple[tuple[str, ...], ...]:  # fmt: skip
     """The parts as the checker reads them (checker/parts.py): on its own parse, an `if`
     that a request's constant locals decide names only the branch it runs."""
-    from checker.parts import reached
+    return tuple(kinds for kinds, _ in settled_parts(source, constants))
+
+
+def settled_parts(source: str, constants: dict[str, int] | None
+                  ) -> tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]:  # fmt: skip
+    """`settled_partition`'s parts, with the shared locks each touches: a global that
+    starts at 0 and that every request touches only in holds (checker/parts.py `held`)
+    joins no parts; a part that touches one that another part touches too is decided
+    with a holder of it (`with_holders`)."""
+    from checker.parts import holder, reached
     from checker.program import parse_program
 
-    _, requests = parse_program(source, constants)
-    return components([(r, Names(*map(frozenset, reached(b)))) for r, b in requests])
+    initial, requests = parse_program(source, constants)
+    acc = [(r, Names(*map(frozenset, reached(b)))) for r, b in requests]
+    locks = shared_locks(initial, [b for _, b in requests])
+    groups = components([(r, Names(n.reads - locks, n.writes - locks)) for r, n in acc])
+    touched = {r: n.reads | n.writes for r, n in acc}
+    used = [frozenset().union(*(touched[r] for r in kinds)) & locks for kinds in groups]
+    out = tuple((kinds, tuple(sorted(g for g in mine if sum(g in u for u in used) > 1)))
+                for kinds, mine in zip(groups, used, strict=True))
+    bodies = dict(requests)
+    if not any(mine and all(bodies[r] in map(holder, mine) for r in kinds)
+               for kinds, mine in out):
+        return out
+    # a part of holders only (a part's own program, split again): no shared locks
+    return tuple((kinds, ()) for kinds in components(acc))
+
+
+def shared_locks(initial: tuple[tuple[str, int], ...], bodies: list[Any]) -> frozenset[str]:
+    """The globals written somewhere that start at 0 and that every body touches only in
+    holds (`while (L == 1) { yield }; L := 1; ...; L := 0`, checker/parts.py `held`)."""
+    from checker.model import is_local
+    from checker.model import nodes as checker_nodes
+    from checker.parts import held
+
+    start = dict(initial)
+    written = {n[1] for b in bodies for n in checker_nodes(b)
+               if n[0] == "assign" and not is_local(n[1])}
+    return frozenset(g for g in written if start.get(g, 0) == 0 and all(
+        held(b, g) for b in bodies))
+
+
+def with_holders(source: str, locks: tuple[str, ...], taken: set[str]) -> str:
+    """A part's source with, after its own requests, one request that holds each of
+    `locks` once (checker/parts.py `holder`), in order, named apart from `taken`."""
+    out = [source.rstrip("\n")]
+    for g in locks:
+        name = "held_" + re.sub(r"\W+", "_", g).strip("_")
+        while name in taken:
+            name += "_"
+        taken.add(name)
+        out.append(f"request {name} {{ while ({g} == 1) {{ yield }}; {g} := 1; yield; "
+                   f"{g} := 0; 0 }}")
+    return "\n".join(out) + "\n"
 
 
 def components(acc: list[tuple[str, Names]]) -> tuple[tuple[str, ...], ...]:

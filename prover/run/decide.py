@@ -165,6 +165,8 @@ class _Run:
     locking: bool = True  # the two-phase locking claim is asked first (not: --no-locking)
     locks_in_order: bool = False  # its requests wait only for locks, taken in one order
     ns_choice: str = "reachable"  # --ns
+    searches: bool = True  # counterexample searches run (not: a part with holders, whose
+    # counterexamples are no executions of the program)
 
     def left(self, margin: float = 0.0) -> bool:
         return time.monotonic() < self.deadline - margin
@@ -288,10 +290,10 @@ def _engines(run: _Run, use_proofs: bool
         cex, cert = _cases(run)
         if cex is not None or cert is not None:
             yield cex, cert
-    cex = _narrowed(run) or _first_search(run)
+    cex = (_narrowed(run) or _first_search(run)) if run.searches else None
     if cex is not None:
         yield cex, None
-    cex = _random_runs(run, later=False)
+    cex = _random_runs(run, later=False) if run.searches else None
     if cex is not None:
         yield cex, None
     if use_proofs:
@@ -305,11 +307,11 @@ def _engines(run: _Run, use_proofs: bool
         cex, cert = _parts(run)
         if cex is not None or cert is not None:
             yield cex, cert
-    cex = _random_runs(run, later=True)
+    cex = _random_runs(run, later=True) if run.searches else None
     if cex is not None:
         yield cex, None
     evidence = Evidence(run.model.steps is not None, _wide(run), run.reduction)
-    for stage in plan(evidence, use_proofs):
+    for stage in plan(evidence, use_proofs, run.searches):
         cex, cert = _stage(run, stage)
         if cex is not None or cert is not None:
             yield cex, cert
@@ -371,33 +373,40 @@ def _parts(run: _Run) -> tuple[Counterexample | None, dict[str, Any] | None]:
     parts"); a part's counterexample is one of the whole program. Else neither, and the
     first undecided part says why."""
     from checker.errors import CheckerError
-    from prover.frontend.parts import part_source, partition, settled_partition
+    from prover.frontend.parts import part_source, partition, settled_parts, with_holders
 
     steps = run.model.steps
     if steps is None:
         return None, None
     t0, before = time.monotonic(), run.times.get("parts_s", 0.0)  # after a split's own
     try:
-        groups = settled_partition(run.model.source, dict(run.model.constants) or None)
+        found = settled_parts(run.model.source, dict(run.model.constants) or None)
     except CheckerError:  # the checker's parse refuses what the prover's took
-        groups = partition(steps.program)
+        found = tuple((kinds, ()) for kinds in partition(steps.program))
     run.times["parts_s"] = before + time.monotonic() - t0  # the look-up is a stage too
+    groups = [kinds for kinds, _ in found]
     if len(groups) < 2:
         return None, None
     sources = [part_source(run.model.source, kinds) for kinds in groups]
     if None in sources:  # a family whose members the partition leaves with gaps
         return None, None
+    taken = {r.name for r in steps.program.requests} | {n for g in groups for n in g}
     certs: list[dict[str, Any]] = []
-    for k, kinds in enumerate(groups, 1):
+    for k, (kinds, locks) in enumerate(found, 1):
         named = f"part {k} of {len(groups)} ({', '.join(kinds)})"
-        sub = _other_program(run, named, str(sources[k - 1]), 1 / (len(groups) - k + 1),
-                             run.model.constants)
+        sub = _other_program(run, named, with_holders(str(sources[k - 1]), locks, set(taken))
+                             if locks else str(sources[k - 1]), 1 / (len(groups) - k + 1),
+                             run.model.constants)  # fmt: skip
+        sub.searches = run.searches and not locks
         cex, cert = _part(sub, named)
         run.fault = run.fault or _fault(sub)
         if cert is None:
             run.times["parts_s"] = before + time.monotonic() - t0
-            if cex is None:
-                run.reasons.append(f"{named}: undecided: " + "; ".join(sub.reasons))
+            if cex is None or locks:  # a holder's run is no execution of the program
+                run.reasons.append(f"{named}: " + ("not serializable with holders of "
+                                   f"{', '.join(locks)}" if cex else "undecided: " + "; ".join(
+                                       sub.reasons)))  # fmt: skip
+                return None, None
             return cex, None
         certs.append(cert)
     run.times["parts_s"] = before + time.monotonic() - t0

@@ -44,10 +44,14 @@ class Evidence:
     # not run, a reason of the program, its budget spent finding the invariant, or after
 
 
-def plan(e: Evidence, use_proofs: bool = True) -> tuple[Stage, ...]:
-    """The stages after the cheap attempts (none of which decided), in order."""
+def plan(e: Evidence, use_proofs: bool = True, searches: bool = True
+         ) -> tuple[Stage, ...]:  # fmt: skip
+    """The stages after the cheap attempts (none of which decided), in order; without
+    `searches`, the proofs only."""
     again: tuple[Stage, ...] = ("reduction",) if use_proofs and e.reduction in (
         "finding", "after") else ()  # fmt: skip
     wide: tuple[Stage, ...] = ("wide-search",) if e.ser_program and e.wide else ()
     proof: tuple[Stage, ...] = ("proof",) if use_proofs else ()
+    if not searches:
+        return (*again, *proof)
     return (*wide, *again, *proof, "search", "bmc")
