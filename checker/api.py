@@ -37,9 +37,11 @@ class CheckResult:
 
 def check_certificate(cert: dict[str, Any] | str | bytes, *, model_text: str | bytes | None = None,
                       timeout_s: float = 60.0, limits: Limits | None = None,
-                      progress: Callable[[str, int], None] | None = None) -> CheckResult:
+                      progress: Callable[[str, int], None] | None = None,
+                      nested: bool = False) -> CheckResult:
     """Check a certificate within `timeout_s` seconds (else undecided); never raises.
-    `model_text`: the model file (SHA-256 checked); `progress(name, done)`: each start."""
+    `model_text`: the model file (SHA-256 checked); `progress(name, done)`: each start;
+    `nested`: a part of a whole whose schema check covered it (not validated again)."""
     limits = limits or Limits()
     done: list[ObligationResult] = []
     verdict: str | None = None
@@ -54,7 +56,7 @@ def check_certificate(cert: dict[str, Any] | str | bytes, *, model_text: str | b
         # nested JSON is walked recursively by the validator (~10 frames a level)
         sys.setrecursionlimit(max(limit, 40 * limits.max_depth + 1000))
         with _alarm(timeout_s):
-            for name, thunk in _obligations(cert, model_text, remaining, limits):
+            for name, thunk in _obligations(cert, model_text, remaining, limits, nested):
                 if remaining() <= 0:
                     raise Undecided(f"{expired} (before {name})", code="E-TIMEOUT")
                 if progress is not None:
@@ -106,12 +108,12 @@ def _alarm(seconds: float) -> Iterator[None]:
 
 
 def _obligations(cert: dict[str, Any] | str | bytes, model_text: str | bytes | None,
-                 remaining: Callable[[], float], limits: Limits
+                 remaining: Callable[[], float], limits: Limits, nested: bool
                  ) -> Iterator[tuple[str, Callable[[], str]]]:  # fmt: skip
     state: dict[str, Any] = {}
 
     def read() -> str:
-        data = state["cert"] = parse(cert, limits)
+        data = state["cert"] = parse(cert, limits, schema=not nested)
         # Only the modules of the claim's own kind are imported (an auditor trusts those
         # alone): a per-variable reduction, two-phase locking or G p (no NS), parts, cases
         # or versions (what they nest alone), or on an NS.

@@ -72,7 +72,8 @@ def cases(data: dict[str, Any], limits: Limits, remaining: Callable[[], float]
     yield "cases", lambda: split(data)
 
     def nested() -> str:
-        result = check_certificate(data["cases"]["split"], timeout_s=remaining(), limits=limits)
+        result = check_certificate(data["cases"]["split"], timeout_s=remaining(), limits=limits,
+                                   nested=True)
         if result.status != "valid":
             error = {"invalid": Invalid, "undecided": Undecided}.get(result.status, CheckerError)
             raise error(f"the split program: {result.message}", code=result.code)

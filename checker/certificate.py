@@ -50,8 +50,7 @@ def _no_constant(name: str) -> Any:
 
 def _scan(data: Any, limits: Limits) -> None:
     """Non-integer numbers, nesting depth, node count and integer sizes, iteratively."""
-    todo: list[tuple[Any, tuple[Any, ...]]] = [(data, ())]  # a value, its path
-    nodes = 0
+    nodes, todo = 0, list[tuple[Any, tuple[Any, ...]]]([(data, ())])  # values: value, path
     while todo:
         (node, path), nodes = todo.pop(), nodes + 1
         if nodes > limits.max_json_nodes:
@@ -69,7 +68,8 @@ def _scan(data: Any, limits: Limits) -> None:
             raise LimitError(f"integer {str(node)[:30]}... exceeds the limit {limits.max_int}")
 
 
-def parse(cert: dict[str, Any] | str | bytes, limits: Limits) -> dict[str, Any]:
+def parse(cert: dict[str, Any] | str | bytes, limits: Limits, schema: bool = True
+          ) -> dict[str, Any]:  # fmt: skip
     """A certificate from bytes, text or a decoded object (re-encoded: read as its JSON text)."""
     if isinstance(cert, dict):
         try:
@@ -87,7 +87,8 @@ def parse(cert: dict[str, Any] | str | bytes, limits: Limits) -> dict[str, Any]:
     except (UnicodeDecodeError, ValueError) as exc:
         raise JsonError(f"not JSON: {str(exc)[:200]}") from None
     _scan(data, limits)
-    validate(data)
+    if schema:  # else: a part of a whole validated already (`check_certificate`'s nested)
+        validate(data)
     return data
 
 

@@ -186,7 +186,8 @@ def parts(data: dict[str, Any], limits: Limits, remaining: Callable[[], float]
     yield "parts", split
     for i, part in enumerate(data["parts"], 1):
         def one(part: dict[str, Any] = part, i: int = i) -> str:
-            result = check_certificate(part, timeout_s=remaining(), limits=limits)
+            result = check_certificate(part, timeout_s=remaining(), limits=limits,
+                                       nested=True)
             kinds = ", ".join(st["names"][i - 1])
             if result.status != "valid":
                 error = {"invalid": Invalid, "undecided": Undecided}.get(result.status,

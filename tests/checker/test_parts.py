@@ -171,8 +171,9 @@ def test_a_parts_check_loads_the_split_and_the_parts_own_claims(apart: Json) -> 
 
 def test_a_refused_part_proof_is_a_reason_not_a_verdict(tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every part's proof refused by the checker: no verdict, the refusal among the
-    reasons (decided in-process: `decide` is what the child runs)."""
+    """Every proof refused by the checker (a part's is checked with the whole): no
+    verdict, the refusal among the reasons (decided in-process: `decide` is what the
+    child runs)."""
     monkeypatch.setattr(decide, "check_text",
                         lambda text, source, timeout, bound=None: ("invalid", "boom"))
     path = tmp_path / "m.ser"
@@ -180,4 +181,4 @@ def test_a_refused_part_proof_is_a_reason_not_a_verdict(tmp_path: Path,
     d = decide.decide(str(path), str(path) + ".cert.json", timeout_s=20, check_timeout_s=10,
                       progress=None, use_proofs=True)
     assert d.result.status == "undecided"
-    assert "was not accepted by the checker (invalid: boom): a bug" in d.result.reason
+    assert "engine parts was not accepted by the checker (invalid: boom)" in d.result.reason

@@ -183,3 +183,17 @@ def test_a_forged_part_of_a_split_with_holders_fails(coarse: Json) -> None:
     forged = copy.deepcopy(coarse)
     forged["parts"][1]["verdict"] = "not_serializable"
     assert _status(forged)[0] != "valid"
+
+
+@pytest.mark.parametrize(("path", "value"), [
+    (("verdict",), 5), (("model", "source"), ["request a { 0 }"]), (("producer",), None)])
+def test_a_part_against_the_schema_is_refused_by_the_wholes_check(
+        coarse: Json, path: tuple[str, ...], value: Any) -> None:
+    """A part is not validated again when it is checked (checker/api.py `nested`): the
+    whole's schema check covers it."""
+    forged = copy.deepcopy(coarse)
+    target = forged["parts"][1]
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    assert _status(forged)[:2] == ("unusable", "E-SCHEMA")
