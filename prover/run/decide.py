@@ -301,7 +301,7 @@ def _engines(run: _Run, use_proofs: bool
         cert = _versions(run)
         if cert is not None:
             yield None, cert
-        cert = _reduction(run, PROBE_UNITS)
+        cert = _reduction(run, PROBE_UNITS) if run.searches else None  # else: after proof
         if cert is not None:
             yield None, cert
         cex, cert = _parts(run)

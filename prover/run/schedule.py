@@ -47,11 +47,12 @@ class Evidence:
 def plan(e: Evidence, use_proofs: bool = True, searches: bool = True
          ) -> tuple[Stage, ...]:  # fmt: skip
     """The stages after the cheap attempts (none of which decided), in order; without
-    `searches`, the proofs only."""
+    `searches` (a part with holders: small), the proofs only, the network system's
+    first."""
     again: tuple[Stage, ...] = ("reduction",) if use_proofs and e.reduction in (
         "finding", "after") else ()  # fmt: skip
     wide: tuple[Stage, ...] = ("wide-search",) if e.ser_program and e.wide else ()
     proof: tuple[Stage, ...] = ("proof",) if use_proofs else ()
     if not searches:
-        return (*again, *proof)
+        return ("proof", "reduction") if use_proofs else ()
     return (*wide, *again, *proof, "search", "bmc")
