@@ -399,7 +399,7 @@ def _parts(run: _Run) -> tuple[Counterexample | None, dict[str, Any] | None]:
                              run.model.constants)  # fmt: skip
         sub.searches = run.searches and not locks
         cex, cert = _part(sub, named)
-        run.fault = run.fault or _fault(sub)
+        run.fault = run.fault or (None if locks else _fault(sub))  # (a holder's: not ours)
         if cert is None:
             run.times["parts_s"] = before + time.monotonic() - t0
             if cex is None or locks:  # a holder's run is no execution of the program
