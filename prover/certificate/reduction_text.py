@@ -55,10 +55,16 @@ def render_parts(parts: list[dict[str, Any]], cases: Sequence[dict[str, str]] = 
     split = ", ".join(f"{c['request']} by {c['input']}" for c in cases)
     lines = [f"Serializable by cases of its inputs: {split} split into one request per "
              "value, the program so split is serializable:"] if cases else []
+    locks = sorted({g for p in parts for g in p.get("holders", ())})
     lines += [f"Serializable in {len(parts)} independent parts (no request of one part writes "
-              "a global that a request of another reads or writes), each proved alone:"]
-    lines += [f"  part {k}: {', '.join(p['requests'])} (by {p['engine']})"
-              for k, p in enumerate(parts, 1)]
+              "a global that a request of another reads or writes" + (
+                  f", but the lock{'s' * (len(locks) > 1)} {', '.join(locks)}, which every "
+                  "request takes and gives back in holds" if locks else "") + (
+                  "), each proved alone") + (
+                  " with one request that holds each lock it shares" if locks else "") + ":"]
+    lines += [f"  part {k}: {', '.join(p['requests'])} (by {p['engine']}" + (
+        f"; with holders of {', '.join(p['holders'])}" if p.get("holders") else "") + ")"
+        for k, p in enumerate(parts, 1)]
     return "\n".join(lines)
 
 

@@ -410,8 +410,9 @@ def _parts(run: _Run) -> tuple[Counterexample | None, dict[str, Any] | None]:
             return cex, None
         certs.append(cert)
     run.times["parts_s"] = before + time.monotonic() - t0
-    run.stats["parts"] = [{"requests": list(kinds), "engine": c["producer"].get("engine")}
-                          for kinds, c in zip(groups, certs, strict=True)]
+    run.stats["parts"] = [{"requests": list(kinds), "engine": c["producer"].get("engine")} | (
+        {"holders": list(locks)} if locks else {}) for (kinds, locks), c in zip(
+            found, certs, strict=True)]  # fmt: skip
     return None, parts_certificate(run.model, certs)
 
 

@@ -197,3 +197,13 @@ def test_a_part_against_the_schema_is_refused_by_the_wholes_check(
         target = target[key]
     target[path[-1]] = value
     assert _status(forged)[:2] == ("unusable", "E-SCHEMA")
+
+
+def test_the_explanation_names_the_shared_locks_and_the_holders() -> None:
+    from prover.certificate.reduction_text import render_parts
+
+    text = render_parts([{"requests": ["a"], "engine": "state-equation", "holders": ["L"]},
+                         {"requests": ["b"], "engine": "locking", "holders": ["L"]}])
+    assert "but the lock L, which every request takes and gives back in holds" in text
+    assert "part 1: a (by state-equation; with holders of L)" in text
+    assert "holders" not in render_parts([{"requests": ["a"], "engine": "locking"}])
