@@ -146,11 +146,11 @@ def _shared(whole: list[tuple[str, Expr]], names: list[list[str]], initial: Env
     common: set[str] = set()
     for a, (_, wa) in acc.items():
         for b, (rb, wb) in acc.items():
-            shared = wa & (rb | wb)
-            if part[a] != part[b] and shared:
-                common |= shared
-                if dict(initial).get(g := min(shared), 0) != 0 or not all(
-                        held(e, g) for _, e in whole):  # fmt: skip
+            if part[a] == part[b]:
+                continue
+            for g in sorted(wa & (rb | wb)):  # every one: a lock shared beside data, too
+                common.add(g)
+                if dict(initial).get(g, 0) != 0 or not all(held(e, g) for _, e in whole):
                     raise invalid("E-PARTS", f"{a} writes {g}, which {b} of another part "
                                              "reads or writes, and it is no shared lock "
                                              "(0 at first, touched in holds only): the parts "

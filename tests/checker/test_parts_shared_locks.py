@@ -207,3 +207,39 @@ def test_the_explanation_names_the_shared_locks_and_the_holders() -> None:
     assert "but the lock L, which every request takes and gives back in holds" in text
     assert "part 1: a (by state-equation; with holders of L)" in text
     assert "holders" not in render_parts([{"requests": ["a"], "engine": "locking"}])
+
+
+# Found by the red team on 2f19385: the checker asked only the first (by name) of the
+# globals two requests of different parts share to be a lock, so a lock A beside data X
+# let X pass answers between the parts. Each whole is not serializable.
+DATA_BESIDE_A_LOCK = [
+    ("request a { while (A == 1) { yield }; A := 1; A := 0; X := 2; 0 }\n"
+     "request b { while (A == 1) { yield }; A := 1; A := 0; r := X; yield; s := X; "
+     "if (r == 0 && s == 2) { 1 } else { 0 } }\n", ("A", "X")),
+    ("global M := 1;\n"
+     "request a { while (A == 1) { yield }; A := 1; A := 0; M := 2; 0 }\n"
+     "request b { while (A == 1) { yield }; A := 1; A := 0; r := M; yield; s := M; "
+     "if (r == 1 && s == 2) { 1 } else { 0 } }\n", ("A", "M")),
+    ("request a { while (A == 1) { yield }; A := 1; X := 2; A := 0; 0 }\n"
+     "request b { while (A == 1) { yield }; A := 1; A := 0; r := X; yield; s := X; "
+     "if (r == 0 && s == 2) { 1 } else { 0 } }\n", ("A", "X")),
+]
+
+
+@pytest.mark.parametrize(("source", "locks"), DATA_BESIDE_A_LOCK)
+def test_data_shared_beside_a_lock_is_rejected(tmp_path: Path, source: str,
+                                               locks: tuple[str, ...]) -> None:
+    certs = []
+    for k in ("a", "b"):
+        text = with_holders(str(part_source(source, (k,))), locks, {"a", "b"})
+        status, cert = _decide(tmp_path, text, f"{k}.ser")
+        if status != "serializable":  # a holder of the data may make a part unprovable
+            pytest.skip(f"part {k} with holders of {locks} is {status} here")
+        cert.pop("deadlock", None)
+        certs.append(cert)
+    forged = {"format": "ser-certificate/1", "model": _model(source),
+              "verdict": "serializable", "producer": {"tool": "forger", "version": "1"},
+              "parts": certs}
+    status, code, message = _status(forged)
+    assert (status, code) == ("invalid", "E-PARTS") and "no shared lock" in message, message
+    assert _decide(tmp_path, source, "whole.ser")[0] == "not_serializable"
