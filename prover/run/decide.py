@@ -167,6 +167,7 @@ class _Run:
     ns_choice: str = "reachable"  # --ns
     searches: bool = True  # counterexample searches run (not: a part with holders, whose
     # counterexamples are no executions of the program)
+    part: bool = False  # a part's run: not split into parts again (a part has no parts)
 
     def left(self, margin: float = 0.0) -> bool:
         return time.monotonic() < self.deadline - margin
@@ -376,7 +377,7 @@ def _parts(run: _Run) -> tuple[Counterexample | None, dict[str, Any] | None]:
     from prover.frontend.parts import part_source, partition, settled_parts, with_holders
 
     steps = run.model.steps
-    if steps is None:
+    if steps is None or run.part:
         return None, None
     t0, before = time.monotonic(), run.times.get("parts_s", 0.0)  # after a split's own
     try:
@@ -397,7 +398,7 @@ def _parts(run: _Run) -> tuple[Counterexample | None, dict[str, Any] | None]:
         sub = _other_program(run, named, with_holders(str(sources[k - 1]), locks, set(taken))
                              if locks else str(sources[k - 1]), 1 / (len(groups) - k + 1),
                              run.model.constants)  # fmt: skip
-        sub.searches = run.searches and not locks
+        sub.searches, sub.part = run.searches and not locks, True
         cex, cert = _part(sub, named)
         run.fault = run.fault or (None if locks else _fault(sub))  # (a holder's: not ours)
         if cert is None:

@@ -243,3 +243,12 @@ def test_data_shared_beside_a_lock_is_rejected(tmp_path: Path, source: str,
     status, code, message = _status(forged)
     assert (status, code) == ("invalid", "E-PARTS") and "no shared lock" in message, message
     assert _decide(tmp_path, source, "whole.ser")[0] == "not_serializable"
+
+
+def test_a_parts_run_is_not_split_again(tmp_path: Path) -> None:
+    """A part has no parts of its own (the schema refuses them): its run does not split."""
+    path = tmp_path / "m.ser"
+    path.write_text(COARSE, encoding="utf-8")
+    run = decide._load(str(path), 60.0, None, None, "reachable", None)
+    run.part = True
+    assert decide._parts(run) == (None, None)
