@@ -235,7 +235,9 @@ def test_only_g_p_over_globals_is_an_unbounded_claim(formula: str) -> None:
 def test_an_unbounded_claim_needs_a_ser_program_and_a_finite_closure() -> None:
     _rejected(_always(MUTEX, "G true", kind="ns-json"), "ltl-formula", "E-LTL-FORMULA")
     unbounded = "request incr { X := X + 1 }\n"
-    res = check_certificate(json.dumps(_always(unbounded, "G (X >= 0)")))
+    # the closure grows to the state bound first (about 40 s here): a budget that a
+    # loaded machine does not cut short
+    res = check_certificate(json.dumps(_always(unbounded, "G (X >= 0)")), timeout_s=600)
     assert res.status == "unusable" and res.code == "E-MODEL", res.message
 
 
