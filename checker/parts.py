@@ -143,18 +143,14 @@ def _shared(whole: list[tuple[str, Expr]], names: list[list[str]], initial: Env
     touch no other written global in common."""
     acc = {r: reached(e) for r, e in whole}  # reads, writes
     part = {n: i for i, kinds in enumerate(names) for n in kinds}
-    common: set[str] = set()
-    for a, (_, wa) in acc.items():
-        for b, (rb, wb) in acc.items():
-            if part[a] == part[b]:
-                continue
-            for g in sorted(wa & (rb | wb)):  # every one: a lock shared beside data, too
-                common.add(g)
-                if dict(initial).get(g, 0) != 0 or not all(held(e, g) for _, e in whole):
-                    raise invalid("E-PARTS", f"{a} writes {g}, which {b} of another part "
-                                             "reads or writes, and it is no shared lock "
-                                             "(0 at first, touched in holds only): the parts "
-                                             "are not independent")
+    common = {g: (a, b) for a, (_, wa) in acc.items() for b, (rb, wb) in acc.items()
+              if part[a] != part[b] for g in wa & (rb | wb)}  # a lock beside data, too
+    for g, (a, b) in sorted(common.items()):  # every one, each judged once
+        if dict(initial).get(g, 0) != 0 or not all(held(e, g) for _, e in whole):
+            raise invalid("E-PARTS", f"{a} writes {g}, which {b} of another part "
+                                     "reads or writes, and it is no shared lock "
+                                     "(0 at first, touched in holds only): the parts "
+                                     "are not independent")
     return [sorted(g for g in common if any(g in acc[k][0] | acc[k][1] for k in kinds))
             for kinds in names]
 
