@@ -45,6 +45,10 @@ class SerialOnDemand:
         self.levels: list[list[str]] = [[self.initial]]  # global states by first depth
         self.placed = {self.initial}  # the states in `levels`
         self.edges: list[SerialEdge] = []
+        self._next: dict[tuple[str, str, str], str] = {}  # (global, request, response): a target
+        # Where a serial walk of each multiset answered so far ends (one walk, whichever
+        # was found first: only whether one exists is read off it)
+        self._ends: dict[Multiset, str] = {(): self.initial}
         self._solo: dict[tuple[str, str], list[tuple[str, str]]] = {}
         self._oracles: dict[int, SerialMembership] = {}
         self.fault: CompileError | None = None  # the first run-time error a run alone met
@@ -66,7 +70,25 @@ class SerialOnDemand:
         return oracle
 
     def is_serial(self, ms: Multiset) -> bool:
-        return self.membership(sum(n for _, n in ms)).is_serial(ms)
+        """First, a walk of `ms` less one pair (a search asks the smaller ones first)
+        extended by an edge with that pair: each such answer costs a few lookups, not a
+        search of the automaton."""
+        oracle = self.membership(sum(n for _, n in ms))  # grows the levels it needs
+        for i, ((request, response), n) in enumerate(ms):
+            end = self._ends.get((*ms[:i], *((((request, response), n - 1),) if n > 1
+                                             else ()), *ms[i + 1:]))
+            if end is not None and (target := self._next.get((end, request, response))):
+                self._remember(ms, target)
+                return True
+        walk = oracle.serial_order(ms)
+        if walk is not None:
+            self._remember(ms, walk[-1].target if walk else self.initial)
+        return walk is not None
+
+    def _remember(self, ms: Multiset, end: str) -> None:
+        if len(self._ends) > 1_000_000:  # bound the memory: the searches answer anyway
+            self._ends = {(): self.initial}
+        self._ends[ms] = end
 
     def _grow(self) -> None:
         nxt: list[str] = []
@@ -74,6 +96,7 @@ class SerialOnDemand:
             for request, start in self.entries:
                 for response, g2 in self._alone(start, g):
                     self.edges.append(SerialEdge(g, request, response, g2))
+                    self._next.setdefault((g, request, response), g2)
                     if g2 not in self.placed:
                         self.placed.add(g2)
                         nxt.append(g2)

@@ -76,3 +76,28 @@ def test_matches_brute_force(raw: list[tuple[int, str, str, int]]) -> None:
             continue
         ms = make_multiset({p: n for p, n in zip(labels, counts, strict=True) if n})
         assert oracle.is_serial(ms) == (ms in serial), ms
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 2), st.sampled_from(["r", "s"]), st.sampled_from(["0", "1"]),
+                  st.integers(0, 2)),
+        max_size=7,
+    )
+)
+def test_the_witness_does_not_depend_on_earlier_questions(
+        raw: list[tuple[int, str, str, int]]) -> None:
+    """The memos of completed and dead configurations are shared by all questions; each
+    witness is still the one a fresh oracle finds (the first in edge order)."""
+    states = ("g0", "g1", "g2")
+    aut = SerialAutomaton("g0", states, tuple(sorted(
+        {SerialEdge(states[a], r, v, states[b]) for a, r, v, b in raw})))
+    labels = [("r", "0"), ("r", "1"), ("s", "0"), ("s", "1")]
+    bags = [make_multiset({p: n for p, n in zip(labels, counts, strict=True) if n})
+            for counts in product(range(3), repeat=4) if sum(counts) <= 4]
+    up, down = SerialMembership(aut), SerialMembership(aut)
+    fresh = {ms: SerialMembership(aut).serial_order(ms) for ms in bags}
+    assert [up.serial_order(ms) for ms in bags] == [fresh[ms] for ms in bags]
+    assert [down.serial_order(ms) for ms in reversed(bags)] == [fresh[ms] for ms in
+                                                                reversed(bags)]
