@@ -234,28 +234,25 @@ def _take(rem: tuple[tuple[int, int], ...], label: int) -> tuple[tuple[int, int]
 def _reachable_labels(
     aut: SerialAutomaton, label_index: Mapping[Pair, int]
 ) -> dict[str, frozenset[int]]:
-    """Per state, the labels of the edges reachable from it (fixpoint over the graph)."""
-    succ: dict[str, set[str]] = {s: set() for s in aut.states}
-    own: dict[str, set[int]] = {s: set() for s in aut.states}
+    """Per state, the labels of the edges reachable from it: the least sets with each
+    state's own labels and its successors' (a fixpoint over the predecessors, labels as
+    bits; a search from every state took 13 s of a/cas16's 23 s)."""
+    preds: dict[str, set[str]] = {s: set() for s in aut.states}
+    bits: dict[str, int] = {s: 0 for s in aut.states}
     for e in aut.edges:
-        succ.setdefault(e.source, set()).add(e.target)
-        succ.setdefault(e.target, set())
-        own.setdefault(e.source, set()).add(label_index[(e.request, e.response)])
-        own.setdefault(e.target, set())
-    result: dict[str, frozenset[int]] = {}
-    for s in succ:
-        seen = {s}
-        todo = [s]
-        labels: set[int] = set()
-        while todo:
-            x = todo.pop()
-            labels |= own[x]
-            for y in succ[x]:
-                if y not in seen:
-                    seen.add(y)
-                    todo.append(y)
-        result[s] = frozenset(labels)
-    return result
+        preds.setdefault(e.target, set()).add(e.source)
+        preds.setdefault(e.source, set())
+        bits[e.source] = bits.get(e.source, 0) | 1 << label_index[(e.request, e.response)]
+        bits.setdefault(e.target, 0)
+    todo = list(bits)
+    while todo:
+        t = todo.pop()
+        for s in preds[t]:
+            if bits[t] & ~bits[s]:
+                bits[s] |= bits[t]
+                todo.append(s)
+    return {s: frozenset(i for i in range(b.bit_length()) if b >> i & 1)
+            for s, b in bits.items()}
 
 
 def is_serial(automaton: SerialAutomaton, multiset: Multiset | Mapping[Pair, int]) -> bool:

@@ -101,3 +101,25 @@ def test_the_witness_does_not_depend_on_earlier_questions(
     assert [up.serial_order(ms) for ms in bags] == [fresh[ms] for ms in bags]
     assert [down.serial_order(ms) for ms in reversed(bags)] == [fresh[ms] for ms in
                                                                 reversed(bags)]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 4), st.sampled_from(["r", "s", "t"]),
+                          st.sampled_from(["0", "1"]), st.integers(0, 4)), max_size=12))
+def test_reachable_labels_are_those_of_every_edge_a_walk_reaches(
+        raw: list[tuple[int, str, str, int]]) -> None:
+    from prover.serial.membership import _reachable_labels
+
+    states = tuple(f"g{i}" for i in range(5))
+    edges = tuple(sorted({SerialEdge(states[a], r, v, states[b]) for a, r, v, b in raw}))
+    index = {p: i for i, p in enumerate(sorted({(e.request, e.response) for e in edges}))}
+    got = _reachable_labels(SerialAutomaton("g0", states, edges), index)
+    for s in states:
+        seen, todo = {s}, [s]
+        while todo:
+            x = todo.pop()
+            for e in edges:
+                if e.source == x and e.target not in seen:
+                    seen.add(e.target)
+                    todo.append(e.target)
+        assert got[s] == {index[(e.request, e.response)] for e in edges if e.source in seen}
