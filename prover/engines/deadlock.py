@@ -28,6 +28,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 from prover.engines import Event
 from prover.engines.explicit import _ProgramTables as Tables
@@ -140,22 +141,29 @@ def _frozen(tab: Tables, g: int, inflight: tuple[int, ...],
             reach: dict[int, tuple[int, ...] | None], spent: list[int],
             deadline: float | None = None) -> bool:
     """Every request in flight only stutters at `g` and at every global that requests
-    arriving from `g` on can reach (their closure, cached per `g`; too large: no)."""
+    arriving from `g` on can reach (their closure, cached per `g` when it was made
+    whole; too large: no). The closure stops at the first global where one of them moves
+    (most configurations are no deadlock: their closure is cut short, not made whole)."""
     locs = {tab.tokens[tok][1] for tok in inflight}
     if not _stutters(tab, locs, g):
         return False
     if g not in reach:
-        reach[g] = _arrivals(tab, g, spent, deadline)
+        globs = _arrivals(tab, g, spent, deadline, lambda g2: _stutters(tab, locs, g2))
+        if globs is False:
+            return False  # one moves: this closure is not whole, nothing kept
+        reach[g] = globs
     globs = reach[g]
     return globs is not None and all(_stutters(tab, locs, g2) for g2 in globs)
 
 
-def _arrivals(tab: Tables, g: int, spent: list[int], deadline: float | None = None
-              ) -> tuple[int, ...] | None:  # fmt: skip
+def _arrivals(tab: Tables, g: int, spent: list[int], deadline: float | None = None,
+              still: Callable[[int], bool] = lambda _: True
+              ) -> tuple[int, ...] | None | Literal[False]:  # fmt: skip
     """The globals of the closure from `g` over the requests' own local states (every
     local state found stepped at every global found: what any number of arriving
     requests can reach, and perhaps more), as the checker computes it; None beyond
-    `ARRIVALS_BOUND` states or `ARRIVALS_PAIRS` pairs (then no deadlock is claimed)."""
+    `ARRIVALS_BOUND` states or `ARRIVALS_PAIRS` pairs (then no deadlock is claimed), and
+    False at the first global found that fails `still`."""
     globs: dict[int, None] = {g: None}
     locs: dict[int, None] = dict.fromkeys(loc for _, loc in tab.entries)
     done: set[tuple[int, int]] = set()
@@ -171,7 +179,10 @@ def _arrivals(tab: Tables, g: int, spent: list[int], deadline: float | None = No
             for l3, g3 in tab.step(loc, g2):
                 grew |= l3 not in locs or g3 not in globs
                 locs.setdefault(l3, None)
-                globs.setdefault(g3, None)
+                if g3 not in globs:
+                    if not still(g3):
+                        return False
+                    globs[g3] = None
             if len(locs) + len(globs) > ARRIVALS_BOUND or len(done) > ARRIVALS_PAIRS:
                 return None
     return tuple(globs)

@@ -11,12 +11,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
 
 from checker.api import check_certificate
 from prover.cli import main
 from prover.engines.deadlock import find_deadlock
-from prover.frontend.load import load_model
+from prover.frontend.load import load_model, load_source
 from tests.checker.test_bounds import bank
+from tests.frontend.strategies import PRELUDES, PROGRAMS
 
 ROOT = Path(__file__).resolve().parents[2]
 ABBA = ROOT / "examples" / "deadlock-abba.ser"
@@ -185,3 +187,58 @@ def test_the_invariant_never_hides_a_deadlock(tmp_path: Path, source: str) -> No
     attempt = prove_by_reduction(steps)
     if attempt.table is not None:  # the search finds these (above): the query is sat
         assert not deadlock_free(attempt.table, attempt.invariant)
+
+
+def _closure(tab: Any, g: int) -> set[int]:
+    """The globals that any number of arriving requests reach from `g`: every local found
+    stepped at every global found (small programs only: no bound)."""
+    globs, locs, grew = {g}, {loc for _, loc in tab.entries}, True
+    while grew:
+        pairs = [(a, b) for a in locs for b in globs]
+        new = [t for a, b in pairs for t in tab.step(a, b)]
+        grew = not ({a for a, _ in new} <= locs and {b for _, b in new} <= globs)
+        locs |= {a for a, _ in new}
+        globs |= {b for _, b in new}
+    return globs
+
+
+def _frozen_agree(source: str) -> int:
+    """Over the configurations of up to two requests in flight: whether those in flight
+    are frozen, with the closure stopped at the first global where one of them moves,
+    is what the whole closure and a look at each of its globals say."""
+    from prover.engines.deadlock import Tables, _frozen, _successors
+    from prover.errors import SerError
+
+    try:
+        steps = load_source(source, "ser", lazy=True).steps
+    except SerError:
+        return 0
+    assert steps is not None
+    tab, reach, seen = Tables(steps), {}, {(tab_initial := Tables(steps).initial, ())}
+    todo, frozen = [(tab_initial, ())], 0
+    while todo and len(seen) < 400:
+        g, inflight = todo.pop()
+        if inflight:
+            locs = {tab.tokens[t][1] for t in inflight}
+            expected = all(t == (loc, g2) for g2 in _closure(tab, g) for loc in locs
+                           for t in tab.step(loc, g2))
+            assert _frozen(tab, g, inflight, reach, [0]) == expected, (source, g, inflight)
+            frozen += expected
+        for state, _ in _successors(tab, (g, inflight), 2):
+            if state not in seen:
+                seen.add(state)
+                todo.append(state)
+    return frozen
+
+
+def test_a_closure_cut_at_the_first_move_answers_as_the_whole_one() -> None:
+    assert _frozen_agree(ABBA.read_text()) and _frozen_agree(SELF)
+    assert not _frozen_agree(FREED) and not _frozen_agree(ORDERED)
+    _frozen_agree(WITH_OTHERS)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(PRELUDES, PROGRAMS)
+def test_frozen_requests_are_found_so_in_any_program(prelude: str,
+                                                     reqs: list[tuple[str, str]]) -> None:
+    _frozen_agree(prelude + "\n".join(f"request {n} {{ {body} }}" for n, body in reqs))
