@@ -199,7 +199,9 @@ def test_a_reduction_of_an_ns_in_json_is_refused() -> None:
 def test_a_huge_domain_is_a_limit(domain: Json) -> None:
     cert = certs.reduction_intro_lock()
     cert["reduction"]["domains"][0] = {"global": "L", **domain}
-    r = check_certificate(cert, timeout_s=30)
+    # the schema's pass over 600,000 values takes 25 s here idle: a budget that a loaded
+    # machine does not cut short, since what is asserted is the refusal's code
+    r = check_certificate(cert, timeout_s=600)
     assert r.status == "unusable" and r.code == "E-LIMIT" and EXIT_CODES[r.status] == 2, r.message
 
 
