@@ -77,7 +77,8 @@ class SerialOnDemand:
         for i, ((request, response), n) in enumerate(ms):
             end = self._ends.get((*ms[:i], *((((request, response), n - 1),) if n > 1
                                              else ()), *ms[i + 1:]))
-            if end is not None and (target := self._next.get((end, request, response))):
+            target = None if end is None else self._next.get((end, request, response))
+            if target is not None:
                 self._remember(ms, target)
                 return True
         walk = oracle.serial_order(ms)
