@@ -68,11 +68,6 @@ class SerialMembership:
     # by all queries: whether a configuration can be completed does not depend on the
     # query it was met in.
     _dead: set[_Conf] = field(init=False, repr=False, default_factory=set)
-    # Configurations known to be completed, with the walk that completes them: the first
-    # in edge order (every earlier choice of each configuration on it failed), so a query
-    # that meets one answers what its own search would have found.
-    _good: dict[_Conf, tuple[SerialEdge, ...]] = field(init=False, repr=False,
-                                                       default_factory=dict)
 
     def __post_init__(self) -> None:
         aut = self.automaton
@@ -168,15 +163,11 @@ class SerialMembership:
             if n:
                 counts[i] = counts.get(i, 0) + n
         start = (self.automaton.initial, tuple(sorted(counts.items())))
-        if len(self._dead) > 4_000_000:  # bound the memory of the shared memos
+        if len(self._dead) > 4_000_000:  # bound the memory of the shared memo
             self._dead.clear()
-        if len(self._good) > 500_000:  # (each keeps a walk: fewer)
-            self._good.clear()
-        failed, good = self._dead, self._good
+        failed = self._dead
         if start in failed:
             return None
-        if start in good:
-            return good[start]
         # Iterative DFS: a stack of (configuration, edge choices still to try).
         path: list[SerialEdge] = []
         stack: list[tuple[_Conf, list[tuple[int, SerialEdge]]]] = []
@@ -190,11 +181,6 @@ class SerialMembership:
                 return []
             left = dict(rem)
             return [(li, e) for li, e in self._out.get(g, ()) if li in left][::-1]
-
-        def found(tail: tuple[SerialEdge, ...]) -> tuple[SerialEdge, ...]:
-            for i, (conf, _) in enumerate(stack):  # the i-th configuration is before path[i]
-                good[conf] = (*path[i:], *tail)
-            return (*path, *tail)
 
         first = choices(start)
         if first is None:
@@ -212,12 +198,10 @@ class SerialMembership:
             nxt = (e.target, _take(conf[1], li))
             if nxt in failed:
                 continue
-            path.append(e)
-            if nxt in good:
-                return found(good[nxt])
             ch = choices(nxt)
+            path.append(e)
             if ch is None:
-                return found(())
+                return tuple(path)
             stack.append((nxt, ch))
         return None
 
