@@ -56,51 +56,42 @@ def _brute(aut: SerialAutomaton, depth: int) -> set[tuple[tuple[tuple[str, str],
     return out
 
 
-@settings(max_examples=60, deadline=None)
-@given(
-    st.lists(
-        st.tuples(st.integers(0, 2), st.sampled_from(["r", "s"]), st.sampled_from(["0", "1"]),
-                  st.integers(0, 2)),
-        max_size=7,
-    )
-)
-def test_matches_brute_force(raw: list[tuple[int, str, str, int]]) -> None:
+# up to seven edges among three states, labelled r or s answering 0 or 1
+EDGES = st.lists(st.tuples(st.integers(0, 2), st.sampled_from(["r", "s"]),
+                           st.sampled_from(["0", "1"]), st.integers(0, 2)), max_size=7)
+LABELS = [("r", "0"), ("r", "1"), ("s", "0"), ("s", "1")]
+BAGS = [make_multiset({p: n for p, n in zip(LABELS, counts, strict=True) if n})
+        for counts in product(range(3), repeat=4) if sum(counts) <= 4]
+
+
+def _automaton(raw: list[tuple[int, str, str, int]]) -> SerialAutomaton:
     states = ("g0", "g1", "g2")
-    edges = tuple(sorted({SerialEdge(states[a], r, v, states[b]) for a, r, v, b in raw}))
-    aut = SerialAutomaton("g0", states, edges)
+    return SerialAutomaton("g0", states, tuple(sorted(
+        {SerialEdge(states[a], r, v, states[b]) for a, r, v, b in raw})))
+
+
+@settings(max_examples=60, deadline=None)
+@given(EDGES)
+def test_matches_brute_force(raw: list[tuple[int, str, str, int]]) -> None:
+    aut = _automaton(raw)
     oracle = SerialMembership(aut)
     serial = _brute(aut, 4)
-    labels = [("r", "0"), ("r", "1"), ("s", "0"), ("s", "1")]
-    for counts in product(range(3), repeat=4):
-        if sum(counts) > 4:
-            continue
-        ms = make_multiset({p: n for p, n in zip(labels, counts, strict=True) if n})
+    for ms in BAGS:
         assert oracle.is_serial(ms) == (ms in serial), ms
 
 
 @settings(max_examples=60, deadline=None)
-@given(
-    st.lists(
-        st.tuples(st.integers(0, 2), st.sampled_from(["r", "s"]), st.sampled_from(["0", "1"]),
-                  st.integers(0, 2)),
-        max_size=7,
-    )
-)
+@given(EDGES)
 def test_the_witness_does_not_depend_on_earlier_questions(
         raw: list[tuple[int, str, str, int]]) -> None:
-    """The memos of completed and dead configurations are shared by all questions; each
-    witness is still the one a fresh oracle finds (the first in edge order)."""
-    states = ("g0", "g1", "g2")
-    aut = SerialAutomaton("g0", states, tuple(sorted(
-        {SerialEdge(states[a], r, v, states[b]) for a, r, v, b in raw})))
-    labels = [("r", "0"), ("r", "1"), ("s", "0"), ("s", "1")]
-    bags = [make_multiset({p: n for p, n in zip(labels, counts, strict=True) if n})
-            for counts in product(range(3), repeat=4) if sum(counts) <= 4]
+    """The memo of dead configurations is shared by all questions; each witness is still
+    the one a fresh oracle finds (the first in edge order)."""
+    aut = _automaton(raw)
     up, down = SerialMembership(aut), SerialMembership(aut)
-    fresh = {ms: SerialMembership(aut).serial_order(ms) for ms in bags}
-    assert [up.serial_order(ms) for ms in bags] == [fresh[ms] for ms in bags]
-    assert [down.serial_order(ms) for ms in reversed(bags)] == [fresh[ms] for ms in
-                                                                reversed(bags)]
+    fresh = {ms: SerialMembership(aut).serial_order(ms) for ms in BAGS}
+    assert [up.serial_order(ms) for ms in BAGS] == [fresh[ms] for ms in BAGS]
+    assert [down.serial_order(ms) for ms in reversed(BAGS)] == [fresh[ms] for ms in
+                                                                reversed(BAGS)]
 
 
 @settings(max_examples=80, deadline=None)
